@@ -1,0 +1,155 @@
+//! Fault injection: each fault switches on exactly one spec violation in the reference,
+//! so the harness can prove it catches it (mutation score). Selected with
+//! `MPIT_REFERENCE_FAULTS=name[,name]` (`list` prints them) or `Faults::parse`.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+macro_rules! faults {
+    ($($variant:ident = $name:literal, $area:literal, $rule:literal, $what:literal;)+) => {
+        /// One injectable spec violation.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Fault { $($variant),+ }
+
+        impl Fault {
+            pub const ALL: &'static [Fault] = &[$(Fault::$variant),+];
+            /// The name used in `MPIT_REFERENCE_FAULTS`.
+            pub fn name(self) -> &'static str { match self { $(Fault::$variant => $name),+ } }
+            /// The report area whose cases must catch it.
+            pub fn area(self) -> &'static str { match self { $(Fault::$variant => $area),+ } }
+            /// The rule of the digest it breaks.
+            pub fn rule(self) -> &'static str { match self { $(Fault::$variant => $rule),+ } }
+            /// What the reference does wrong.
+            pub fn description(self) -> &'static str { match self { $(Fault::$variant => $what),+ } }
+            pub fn from_name(s: &str) -> Option<Fault> { match s { $($name => Some(Fault::$variant),)+ _ => None } }
+        }
+    };
+}
+
+faults! {
+    TruncLenOffByOne = "trunc-len-off-by-one", "strings", "R-STR-2", "a truncated string returns strlen instead of strlen+1 as its length";
+    MissingNul = "missing-nul", "strings", "R-STR-1", "a truncated string is written without its NUL terminator";
+    OverrunOneByte = "overrun-one-byte", "strings", "R-STR-1", "a truncated string writes n characters plus NUL: one byte past the buffer";
+    NullBufLenNoPlusOne = "null-buf-len-no-plus-one", "strings", "R-STR-3", "a NULL buffer or n==0 returns strlen instead of strlen+1";
+    NullLenDeref = "null-len-deref", "strings", "R-STR-4", "a NULL length pointer is dereferenced (crash)";
+    EmptyDescLenZero = "empty-desc-len-zero", "strings", "R-STR-6", "a missing description returns length 0 instead of 1";
+    RefcountIgnored = "refcount-ignored", "lifecycle", "R-INIT-1", "init does not count: the first finalize uninitializes";
+    ExtraFinalizeAccepted = "extra-finalize-accepted", "lifecycle", "R-FIN-1", "a finalize beyond the init count returns MPI_SUCCESS";
+    WorksUninitialized = "works-uninitialized", "lifecycle", "R-INIT-1", "queries succeed before MPI_T_init_thread";
+    ProvidedIllegal = "provided-illegal", "lifecycle", "R-INIT-1", "provided returns a value that is not a thread level";
+    AllHandlesStartFailsContinuous = "all-handles-start-fails-continuous", "all_handles", "R-PSTART-2", "start with ALL_HANDLES fails with NO_STARTSTOP when a continuous handle is in the session";
+    ReadAcceptsAllHandles = "read-accepts-all-handles", "all_handles", "R-PREAD-1", "pvar_read accepts MPI_T_PVAR_ALL_HANDLES";
+    ResetAllFailsReadonly = "reset-all-fails-readonly", "all_handles", "R-PRESET-1", "reset with ALL_HANDLES fails with NO_WRITE when a read-only handle is in the session";
+    GetInfoUnstable = "get-info-unstable", "indices", "R-CVAR-2", "cvar_get_info returns a different verbosity from the second call on";
+    GetIndexWrong = "get-index-wrong", "indices", "R-CVAR-5", "cvar_get_index returns the wrong index for the last cvar";
+    PvarGetIndexIgnoresClass = "pvar-get-index-ignores-class", "indices", "R-PVAR-4", "pvar_get_index returns the first pvar of that name whatever the class";
+    BadIndexWrongCode = "bad-index-wrong-code", "indices", "R-RC-1", "an out-of-range index returns MPI_T_ERR_INVALID_NAME instead of INVALID_INDEX";
+    IndexShiftAfterGrowth = "index-shift-after-growth", "indices", "R-CVAR-1", "variables that appear at MPI_Init are inserted first, moving every other index";
+    DuplicateName = "duplicate-name", "indices", "R-STR-6", "the second cvar reports the first cvar's name";
+    ErrorCodeOutOfRange = "error-code-out-of-range", "errors", "R-RC-2", "MPI_T_ERR_INVALID_HANDLE is returned as a number above MPI_ERR_LASTCODE";
+    MpiErrClassReturned = "mpi-err-class-returned", "errors", "R-RC-3", "a bad name returns MPI_ERR_ARG (an MPI error class) instead of MPI_T_ERR_INVALID_NAME";
+    HandleNotNulled = "handle-not-nulled", "cvars", "R-CVAR-7", "cvar_handle_free leaves the handle unchanged";
+    WriteConstantAccepted = "write-constant-accepted", "cvars", "R-CVAR-9", "a write to a CONSTANT cvar succeeds";
+    CharCountExcludesNul = "char-count-excludes-nul", "cvars", "R-TYPE-2", "an MPI_CHAR cvar's count does not leave room for the NUL";
+    StaleCvarHandleAccepted = "stale-cvar-handle-accepted", "cvars", "R-CVAR-7", "a freed cvar handle still reads";
+    ForeignSessionHandleAccepted = "foreign-session-handle-accepted", "pvars", "R-PH-1", "a pvar handle used with another session is accepted";
+    CounterNotZeroedByReset = "counter-not-zeroed-by-reset", "pvars", "R-PRESET-1", "reset leaves COUNTER/AGGREGATE/TIMER values unchanged";
+    ReadresetNonAtomicAccepted = "readreset-non-atomic-accepted", "pvars", "R-PRR-1", "readreset on a non-atomic pvar succeeds";
+    ClassDatatypeMismatch = "class-datatype-mismatch", "pvars", "R-PCLASS", "COUNTER pvars report MPI_DOUBLE";
+    StartContinuousAccepted = "start-continuous-accepted", "pvars", "R-PSTART-1", "pvar_start on a single continuous handle succeeds";
+    WriteReadonlyPvarAccepted = "write-readonly-pvar-accepted", "pvars", "R-PWRITE-1", "pvar_write on a read-only pvar succeeds";
+    SessionNotNulled = "session-not-nulled", "pvars", "R-SESS-1", "pvar_session_free leaves the session handle unchanged";
+    PercentageOutOfRange = "percentage-out-of-range", "pvars", "R-PCLASS", "PERCENTAGE pvars read 1.5";
+    WatermarkWrongDirection = "watermark-wrong-direction", "pvars", "R-PCLASS", "HIGHWATERMARK pvars follow the level down as well as up";
+    CategoryCycle = "category-cycle", "categories", "R-CAT-1", "the first category lists itself among its subcategories";
+    GetCvarsWritesPastLen = "get-cvars-writes-past-len", "categories", "R-CAT-1", "category_get_cvars writes one entry more than it should";
+    CategoryChangedDecreasing = "category-changed-decreasing", "categories", "R-CAT-1", "category_changed returns a smaller number on each call";
+    CategoryCountMismatch = "category-count-mismatch", "categories", "R-CAT-1", "category_get_info reports one cvar more than category_get_cvars returns";
+    EmptyEnum = "empty-enum", "enums_datatypes", "R-ENUM-2", "enum_get_info reports num = 0";
+    EnumBadItemAccepted = "enum-bad-item-accepted", "enums_datatypes", "R-ENUM-3", "enum_get_item with an out-of-range item returns MPI_SUCCESS";
+    VerbosityOutOfRange = "verbosity-out-of-range", "enums_datatypes", "R-VERB-1", "cvar_get_info reports a verbosity that is none of the nine constants";
+    EventInfoNull = "event-info-null", "events", "R-EVT-INFO", "event_get_info returns MPI_INFO_NULL instead of a new info object";
+    EventReadOutsideCallback = "event-read-outside-callback", "events", "R-EVT-INST", "an event instance stays readable after its callback returned";
+    DroppedAfterEvent = "dropped-after-event", "events", "R-EVT-DROP", "the dropped handler is called after the next event of that source, not before";
+    SourceTimestampUnsupportedSucceeds = "source-timestamp-unsupported-succeeds", "events", "R-SRC-TS", "source_get_timestamp succeeds on a source without ad-hoc timestamps";
+    HangInCall = "hang-in-call", "pvars", "R-GEN-1", "pvar_session_create never returns (hang)";
+    CrashInCall = "crash-in-call", "cvars", "R-GEN-1", "cvar_read of an MPI_CHAR cvar crashes (SIGSEGV)";
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown name in a fault list.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown fault `{0}` in MPIT_REFERENCE_FAULTS (MPIT_REFERENCE_FAULTS=list shows the {n} known faults)", n = Fault::ALL.len())]
+pub struct UnknownFault(pub String);
+
+/// The set of faults switched on.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Faults(BTreeSet<Fault>);
+
+impl Faults {
+    /// No faults: the conformant reference.
+    pub fn none() -> Self {
+        Faults::default()
+    }
+
+    /// One fault.
+    pub fn one(f: Fault) -> Self {
+        Faults([f].into_iter().collect())
+    }
+
+    /// Parses `name[,name]` (blank entries ignored).
+    pub fn parse(spec: &str) -> Result<Self, UnknownFault> {
+        let mut set = BTreeSet::new();
+        for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            set.insert(Fault::from_name(name).ok_or_else(|| UnknownFault(name.to_string()))?);
+        }
+        Ok(Faults(set))
+    }
+
+    pub fn has(&self, f: Fault) -> bool {
+        self.0.contains(&f)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = Fault> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// One line per fault: `name  area  rule  description`.
+    pub fn listing() -> String {
+        Fault::ALL
+            .iter()
+            .map(|f| format!("{:<38} {:<16} {:<11} {}\n", f.name(), f.area(), f.rule(), f.description()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        let names: BTreeSet<_> = Fault::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names.len(), Fault::ALL.len());
+        for f in Fault::ALL {
+            assert_eq!(Fault::from_name(f.name()), Some(*f));
+        }
+        assert!(Fault::ALL.len() >= 25);
+    }
+
+    #[test]
+    fn parse_rejects_unknown_names() {
+        assert_eq!(
+            Faults::parse("missing-nul, refcount-ignored").unwrap().iter().count(),
+            2
+        );
+        let e = Faults::parse("missing-nul,no-such-fault").unwrap_err();
+        assert_eq!(e.0, "no-such-fault");
+        assert!(e.to_string().contains("unknown fault `no-such-fault`"));
+    }
+}

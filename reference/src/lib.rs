@@ -1,0 +1,19 @@
+//! mpit-reference: a reference implementation of the MPI-4.1 tool information interface
+//! (MPI_T), the oracle of mpit-conform. As an rlib it is a safe Rust model
+//! ([`model::Model`]); as a cdylib it exports every MPI_T function with the MPI-5
+//! standard ABI ([`ffi`], the only module with `unsafe`).
+
+pub mod catalog;
+pub mod faults;
+mod ffi;
+pub mod model;
+pub mod profile;
+pub mod spec;
+pub mod strings;
+pub mod value;
+pub mod yaml;
+
+/// Environment variable naming a catalog file to load instead of the default one.
+pub const ENV_CATALOG: &str = "MPIT_REFERENCE_CATALOG";
+/// Environment variable listing faults to switch on (`list` prints them).
+pub const ENV_FAULTS: &str = "MPIT_REFERENCE_FAULTS";

@@ -1,0 +1,287 @@
+//! ABI profiles: the numbers one binary family gives the spec's named constants.
+//!
+//! A profile is data (`specs/abi/*.yaml`). This module is the one place where return
+//! codes and enum-like constants are mapped between the spec's names and an ABI's
+//! numbers, for the reference's own C ABI and for every target the harness loads.
+
+use crate::spec::{
+    Bind, CbSafety, Datatype, PvarClass, Scope, SourceOrder, SpecEnum, TErr, ThreadLevel,
+    Verbosity,
+};
+use crate::yaml::{self, YamlError};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::path::Path;
+
+/// The three binary families of MPI (DESIGN.md, AbiProfile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Family {
+    Mpich,
+    Openmpi,
+    Standard,
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Family::Mpich => "mpich",
+            Family::Openmpi => "openmpi",
+            Family::Standard => "standard",
+        })
+    }
+}
+
+/// Width of MPI object handles (`MPI_Datatype`, `MPI_Comm`, `MPI_Info`) in this family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HandleWidth {
+    /// A C `int` (MPICH family).
+    Int,
+    /// A pointer (Open MPI: addresses of exported objects; standard ABI: small values).
+    Pointer,
+}
+
+/// The value of a predefined handle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HandleValue {
+    /// A fixed number.
+    Num(i64),
+    /// The address of an exported object (`deref: false`), or the value stored in an
+    /// exported variable (`deref: true`, e.g. MPICH's `MPI_T_PVAR_ALL_HANDLES`).
+    Symbol {
+        symbol: String,
+        #[serde(default)]
+        deref: bool,
+    },
+}
+
+/// A table that must give a value for every constant of one spec enum: a missing or
+/// misspelled key is an error at the table's position in the YAML file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConstMap<K: SpecEnum, V> {
+    entries: BTreeMap<K, V>,
+}
+
+impl<K: SpecEnum, V: Clone> ConstMap<K, V> {
+    /// The value given for `k` (present for every key once parsed).
+    pub fn get(&self, k: K) -> &V {
+        &self.entries[&k]
+    }
+    /// All (constant, value) pairs in the standard's order.
+    pub fn iter(&self) -> impl Iterator<Item = (K, &V)> {
+        K::ALL.iter().map(move |k| (*k, &self.entries[k]))
+    }
+}
+
+impl<K: SpecEnum> ConstMap<K, i64> {
+    /// The constant a number stands for, if any.
+    pub fn lookup(&self, n: i64) -> Option<K> {
+        self.iter().find(|(_, v)| **v == n).map(|(k, _)| k)
+    }
+    /// The number of a constant.
+    pub fn num(&self, k: K) -> i64 {
+        *self.get(k)
+    }
+}
+
+impl<'de, K: SpecEnum, V: Deserialize<'de>> Deserialize<'de> for ConstMap<K, V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_<K, V>(PhantomData<(K, V)>);
+        impl<'de, K: SpecEnum, V: Deserialize<'de>> Visitor<'de> for V_<K, V> {
+            type Value = ConstMap<K, V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a mapping from constant names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
+                let mut entries = BTreeMap::new();
+                while let Some(key) = m.next_key::<String>()? {
+                    let k = K::from_spelling(&key).ok_or_else(|| {
+                        let known: Vec<_> = K::ALL.iter().map(|k| k.spelling()).collect();
+                        de::Error::custom(format!(
+                            "unknown constant `{key}`, expected one of {}",
+                            known.join(", ")
+                        ))
+                    })?;
+                    let v = m.next_value::<V>()?;
+                    if entries.insert(k, v).is_some() {
+                        return Err(de::Error::custom(format!("constant `{key}` given twice")));
+                    }
+                }
+                if let Some(missing) = K::ALL.iter().find(|k| !entries.contains_key(k)) {
+                    return Err(de::Error::custom(format!("missing constant `{missing}`")));
+                }
+                Ok(ConstMap { entries })
+            }
+        }
+        d.deserialize_map(V_(PhantomData))
+    }
+}
+
+impl<K: SpecEnum, V: Serialize> Serialize for ConstMap<K, V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.entries.len()))?;
+        for k in K::ALL {
+            m.serialize_entry(k.spelling(), &self.entries[k])?;
+        }
+        m.end()
+    }
+}
+
+/// One ABI family's constants (issue "load any vendor's libmpi", DESIGN.md AbiProfile).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct AbiProfile {
+    pub family: Family,
+    pub description: String,
+    pub mpi_handle_width: HandleWidth,
+    pub success: i64,
+    pub err_lastcode: i64,
+    /// Every MPI_T_ERR_*; `null` marks one the family does not define.
+    pub t_err: ConstMap<TErr, Option<i64>>,
+    /// Other MPI error classes, for the overlap check (R-RC-2).
+    #[serde(default)]
+    pub mpi_err: BTreeMap<String, i64>,
+    pub thread_level: ConstMap<ThreadLevel, i64>,
+    pub verbosity: ConstMap<Verbosity, i64>,
+    pub bind: ConstMap<Bind, i64>,
+    pub scope: ConstMap<Scope, i64>,
+    pub pvar_class: ConstMap<PvarClass, i64>,
+    pub cb_safety: ConstMap<CbSafety, i64>,
+    pub source_order: ConstMap<SourceOrder, i64>,
+    pub datatype: ConstMap<Datatype, HandleValue>,
+    pub handles: BTreeMap<String, HandleValue>,
+}
+
+/// A return code as a spec name, decoded through a profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ReturnCode {
+    Success,
+    T(TErr),
+    /// A non-MPI_T MPI error class (itself a finding: R-RC-3).
+    MpiErr(String),
+    /// A number the profile does not know (itself a finding).
+    Unknown(i64),
+}
+
+impl fmt::Display for ReturnCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReturnCode::Success => f.write_str("MPI_SUCCESS"),
+            ReturnCode::T(e) => write!(f, "{e}"),
+            ReturnCode::MpiErr(n) => f.write_str(n),
+            ReturnCode::Unknown(n) => write!(f, "unknown code {n}"),
+        }
+    }
+}
+
+impl AbiProfile {
+    /// Parses a profile from YAML text; `origin` names the file in errors.
+    pub fn from_yaml(text: &str, origin: &str) -> Result<Self, YamlError> {
+        yaml::parse(text, origin)
+    }
+
+    /// Reads a profile file.
+    pub fn load(path: &Path) -> Result<Self, YamlError> {
+        yaml::load(path)
+    }
+
+    /// The MPI-5 standard ABI, which is also the reference's own ABI.
+    pub fn standard() -> Self {
+        // The text is compiled in and covered by a unit test, so this cannot fail at run time.
+        Self::from_yaml(
+            include_str!("../../specs/abi/standard.yaml"),
+            "specs/abi/standard.yaml",
+        )
+        .expect("the bundled standard ABI profile parses (unit-tested)")
+    }
+
+    /// The number of a return code; `None` if the family does not define it.
+    pub fn code(&self, e: TErr) -> Option<i64> {
+        *self.t_err.get(e)
+    }
+
+    /// Maps a number returned by a library to a spec name.
+    pub fn decode(&self, n: i64) -> ReturnCode {
+        if n == self.success {
+            return ReturnCode::Success;
+        }
+        if let Some((e, _)) = self.t_err.iter().find(|(_, v)| **v == Some(n)) {
+            return ReturnCode::T(e);
+        }
+        if let Some((name, _)) = self.mpi_err.iter().find(|(_, v)| **v == n) {
+            return ReturnCode::MpiErr(name.clone());
+        }
+        ReturnCode::Unknown(n)
+    }
+
+    /// The numeric value of a predefined handle given as a number.
+    pub fn handle_num(&self, name: &str) -> Option<i64> {
+        match self.handles.get(name)? {
+            HandleValue::Num(n) => Some(*n),
+            HandleValue::Symbol { .. } => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_profile_parses_and_matches_digest_section_11() {
+        let p = AbiProfile::standard();
+        assert_eq!(p.family, Family::Standard);
+        assert_eq!(p.code(TErr::CannotInit), Some(1001));
+        assert_eq!(p.code(TErr::PvarNoAtomic), Some(1018));
+        assert_eq!(p.decode(1007), ReturnCode::T(TErr::InvalidIndex));
+        assert_eq!(p.decode(0), ReturnCode::Success);
+        assert_eq!(p.decode(13), ReturnCode::MpiErr("MPI_ERR_ARG".into()));
+        assert_eq!(p.decode(77777), ReturnCode::Unknown(77777));
+        assert_eq!(p.handle_num("MPI_T_PVAR_ALL_HANDLES"), Some(1));
+    }
+
+    /// R-VERB-1: the nine verbosity constants increase in the table's order.
+    #[test]
+    fn standard_verbosity_is_monotonic() {
+        let p = AbiProfile::standard();
+        let v: Vec<i64> = p.verbosity.iter().map(|(_, n)| *n).collect();
+        assert!(v.windows(2).all(|w| w[0] < w[1]), "{v:?}");
+    }
+
+    /// R-RC-2: MPI_T_ERR_* unique, in (0, MPI_ERR_LASTCODE], not an MPI error class.
+    #[test]
+    fn standard_error_codes_are_unique_and_in_range() {
+        let p = AbiProfile::standard();
+        let mut seen = std::collections::BTreeSet::new();
+        for (e, v) in p.t_err.iter() {
+            let v = v.expect("standard ABI defines all codes");
+            assert!(v > p.success && v <= p.err_lastcode, "{e} = {v}");
+            assert!(seen.insert(v), "{e} duplicates {v}");
+            assert!(!p.mpi_err.values().any(|c| *c == v), "{e} overlaps a class");
+        }
+    }
+
+    #[test]
+    fn missing_constant_is_reported_with_position() {
+        let text = include_str!("../../specs/abi/standard.yaml").replace("  USER_ALL: 0x0c\n", "");
+        let err = AbiProfile::from_yaml(&text, "p.yaml").unwrap_err().to_string();
+        assert!(err.starts_with("p.yaml:"), "{err}");
+        assert!(err.contains("missing constant `USER_ALL`"), "{err}");
+    }
+
+    #[test]
+    fn mistyped_constant_is_reported_with_position() {
+        let text = include_str!("../../specs/abi/standard.yaml")
+            .replace("USER_DETAIL: 0x0a", "USER_DETAL: 0x0a");
+        let err = AbiProfile::from_yaml(&text, "p.yaml").unwrap_err().to_string();
+        assert!(err.contains("unknown constant `USER_DETAL`"), "{err}");
+        let line = text.lines().position(|l| l.contains("USER_DETAL")).unwrap() + 1;
+        assert!(err.starts_with(&format!("p.yaml:{line}:")), "{err}");
+    }
+}

@@ -1,0 +1,74 @@
+//! YAML loading with errors that point at `file:line:col`, shared by every YAML format
+//! of the project (ABI profiles, catalogs, and the harness's cases).
+
+use serde::de::DeserializeOwned;
+use std::path::Path;
+
+/// A YAML file that could not be read, parsed or validated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{origin}:{line}:{col}: {message}")]
+pub struct YamlError {
+    pub origin: String,
+    /// 1-based; 0 when no position is known (e.g. the file could not be read).
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl YamlError {
+    /// An error about `needle`, located at its first occurrence in `text` (validation
+    /// errors happen after parsing, when serde's positions are gone).
+    pub fn near(origin: &str, text: &str, needle: &str, message: String) -> Self {
+        let (line, col) = locate(text, needle).unwrap_or((1, 1));
+        YamlError {
+            origin: origin.to_string(),
+            line,
+            col,
+            message,
+        }
+    }
+}
+
+/// 1-based line and column of the first occurrence of `needle`.
+pub fn locate(text: &str, needle: &str) -> Option<(usize, usize)> {
+    if needle.is_empty() {
+        return None;
+    }
+    text.lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find(needle).map(|c| (i + 1, c + 1)))
+}
+
+/// Parses `text` as `T`; `origin` names the source in errors.
+pub fn parse<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, YamlError> {
+    yaml_serde::from_str(text).map_err(|e| {
+        let (line, col) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
+        // yaml_serde appends " at line L column C" to some messages; the prefix says it.
+        let msg = e.to_string();
+        let msg = match msg.find(" at line ") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        YamlError {
+            origin: origin.to_string(),
+            line,
+            col,
+            message: msg,
+        }
+    })
+}
+
+/// Reads and parses a YAML file.
+pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T, YamlError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| YamlError {
+        origin: origin.clone(),
+        line: 0,
+        col: 0,
+        message: format!("cannot read: {e}"),
+    })?;
+    parse(&text, &origin)
+}
