@@ -1,1 +1,23 @@
-fn main() {}
+//! mpit-conform: a conformance harness for MPI_T implementations.
+//!
+//! Exit codes: 0 nothing unexpected; 1 a check failed, or the library crashed or hung;
+//! 2 could not run (bad input, library not loadable).
+
+mod checks;
+mod cli;
+mod supervisor;
+mod target;
+mod worker;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match cli::main() {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            // One line, no backtrace: bad input is the user's to fix.
+            eprintln!("mpit-conform: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

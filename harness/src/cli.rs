@@ -1,0 +1,175 @@
+//! The command line (clap), and the wiring from a command to workers and output.
+
+use crate::checks::{self, Status};
+use crate::supervisor::{self, Outcome};
+use crate::target::catalog::{count_line, CatalogDump};
+use crate::worker::{self, Reply, Request};
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use mpit_reference::faults::Faults;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug)]
+#[command(name = "mpit-conform", version, about = "Conformance harness for MPI_T (the MPI tool information interface)")]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct TargetArgs {
+    /// The MPI library to judge (a shared object, loaded unmodified in a worker process).
+    #[arg(long)]
+    lib: Option<PathBuf>,
+    /// ABI family: auto, mpich, openmpi, standard, or a profile FILE.yaml.
+    #[arg(long, default_value = "auto")]
+    abi: String,
+    /// Proceed although --abi contradicts what the library exports.
+    #[arg(long)]
+    force: bool,
+    /// Seconds a worker may take before it is killed and reported as a timeout.
+    #[arg(long, default_value_t = 60)]
+    timeout: u64,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct RunArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Read the catalog after a singleton MPI_Init too.
+    #[arg(long)]
+    after_init: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Print everything a library exposes through MPI_T.
+    Catalog {
+        #[command(flatten)]
+        target: TargetArgs,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+        /// Call MPI_Init (singleton) before reading.
+        #[arg(long)]
+        after_init: bool,
+    },
+    /// List the reference's injectable faults.
+    Faults,
+    #[command(name = "__worker", hide = true)]
+    Worker { request: String },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum Format {
+    Table,
+    Json,
+    Yaml,
+}
+
+pub fn main() -> Result<u8> {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Some(Cmd::Worker { request }) => {
+            let req: Request = serde_json::from_str(&request).context("malformed worker request")?;
+            Ok(worker::serve(&req) as u8)
+        }
+        Some(Cmd::Faults) => {
+            print!("{}", Faults::listing());
+            Ok(0)
+        }
+        Some(Cmd::Catalog { target, format, after_init }) => {
+            let dump = read_catalog(&target, after_init)?;
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&dump)?),
+                Format::Yaml => print!("{}", dump.catalog.to_yaml()),
+                Format::Table => print_table(&dump),
+            }
+            Ok(0)
+        }
+        None => run_checks(&cli.run),
+    }
+}
+
+fn request(t: &TargetArgs, after_init: bool) -> Result<Request> {
+    let Some(lib) = &t.lib else { bail!("--lib PATH is required (the MPI library to judge)") };
+    if !lib.exists() {
+        bail!("{}: no such file", lib.display());
+    }
+    t.abi.parse::<crate::target::AbiChoice>().map_err(anyhow::Error::msg)?;
+    Ok(Request { lib: lib.clone(), abi: t.abi.clone(), force: t.force, after_init })
+}
+
+fn read_catalog(t: &TargetArgs, after_init: bool) -> Result<CatalogDump> {
+    let req = request(t, after_init)?;
+    match supervisor::run(&req, Duration::from_secs(t.timeout)) {
+        Outcome::Replied(Reply::Catalog(d)) => Ok(*d),
+        Outcome::Replied(Reply::CannotRun(e)) => bail!("{e}"),
+        Outcome::Crash(sig) => bail!("{}: the library crashed ({sig}) while its catalog was read", req.lib.display()),
+        Outcome::Timeout(d) => bail!("{}: no answer within {}s while its catalog was read", req.lib.display(), d.as_secs()),
+        Outcome::Broken(e) => bail!("{e}"),
+    }
+}
+
+fn print_table(d: &CatalogDump) {
+    if let Some(det) = &d.detection {
+        println!("detected {} family: {}", det.family, det.evidence);
+    }
+    if let Some((a, b)) = d.mpi_version {
+        println!("MPI {a}.{b}; {}", d.library_version.lines().next().unwrap_or(""));
+    }
+    println!("{}{}", count_line(d), if d.after_init { " (after MPI_Init)" } else { "" });
+    for v in &d.catalog.cvars {
+        println!("cvar  {:<40} {:<22} {:<8} {:<14} {}", v.name, v.datatype, v.scope, v.verbosity, v.value.as_ref().map(|x| format!("{x:?}")).unwrap_or_default());
+    }
+    for p in &d.catalog.pvars {
+        println!("pvar  {:<40} {:<22} {:<14} {:<14}{}{}", p.name, p.datatype, p.class, p.verbosity, if p.continuous { " continuous" } else { "" }, if p.readonly { " readonly" } else { "" });
+    }
+    for c in &d.catalog.categories {
+        println!("category {:<36} cvars {} pvars {} events {} subcategories {}", c.name, c.cvars.len(), c.pvars.len(), c.events.len(), c.categories.join(","));
+    }
+    for e in &d.catalog.enums {
+        let items: Vec<String> = e.items.iter().map(|i| format!("{}={}", i.name, i.value)).collect();
+        println!("enum  {:<40} {}", e.name, items.join(" "));
+    }
+    for e in &d.catalog.events {
+        println!("event {:<40} {} elements, {}", e.name, e.elements.len(), e.verbosity);
+    }
+    for s in &d.catalog.sources {
+        println!("source {:<39} {} {} ticks/s", s.name, s.ordering, s.ticks_per_second);
+    }
+    for u in &d.undecoded {
+        println!("undecoded: {u}");
+    }
+}
+
+fn run_checks(args: &RunArgs) -> Result<u8> {
+    let dump = read_catalog(&args.target, args.after_init)?;
+    let lib = args.target.lib.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    println!("mpit-conform {} — {lib}", env!("CARGO_PKG_VERSION"));
+    if let Some(det) = &dump.detection {
+        println!("detected {} family: {}", det.family, det.evidence);
+    }
+    println!("{}", count_line(&dump));
+    let verdicts = checks::judge(&dump);
+    let (mut pass, mut fail, mut skip) = (0, 0, 0);
+    for v in &verdicts {
+        let tag = match v.status {
+            Status::Pass => { pass += 1; "PASS" }
+            Status::Fail => { fail += 1; "FAIL" }
+            Status::Skip => { skip += 1; "SKIP" }
+        };
+        println!("{tag} {:<34} {:>5} subjects  {}", v.check, v.subjects, v.clause);
+        for e in v.evidence.iter().take(10) {
+            println!("     {e}");
+        }
+        if v.evidence.len() > 10 {
+            println!("     ... and {} more", v.evidence.len() - 10);
+        }
+    }
+    println!("checks: {pass} passed, {fail} failed, {skip} skipped");
+    Ok(if fail > 0 { 1 } else { 0 })
+}

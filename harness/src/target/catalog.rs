@@ -1,0 +1,347 @@
+//! Reads everything a target exposes into the reference's catalog format, plus the raw
+//! observations the catalog checks judge (lengths returned, index round trips, codes).
+//! Runs inside a worker process.
+
+use super::ffi::{Members, RawHandle, StrArg, StrOut};
+use super::{Detection, Target};
+use mpit_reference::catalog::{self as cat, Catalog, PvarRef};
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::{Datatype, PvarClass};
+use mpit_reference::value::Value;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Counts from the `*_get_num` calls (`None`: the function is not exported).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub cvars: Option<i32>,
+    pub pvars: Option<i32>,
+    pub categories: Option<i32>,
+    pub events: Option<i32>,
+    pub sources: Option<i32>,
+}
+
+/// One name as read through the string convention (MPI-4.1 §15.3.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameObs {
+    pub kind: String,
+    pub index: i32,
+    pub name: String,
+    /// `*len` after a call with a NULL buffer (R-STR-3): must be strlen+1.
+    pub len_null_buf: Option<i32>,
+    /// `*len` after a call with an exact-size buffer: must be strlen+1.
+    pub len_exact: Option<i32>,
+    /// What `*_get_index(name)` returned: code and index.
+    pub get_index: Option<(ReturnCode, i32)>,
+}
+
+/// A call that did not return MPI_SUCCESS while reading the catalog.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FailedCall {
+    pub call: String,
+    pub returned: ReturnCode,
+}
+
+/// Everything read from one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CatalogDump {
+    pub library_version: String,
+    pub mpi_version: Option<(i32, i32)>,
+    pub detection: Option<Detection>,
+    pub after_init: bool,
+    pub counts: Counts,
+    pub catalog: Catalog,
+    pub names: Vec<NameObs>,
+    pub failed_calls: Vec<FailedCall>,
+    /// Values the profile could not decode (each is a finding to look at).
+    pub undecoded: Vec<String>,
+}
+
+struct Reader<'a> {
+    t: &'a Target,
+    names: Vec<NameObs>,
+    failed: Vec<FailedCall>,
+    undecoded: Vec<String>,
+    enums: BTreeMap<RawHandle, String>,
+}
+
+fn text(o: &StrOut) -> String {
+    o.text().unwrap_or_default()
+}
+
+impl Reader<'_> {
+    fn ok(&mut self, call: String, rc: i32) -> bool {
+        let r = self.t.rc(rc);
+        if r == ReturnCode::Success {
+            true
+        } else {
+            self.failed.push(FailedCall { call, returned: r });
+            false
+        }
+    }
+
+    fn undecoded<T>(&mut self, what: String) -> Option<T> {
+        self.undecoded.push(what);
+        None
+    }
+
+    /// Calls `f` twice: NULL buffers to learn the lengths, then exact-size buffers.
+    fn strings<T>(&mut self, call: String, f: impl Fn(StrArg, StrArg) -> Option<(i32, T)>, lens: impl Fn(&T) -> (Option<i32>, Option<i32>)) -> Option<(T, i32, i32)> {
+        let (rc, first) = f(StrArg::LEN_ONLY, StrArg::LEN_ONLY)?;
+        if !self.ok(call.clone(), rc) {
+            return None;
+        }
+        let (n, d) = lens(&first);
+        let size = |l: Option<i32>| l.unwrap_or(1).clamp(1, 1 << 20) as usize;
+        let (rc, full) = f(StrArg::sized(size(n)), StrArg::sized(size(d)))?;
+        if !self.ok(call, rc) {
+            return None;
+        }
+        Some((full, n.unwrap_or(-1), d.unwrap_or(-1)))
+    }
+
+    fn enum_name(&mut self, h: RawHandle) -> Option<String> {
+        if h == 0 {
+            return None;
+        }
+        self.enums.get(&h).cloned()
+    }
+
+    fn scan_enum(&mut self, h: RawHandle) {
+        if h == 0 || self.enums.contains_key(&h) {
+            return;
+        }
+        let Some((rc, (_, first))) = self.t.lib.enum_get_info(h, StrArg::LEN_ONLY) else {
+            return;
+        };
+        if !self.ok(format!("MPI_T_enum_get_info({h:#x})"), rc) {
+            return;
+        }
+        let cap = first.len.unwrap_or(1).clamp(1, 1 << 20) as usize;
+        let Some((rc, (_, name))) = self.t.lib.enum_get_info(h, StrArg::sized(cap)) else {
+            return;
+        };
+        if !self.ok(format!("MPI_T_enum_get_info({h:#x})"), rc) {
+            return;
+        }
+        let name = text(&name);
+        self.names.push(NameObs { kind: "enum".into(), index: self.enums.len() as i32, name: name.clone(), len_null_buf: first.len, len_exact: Some(cap as i32), get_index: None });
+        self.enums.insert(h, name);
+    }
+}
+
+/// Reads the whole catalog of an initialized target (MPI_T_init_thread already called).
+pub fn read(t: &Target, after_init: bool) -> CatalogDump {
+    let mut r = Reader { t, names: Vec::new(), failed: Vec::new(), undecoded: Vec::new(), enums: BTreeMap::new() };
+    let p = &t.profile;
+    let counts = Counts {
+        cvars: t.lib.cvar_get_num().map(|(_, n)| n),
+        pvars: t.lib.pvar_get_num().map(|(_, n)| n),
+        categories: t.lib.category_get_num().map(|(_, n)| n),
+        events: t.lib.event_get_num().map(|(_, n)| n),
+        sources: t.lib.source_get_num().map(|(_, n)| n),
+    };
+    let mut c = Catalog::default();
+
+    // Enumerations are reached through the variables that use them; collect them first.
+    let mut raw_cvars = Vec::new();
+    for i in 0..counts.cvars.unwrap_or(0) {
+        let got = r.strings(format!("MPI_T_cvar_get_info({i})"), |n, d| t.lib.cvar_get_info(i, n, d), |o| (o.name.len, o.desc.len));
+        if let Some((o, nl, _)) = got {
+            r.scan_enum(o.enumtype);
+            raw_cvars.push((i, o, nl));
+        }
+    }
+    let mut raw_pvars = Vec::new();
+    for i in 0..counts.pvars.unwrap_or(0) {
+        let got = r.strings(format!("MPI_T_pvar_get_info({i})"), |n, d| t.lib.pvar_get_info(i, n, d), |o| (o.name.len, o.desc.len));
+        if let Some((o, nl, _)) = got {
+            r.scan_enum(o.enumtype);
+            raw_pvars.push((i, o, nl));
+        }
+    }
+    let handles: Vec<RawHandle> = r.enums.keys().copied().collect();
+    for h in handles {
+        let num = t.lib.enum_get_info(h, StrArg::LEN_ONLY).map(|(_, (n, _))| n).unwrap_or(0);
+        let mut items = Vec::new();
+        for k in 0..num.clamp(0, 10_000) {
+            let Some((rc, (_, first))) = t.lib.enum_get_item(h, k, StrArg::LEN_ONLY) else { break };
+            if !r.ok(format!("MPI_T_enum_get_item({h:#x}, {k})"), rc) {
+                continue;
+            }
+            let cap = first.len.unwrap_or(1).clamp(1, 1 << 20) as usize;
+            if let Some((0, (value, name))) = t.lib.enum_get_item(h, k, StrArg::sized(cap)) {
+                items.push(cat::EnumItem { value, name: text(&name) });
+            }
+        }
+        let name = r.enums[&h].clone();
+        c.enums.push(cat::Enum { name, items });
+    }
+
+    for (i, o, nl) in raw_cvars {
+        let name = text(&o.name);
+        let gi = t.lib.cvar_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
+        r.names.push(NameObs { kind: "cvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        let dt = t.datatype(o.datatype).or_else(|| r.undecoded(format!("cvar {name}: datatype {:#x}", o.datatype)));
+        let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("cvar {name}: verbosity {}", o.verbosity)));
+        let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("cvar {name}: bind {}", o.bind)));
+        let scope = p.scope.lookup(o.scope as i64).or_else(|| r.undecoded(format!("cvar {name}: scope {}", o.scope)));
+        let (Some(dt), Some(verbosity), Some(bind), Some(scope)) = (dt, verbosity, bind, scope) else { continue };
+        let mut count = 1;
+        let mut value = None;
+        if bind == mpit_reference::spec::Bind::NoObject {
+            if let Some((rc, (n, bytes))) = t.lib.cvar_read_unbound(i, dt.size()) {
+                if r.ok(format!("MPI_T_cvar_read({name})"), rc) {
+                    count = n.max(1) as u32;
+                    value = Some(Value::from_bytes(dt, n.max(0) as usize, &bytes).to_cat());
+                }
+            }
+        }
+        c.cvars.push(cat::Cvar {
+            name,
+            desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
+            verbosity,
+            datatype: dt,
+            enumtype: r.enum_name(o.enumtype),
+            bind,
+            scope,
+            count,
+            value,
+            not_now_until_init: false,
+            appears: cat::Appears::Always,
+        });
+    }
+
+    for (i, o, nl) in raw_pvars {
+        let name = text(&o.name);
+        let class = p.pvar_class.lookup(o.var_class as i64).or_else(|| r.undecoded(format!("pvar {name}: class {}", o.var_class)));
+        let gi = class.and_then(|_| t.lib.pvar_get_index(&name, o.var_class)).map(|(rc, x)| (t.rc(rc), x));
+        r.names.push(NameObs { kind: "pvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        let dt = t.datatype(o.datatype).or_else(|| r.undecoded(format!("pvar {name}: datatype {:#x}", o.datatype)));
+        let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("pvar {name}: verbosity {}", o.verbosity)));
+        let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("pvar {name}: bind {}", o.bind)));
+        let (Some(class), Some(dt), Some(verbosity), Some(bind)) = (class, dt, verbosity, bind) else { continue };
+        c.pvars.push(cat::Pvar {
+            name,
+            desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
+            verbosity,
+            class,
+            datatype: dt,
+            enumtype: r.enum_name(o.enumtype),
+            bind,
+            readonly: o.readonly != 0,
+            continuous: o.continuous != 0,
+            atomic: o.atomic != 0,
+            count: 1,
+            value: None,
+            appears: cat::Appears::Always,
+        });
+    }
+
+    for i in 0..counts.sources.unwrap_or(0) {
+        let got = r.strings(format!("MPI_T_source_get_info({i})"), |n, d| t.lib.source_get_info(i, n, d), |o| (o.name.len, o.desc.len));
+        let Some((o, nl, _)) = got else { continue };
+        let name = text(&o.name);
+        r.names.push(NameObs { kind: "source".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: None });
+        let Some(ordering) = p.source_order.lookup(o.ordering as i64).or_else(|| r.undecoded(format!("source {name}: ordering {}", o.ordering))) else { continue };
+        let timestamps = false;
+        c.sources.push(cat::Source { name, desc: Some(text(&o.desc)).filter(|d| !d.is_empty()), ordering, ticks_per_second: o.ticks_per_second, max_ticks: o.max_ticks, timestamps, info: BTreeMap::new(), appears: cat::Appears::Always });
+    }
+
+    for i in 0..counts.events.unwrap_or(0) {
+        let got = r.strings(format!("MPI_T_event_get_info({i})"), |n, d| t.lib.event_get_info(i, n, d, 64), |o| (o.name.len, o.desc.len));
+        let Some((o, nl, _)) = got else { continue };
+        let name = text(&o.name);
+        let gi = t.lib.event_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
+        r.names.push(NameObs { kind: "event".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        r.scan_enum(o.enumtype);
+        let n = (o.num_elements.max(0) as usize).min(o.datatypes.len());
+        let mut elements = Vec::new();
+        for k in 0..n {
+            let Some(dt) = t.datatype(o.datatypes[k]).or_else(|| r.undecoded(format!("event {name}: element {k} datatype {:#x}", o.datatypes[k]))) else { continue };
+            elements.push(cat::EventElement { datatype: dt, displacement: Some(o.displacements[k] as i64) });
+        }
+        let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("event {name}: verbosity {}", o.verbosity)));
+        let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("event {name}: bind {}", o.bind)));
+        let (Some(verbosity), Some(bind)) = (verbosity, bind) else { continue };
+        // The standard gives no call from event type to source; sources are per instance.
+        let source = c.sources.first().map(|s| s.name.clone()).unwrap_or_default();
+        c.events.push(cat::Event { name, desc: Some(text(&o.desc)).filter(|d| !d.is_empty()), verbosity, bind, enumtype: r.enum_name(o.enumtype), elements, source, info: BTreeMap::new(), appears: cat::Appears::Always });
+    }
+
+    read_categories(&mut r, &mut c, counts.categories.unwrap_or(0));
+    CatalogDump {
+        library_version: t.lib.get_library_version().map(|(_, v)| v).unwrap_or_default(),
+        mpi_version: t.lib.get_version().map(|(_, v)| v),
+        detection: t.detection.clone(),
+        after_init,
+        counts,
+        catalog: c,
+        names: r.names,
+        failed_calls: r.failed,
+        undecoded: r.undecoded,
+    }
+}
+
+fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, n: i32) {
+    let t = r.t;
+    let mut raw = Vec::new();
+    for i in 0..n {
+        let got = r.strings(format!("MPI_T_category_get_info({i})"), |a, d| t.lib.category_get_info(i, a, d), |o| (o.name.len, o.desc.len));
+        let Some((o, nl, _)) = got else { continue };
+        let name = text(&o.name);
+        let gi = t.lib.category_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
+        r.names.push(NameObs { kind: "category".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        raw.push((i, name, o));
+    }
+    let by_index = |list: &[String], i: i32| list.get(i as usize).cloned();
+    let cvar_names: Vec<String> = c.cvars.iter().map(|v| v.name.clone()).collect();
+    let pvar_refs: Vec<PvarRef> = c.pvars.iter().map(|p| PvarRef { name: p.name.clone(), class: p.class }).collect();
+    let event_names: Vec<String> = c.events.iter().map(|e| e.name.clone()).collect();
+    let cat_names: Vec<String> = raw.iter().map(|(_, n, _)| n.clone()).collect();
+    for (i, name, o) in raw {
+        let mut members = |which: Members, count: i32| -> Vec<i32> {
+            match t.lib.category_members(which, i, count.clamp(0, 1 << 16) as usize, -1) {
+                Some((rc, v)) if r.ok(format!("MPI_T_category_get_{which:?}({i})").to_lowercase(), rc) => v,
+                _ => Vec::new(),
+            }
+        };
+        let cv = members(Members::Cvars, o.num_cvars);
+        let pv = members(Members::Pvars, o.num_pvars);
+        let cc = members(Members::Categories, o.num_categories);
+        let ne = t.lib.category_get_num_events(i).map(|(_, n)| n).unwrap_or(0);
+        let ev = members(Members::Events, ne);
+        c.categories.push(cat::Category {
+            name,
+            desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
+            cvars: cv.iter().filter_map(|x| by_index(&cvar_names, *x)).collect(),
+            pvars: pv.iter().filter_map(|x| pvar_refs.get(*x as usize).cloned()).collect(),
+            events: ev.iter().filter_map(|x| by_index(&event_names, *x)).collect(),
+            categories: cc.iter().filter_map(|x| by_index(&cat_names, *x)).collect(),
+            appears: cat::Appears::Always,
+        });
+    }
+}
+
+/// The pvar classes whose datatype is outside the class table (R-PCLASS), for checks.
+pub fn class_mismatches(c: &Catalog) -> Vec<(String, PvarClass, Datatype)> {
+    c.pvars
+        .iter()
+        .filter(|p| !p.class.allowed_datatypes().contains(&p.datatype))
+        .map(|p| (p.name.clone(), p.class, p.datatype))
+        .collect()
+}
+
+/// Spelled-out counts for the table view.
+pub fn count_line(d: &CatalogDump) -> String {
+    let f = |x: Option<i32>| x.map_or("-".to_string(), |n| n.to_string());
+    format!(
+        "cvars {} · pvars {} · categories {} · enums {} · events {} · sources {}",
+        f(d.counts.cvars),
+        f(d.counts.pvars),
+        f(d.counts.categories),
+        d.catalog.enums.len(),
+        f(d.counts.events),
+        f(d.counts.sources)
+    )
+}
