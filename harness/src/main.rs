@@ -12,6 +12,7 @@ mod worker;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    target::ffi::default_sigpipe();
     match cli::main() {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

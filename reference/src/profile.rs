@@ -89,6 +89,23 @@ impl<K: SpecEnum> ConstMap<K, i64> {
     }
 }
 
+/// A key of a [`ConstMap`]: parsing it on its own puts an unknown name's error at the
+/// key's own line and column.
+struct Spelled<K>(K);
+
+impl<'de, K: SpecEnum> Deserialize<'de> for Spelled<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let key = String::deserialize(d)?;
+        K::from_spelling(&key).map(Spelled).ok_or_else(|| {
+            let known: Vec<_> = K::ALL.iter().map(|k| k.spelling()).collect();
+            de::Error::custom(format!(
+                "unknown constant `{key}`, expected one of {}",
+                known.join(", ")
+            ))
+        })
+    }
+}
+
 impl<'de, K: SpecEnum, V: Deserialize<'de>> Deserialize<'de> for ConstMap<K, V> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V_<K, V>(PhantomData<(K, V)>);
@@ -99,17 +116,10 @@ impl<'de, K: SpecEnum, V: Deserialize<'de>> Deserialize<'de> for ConstMap<K, V> 
             }
             fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Self::Value, A::Error> {
                 let mut entries = BTreeMap::new();
-                while let Some(key) = m.next_key::<String>()? {
-                    let k = K::from_spelling(&key).ok_or_else(|| {
-                        let known: Vec<_> = K::ALL.iter().map(|k| k.spelling()).collect();
-                        de::Error::custom(format!(
-                            "unknown constant `{key}`, expected one of {}",
-                            known.join(", ")
-                        ))
-                    })?;
+                while let Some(Spelled(k)) = m.next_key::<Spelled<K>>()? {
                     let v = m.next_value::<V>()?;
                     if entries.insert(k, v).is_some() {
-                        return Err(de::Error::custom(format!("constant `{key}` given twice")));
+                        return Err(de::Error::custom(format!("constant `{k}` given twice")));
                     }
                 }
                 if let Some(missing) = K::ALL.iter().find(|k| !entries.contains_key(k)) {

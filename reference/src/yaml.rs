@@ -52,6 +52,11 @@ pub fn parse<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, YamlErr
             Some(i) => msg[..i].to_string(),
             None => msg,
         };
+        // yaml_serde places errors raised inside a mapping at the mapping's start; when the
+        // message names the offending key, point at the key itself.
+        let (line, col) = named_key(&msg)
+            .and_then(|k| locate_from(text, line, k))
+            .unwrap_or((line, col));
         YamlError {
             origin: origin.to_string(),
             line,
@@ -59,6 +64,23 @@ pub fn parse<T: DeserializeOwned>(text: &str, origin: &str) -> Result<T, YamlErr
             message: msg,
         }
     })
+}
+
+/// The key an error message names as `unknown ... `KEY``.
+fn named_key(msg: &str) -> Option<&str> {
+    let rest = &msg[msg.find("unknown ")?..];
+    let start = rest.find('`')? + 1;
+    let len = rest[start..].find('`')?;
+    Some(&rest[start..start + len])
+}
+
+/// Position of `key:` at or after `from_line` (1-based).
+fn locate_from(text: &str, from_line: usize, key: &str) -> Option<(usize, usize)> {
+    let pat = format!("{key}:");
+    text.lines()
+        .enumerate()
+        .skip(from_line.saturating_sub(1))
+        .find_map(|(i, l)| l.find(&pat).map(|c| (i + 1, c + 1)))
 }
 
 /// Reads and parses a YAML file.

@@ -535,3 +535,10 @@ pub fn kill_process_group(pgid: i32) {
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
     }
 }
+
+/// Restores the default SIGPIPE action, so `mpit-conform catalog | head` ends quietly like
+/// any Unix filter instead of failing on a closed pipe (Rust ignores SIGPIPE by default).
+pub fn default_sigpipe() {
+    // SAFETY: signal(2) with SIG_DFL installs no Rust code as a handler.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}

@@ -121,7 +121,7 @@ mod tests {
 
     #[test]
     fn fault_works_uninitialized() {
-        let mut m = model(Faults::one(Fault::WorksUninitialized));
+        let m = model(Faults::one(Fault::WorksUninitialized));
         assert!(m.cvar_get_num().is_ok());
     }
 
