@@ -12,6 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub enum Status {
     Pass,
     Fail,
+    /// A SHOULD, or the other of two readings careful implementers could both hold
+    /// (DESIGN.md "Readings"); `--strict` turns it into `Fail`.
+    Warn,
     Skip,
 }
 
@@ -38,8 +41,8 @@ fn verdict(check: &'static str, clause: &'static str, subjects: usize, evidence:
     Verdict { check, clause, status, subjects, evidence }
 }
 
-/// Judges one catalog read.
-pub fn judge(d: &CatalogDump) -> Vec<Verdict> {
+/// Judges one catalog read; `strict` makes the literal reading decide.
+pub fn judge(d: &CatalogDump, strict: bool) -> Vec<Verdict> {
     let mut out = Vec::new();
     let n = d.names.len();
 
@@ -60,6 +63,39 @@ pub fn judge(d: &CatalogDump) -> Vec<Verdict> {
             ev.push(format!("{} {} `{}`: buffer of {want} gave len {:?}, expected {want}", o.kind, o.index, o.name, o.len_exact));
         }
     }
+    let mut tr = Vec::new();
+    let mut other_reading = Vec::new();
+    let mut with_tr = 0;
+    for o in &d.names {
+        let Some(t) = &o.truncated else { continue };
+        with_tr += 1;
+        let strlen = o.name.len();
+        let buf = t.buf.as_deref().unwrap_or(&[]);
+        let want = &o.name.as_bytes()[..strlen - 1];
+        // R-STR-1/2: n-1 characters, a NUL at n-1, length strlen+1, nothing past n.
+        if t.len == Some(strlen as i32) {
+            // "the length of the string plus one is returned": read as the truncated
+            // string (n-1 characters) plus one, this gives n. The literal reading (the
+            // full string) gives strlen+1.
+            other_reading.push(format!("{} `{}` into {} bytes: len {}, the truncated string's length plus one; the literal reading of R-STR-2 wants strlen+1 = {}", o.kind, o.name, strlen, strlen, strlen + 1));
+        } else if t.len != Some(strlen as i32 + 1) {
+            tr.push(format!("{} `{}` into {} bytes: len {:?}, expected strlen+1 = {}", o.kind, o.name, strlen, t.len, strlen + 1));
+        }
+        if buf.len() != strlen || buf[strlen - 1] != 0 || &buf[..strlen - 1] != want {
+            tr.push(format!("{} `{}` into {} bytes: got {:?}, expected {:?} and a NUL at byte {}", o.kind, o.name, strlen, String::from_utf8_lossy(buf), String::from_utf8_lossy(want), strlen - 1));
+        }
+        if t.overrun {
+            tr.push(format!("{} `{}` into {} bytes: wrote past the end of the buffer", o.kind, o.name, strlen));
+        }
+    }
+    const TRUNC: &str = "MPI-4.1 §15.3.3 R-STR-1, R-STR-2: truncated to n-1 characters plus NUL, length strlen+1, nothing written past n";
+    if tr.is_empty() && !other_reading.is_empty() && !strict {
+        out.push(Verdict { check: "strings.name.truncate", clause: TRUNC, status: Status::Warn, subjects: with_tr, evidence: other_reading });
+    } else {
+        tr.extend(other_reading);
+        out.push(verdict("strings.name.truncate", TRUNC, with_tr, tr));
+    }
+
     out.push(verdict("strings.name.length", "MPI-4.1 §15.3.3 R-STR-2, R-STR-3: the length returned is strlen+1", n, ev));
 
     let mut ev = Vec::new();

@@ -54,12 +54,15 @@ fn reference_passes_every_check() {
     assert!(!out.contains("SKIP queries.succeed"), "the catalog was actually read: {out}");
 }
 
-/// Each fault the catalog checks can see must turn a check to FAIL with exit code 1.
+/// Each fault the catalog checks can see must turn a check to FAIL with exit code 1 under
+/// --strict (trunc-len-off-by-one is the other reading of R-STR-2: a WARN without it).
 #[test]
 fn catalog_checks_catch_their_faults() {
     let lib = reference_lib();
     for (fault, check) in [
-        ("trunc-len-off-by-one", "strings.name.length"),
+        ("trunc-len-off-by-one", "strings.name.truncate"),
+        ("missing-nul", "strings.name.truncate"),
+        ("overrun-one-byte", "strings.name.truncate"),
         ("null-buf-len-no-plus-one", "strings.name.length"),
         ("duplicate-name", "indices.names.unique"),
         ("get-index-wrong", "indices.get_index.round_trip"),
@@ -68,7 +71,7 @@ fn catalog_checks_catch_their_faults() {
         ("verbosity-out-of-range", "enums_datatypes.constants.legal"),
         ("bad-index-wrong-code", "PASS queries.succeed"),
     ] {
-        let o = run(&["--lib", lib.to_str().unwrap()], &[("MPIT_REFERENCE_FAULTS", fault)]);
+        let o = run(&["--lib", lib.to_str().unwrap(), "--strict"], &[("MPIT_REFERENCE_FAULTS", fault)]);
         let out = stdout(&o);
         if let Some(pass) = check.strip_prefix("PASS ") {
             // A fault outside what these checks look at must not make them fail.
@@ -78,6 +81,8 @@ fn catalog_checks_catch_their_faults() {
         assert_eq!(o.status.code(), Some(1), "{fault}: {out}");
         assert!(out.contains(&format!("FAIL {check}")), "{fault} not caught by {check}: {out}");
     }
+    let o = run(&["--lib", lib.to_str().unwrap()], &[("MPIT_REFERENCE_FAULTS", "trunc-len-off-by-one")]);
+    assert!(stdout(&o).contains("WARN strings.name.truncate"), "{}", stdout(&o));
 }
 
 #[test]
@@ -142,6 +147,13 @@ fn real_standard_abi_libraries_pass_the_catalog_checks() {
         let out = stdout(&o);
         assert_eq!(o.status.code(), Some(0), "{}: {out}{}", f[0], String::from_utf8_lossy(&o.stderr));
         assert!(out.contains("detected standard family: MPI_Abi_get_version returned 1.0"), "{out}");
+        assert!(out.contains("PASS queries.succeed"), "{}: the catalog was read: {out}", f[0]);
+        // Both MPICH-based standard-ABI builds return n, not strlen+1, for a truncated
+        // name: the other reading of R-STR-2, a warning by default and a fail under --strict.
+        assert!(out.contains("WARN strings.name.truncate"), "{}: {out}", f[0]);
+        let strict = run(&["--lib", f[1], "--strict"], &[]);
+        assert_eq!(strict.status.code(), Some(1), "{}: --strict", f[0]);
+        assert!(stdout(&strict).contains("FAIL strings.name.truncate"));
     }
     assert_eq!(seen, 2, "mpich5-abi and impi-abi listed in {}", list.display());
 }

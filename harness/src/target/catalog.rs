@@ -33,6 +33,8 @@ pub struct NameObs {
     pub len_exact: Option<i32>,
     /// What `*_get_index(name)` returned: code and index.
     pub get_index: Option<(ReturnCode, i32)>,
+    /// A read into a buffer one byte too small (strlen bytes): what came back.
+    pub truncated: Option<StrOut>,
 }
 
 /// A call that did not return MPI_SUCCESS while reading the catalog.
@@ -50,6 +52,10 @@ pub struct CatalogDump {
     pub detection: Option<Detection>,
     pub after_init: bool,
     pub counts: Counts,
+    /// `MPI_T_category_changed` after the read.
+    pub category_changed: Option<i32>,
+    /// MPI-4.1 entry points the library does not export ("unsupported", never a crash).
+    pub unsupported: Vec<String>,
     pub catalog: Catalog,
     pub names: Vec<NameObs>,
     pub failed_calls: Vec<FailedCall>,
@@ -86,7 +92,8 @@ impl Reader<'_> {
     }
 
     /// Calls `f` twice: NULL buffers to learn the lengths, then exact-size buffers.
-    fn strings<T>(&mut self, call: String, f: impl Fn(StrArg, StrArg) -> Option<(i32, T)>, lens: impl Fn(&T) -> (Option<i32>, Option<i32>)) -> Option<(T, i32, i32)> {
+    /// Also reads the first string into a buffer one byte too small (R-STR-2).
+    fn strings<T>(&mut self, call: String, f: impl Fn(StrArg, StrArg) -> Option<(i32, T)>, lens: impl Fn(&T) -> (Option<i32>, Option<i32>), first_str: impl Fn(&T) -> StrOut) -> Option<(T, i32, Option<StrOut>)> {
         let (rc, first) = f(StrArg::LEN_ONLY, StrArg::LEN_ONLY)?;
         if !self.ok(call.clone(), rc) {
             return None;
@@ -94,10 +101,17 @@ impl Reader<'_> {
         let (n, d) = lens(&first);
         let size = |l: Option<i32>| l.unwrap_or(1).clamp(1, 1 << 20) as usize;
         let (rc, full) = f(StrArg::sized(size(n)), StrArg::sized(size(d)))?;
-        if !self.ok(call, rc) {
+        if !self.ok(call.clone(), rc) {
             return None;
         }
-        Some((full, n.unwrap_or(-1), d.unwrap_or(-1)))
+        let truncated = match n {
+            Some(n) if n >= 2 => {
+                let (rc, t) = f(StrArg::sized(n as usize - 1), StrArg::LEN_ONLY)?;
+                self.ok(call, rc).then(|| first_str(&t))
+            }
+            _ => None,
+        };
+        Some((full, n.unwrap_or(-1), truncated))
     }
 
     fn enum_name(&mut self, h: RawHandle) -> Option<String> {
@@ -125,7 +139,7 @@ impl Reader<'_> {
             return;
         }
         let name = text(&name);
-        self.names.push(NameObs { kind: "enum".into(), index: self.enums.len() as i32, name: name.clone(), len_null_buf: first.len, len_exact: Some(cap as i32), get_index: None });
+        self.names.push(NameObs { kind: "enum".into(), index: self.enums.len() as i32, name: name.clone(), len_null_buf: first.len, len_exact: Some(cap as i32), get_index: None, truncated: None });
         self.enums.insert(h, name);
     }
 }
@@ -146,18 +160,18 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     // Enumerations are reached through the variables that use them; collect them first.
     let mut raw_cvars = Vec::new();
     for i in 0..counts.cvars.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_cvar_get_info({i})"), |n, d| t.lib.cvar_get_info(i, n, d), |o| (o.name.len, o.desc.len));
-        if let Some((o, nl, _)) = got {
+        let got = r.strings(format!("MPI_T_cvar_get_info({i})"), |n, d| t.lib.cvar_get_info(i, n, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        if let Some((o, nl, tr)) = got {
             r.scan_enum(o.enumtype);
-            raw_cvars.push((i, o, nl));
+            raw_cvars.push((i, o, nl, tr));
         }
     }
     let mut raw_pvars = Vec::new();
     for i in 0..counts.pvars.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_pvar_get_info({i})"), |n, d| t.lib.pvar_get_info(i, n, d), |o| (o.name.len, o.desc.len));
-        if let Some((o, nl, _)) = got {
+        let got = r.strings(format!("MPI_T_pvar_get_info({i})"), |n, d| t.lib.pvar_get_info(i, n, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        if let Some((o, nl, tr)) = got {
             r.scan_enum(o.enumtype);
-            raw_pvars.push((i, o, nl));
+            raw_pvars.push((i, o, nl, tr));
         }
     }
     let handles: Vec<RawHandle> = r.enums.keys().copied().collect();
@@ -178,10 +192,10 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         c.enums.push(cat::Enum { name, items });
     }
 
-    for (i, o, nl) in raw_cvars {
+    for (i, o, nl, tr) in raw_cvars {
         let name = text(&o.name);
         let gi = t.lib.cvar_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "cvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        r.names.push(NameObs { kind: "cvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
         let dt = t.datatype(o.datatype).or_else(|| r.undecoded(format!("cvar {name}: datatype {:#x}", o.datatype)));
         let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("cvar {name}: verbosity {}", o.verbosity)));
         let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("cvar {name}: bind {}", o.bind)));
@@ -212,11 +226,11 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         });
     }
 
-    for (i, o, nl) in raw_pvars {
+    for (i, o, nl, tr) in raw_pvars {
         let name = text(&o.name);
         let class = p.pvar_class.lookup(o.var_class as i64).or_else(|| r.undecoded(format!("pvar {name}: class {}", o.var_class)));
         let gi = class.and_then(|_| t.lib.pvar_get_index(&name, o.var_class)).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "pvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        r.names.push(NameObs { kind: "pvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
         let dt = t.datatype(o.datatype).or_else(|| r.undecoded(format!("pvar {name}: datatype {:#x}", o.datatype)));
         let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("pvar {name}: verbosity {}", o.verbosity)));
         let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("pvar {name}: bind {}", o.bind)));
@@ -239,21 +253,21 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 
     for i in 0..counts.sources.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_source_get_info({i})"), |n, d| t.lib.source_get_info(i, n, d), |o| (o.name.len, o.desc.len));
-        let Some((o, nl, _)) = got else { continue };
+        let got = r.strings(format!("MPI_T_source_get_info({i})"), |n, d| t.lib.source_get_info(i, n, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let Some((o, nl, tr)) = got else { continue };
         let name = text(&o.name);
-        r.names.push(NameObs { kind: "source".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: None });
+        r.names.push(NameObs { kind: "source".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: None, truncated: tr });
         let Some(ordering) = p.source_order.lookup(o.ordering as i64).or_else(|| r.undecoded(format!("source {name}: ordering {}", o.ordering))) else { continue };
         let timestamps = false;
         c.sources.push(cat::Source { name, desc: Some(text(&o.desc)).filter(|d| !d.is_empty()), ordering, ticks_per_second: o.ticks_per_second, max_ticks: o.max_ticks, timestamps, info: BTreeMap::new(), appears: cat::Appears::Always });
     }
 
     for i in 0..counts.events.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_event_get_info({i})"), |n, d| t.lib.event_get_info(i, n, d, 64), |o| (o.name.len, o.desc.len));
-        let Some((o, nl, _)) = got else { continue };
+        let got = r.strings(format!("MPI_T_event_get_info({i})"), |n, d| t.lib.event_get_info(i, n, d, 64), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let Some((o, nl, tr)) = got else { continue };
         let name = text(&o.name);
         let gi = t.lib.event_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "event".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        r.names.push(NameObs { kind: "event".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
         r.scan_enum(o.enumtype);
         let n = (o.num_elements.max(0) as usize).min(o.datatypes.len());
         let mut elements = Vec::new();
@@ -276,6 +290,8 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         detection: t.detection.clone(),
         after_init,
         counts,
+        category_changed: t.lib.category_changed().map(|(_, n)| n),
+        unsupported: t.lib.entry_points().into_iter().filter(|(_, ok)| !ok).map(|(n, _)| n.to_string()).collect(),
         catalog: c,
         names: r.names,
         failed_calls: r.failed,
@@ -287,11 +303,11 @@ fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, n: i32) {
     let t = r.t;
     let mut raw = Vec::new();
     for i in 0..n {
-        let got = r.strings(format!("MPI_T_category_get_info({i})"), |a, d| t.lib.category_get_info(i, a, d), |o| (o.name.len, o.desc.len));
-        let Some((o, nl, _)) = got else { continue };
+        let got = r.strings(format!("MPI_T_category_get_info({i})"), |a, d| t.lib.category_get_info(i, a, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let Some((o, nl, tr)) = got else { continue };
         let name = text(&o.name);
         let gi = t.lib.category_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "category".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi });
+        r.names.push(NameObs { kind: "category".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
         raw.push((i, name, o));
     }
     let by_index = |list: &[String], i: i32| list.get(i as usize).cloned();

@@ -104,12 +104,14 @@ impl StrArg {
 }
 
 /// What came back in one (buf, len) pair.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct StrOut {
     /// The buffer after the call (`cap` bytes), if one was passed.
     pub buf: Option<Vec<u8>>,
     /// `*len` after the call, if a length pointer was passed.
     pub len: Option<i32>,
+    /// Whether the call wrote into the guard bytes just past the buffer.
+    pub overrun: bool,
 }
 
 impl StrOut {
@@ -122,7 +124,11 @@ impl StrOut {
     }
 }
 
-/// Storage for one string pair during a call. Bytes past `cap` are never exposed.
+/// Guard bytes after every string buffer: a write past `cap` lands here and is reported.
+const GUARD: usize = 16;
+const FILL: u8 = 0xA5;
+
+/// Storage for one string pair during a call: `cap` bytes and a guard.
 struct StrSlot {
     arg: StrArg,
     buf: Vec<u8>,
@@ -132,7 +138,7 @@ struct StrSlot {
 impl StrSlot {
     fn new(arg: StrArg) -> Self {
         // A fill byte that is not NUL, so a missing terminator is visible.
-        StrSlot { arg, buf: vec![0xA5; arg.cap.unwrap_or(0)], len: arg.len.unwrap_or(0) }
+        StrSlot { arg, buf: vec![FILL; arg.cap.unwrap_or(0) + GUARD], len: arg.len.unwrap_or(0) }
     }
     fn buf_ptr(&mut self) -> *mut c_char {
         match self.arg.cap {
@@ -146,8 +152,11 @@ impl StrSlot {
             None => std::ptr::null_mut(),
         }
     }
-    fn out(self) -> StrOut {
-        StrOut { buf: self.arg.cap.map(|_| self.buf), len: self.arg.len.map(|_| self.len) }
+    fn out(mut self) -> StrOut {
+        let cap = self.arg.cap.unwrap_or(0);
+        let overrun = self.buf[cap..].iter().any(|b| *b != FILL);
+        self.buf.truncate(cap);
+        StrOut { buf: self.arg.cap.map(|_| self.buf), len: self.arg.len.map(|_| self.len), overrun }
     }
 }
 

@@ -62,7 +62,6 @@ pub enum TargetError {
 
 /// A loaded library with its profile.
 pub struct Target {
-    pub path: PathBuf,
     pub lib: ffi::Lib,
     pub profile: AbiProfile,
     pub detection: Option<Detection>,
@@ -143,7 +142,7 @@ impl Target {
                 v.map(|v| (*dt, v))
             })
             .collect();
-        Ok(Target { path: path.to_path_buf(), lib, profile, detection, datatypes })
+        Ok(Target { lib, profile, detection, datatypes })
     }
 
     /// A return code by its spec name.
