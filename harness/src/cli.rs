@@ -11,7 +11,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 #[derive(Parser, Debug)]
-#[command(name = "mpit-conform", version, about = "Conformance harness for MPI_T (the MPI tool information interface)")]
+#[command(
+    name = "mpit-conform",
+    version,
+    about = "Conformance harness for MPI_T (the MPI tool information interface)"
+)]
 #[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
@@ -77,14 +81,19 @@ pub fn main() -> Result<u8> {
     let cli = Cli::parse();
     match cli.cmd {
         Some(Cmd::Worker { request }) => {
-            let req: Request = serde_json::from_str(&request).context("malformed worker request")?;
+            let req: Request =
+                serde_json::from_str(&request).context("malformed worker request")?;
             Ok(worker::serve(&req) as u8)
         }
         Some(Cmd::Faults) => {
             print!("{}", Faults::listing());
             Ok(0)
         }
-        Some(Cmd::Catalog { target, format, after_init }) => {
+        Some(Cmd::Catalog {
+            target,
+            format,
+            after_init,
+        }) => {
             let dump = read_catalog(&target, after_init)?;
             match format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&dump)?),
@@ -98,12 +107,21 @@ pub fn main() -> Result<u8> {
 }
 
 fn request(t: &TargetArgs, after_init: bool) -> Result<Request> {
-    let Some(lib) = &t.lib else { bail!("--lib PATH is required (the MPI library to judge)") };
+    let Some(lib) = &t.lib else {
+        bail!("--lib PATH is required (the MPI library to judge)")
+    };
     if !lib.exists() {
         bail!("{}: no such file", lib.display());
     }
-    t.abi.parse::<crate::target::AbiChoice>().map_err(anyhow::Error::msg)?;
-    Ok(Request { lib: lib.clone(), abi: t.abi.clone(), force: t.force, after_init })
+    t.abi
+        .parse::<crate::target::AbiChoice>()
+        .map_err(anyhow::Error::msg)?;
+    Ok(Request {
+        lib: lib.clone(),
+        abi: t.abi.clone(),
+        force: t.force,
+        after_init,
+    })
 }
 
 fn read_catalog(t: &TargetArgs, after_init: bool) -> Result<CatalogDump> {
@@ -111,8 +129,15 @@ fn read_catalog(t: &TargetArgs, after_init: bool) -> Result<CatalogDump> {
     match supervisor::run(&req, Duration::from_secs(t.timeout)) {
         Outcome::Replied(Reply::Catalog(d)) => Ok(*d),
         Outcome::Replied(Reply::CannotRun(e)) => bail!("{e}"),
-        Outcome::Crash(sig) => bail!("{}: the library crashed ({sig}) while its catalog was read", req.lib.display()),
-        Outcome::Timeout(d) => bail!("{}: no answer within {}s while its catalog was read", req.lib.display(), d.as_secs()),
+        Outcome::Crash(sig) => bail!(
+            "{}: the library crashed ({sig}) while its catalog was read",
+            req.lib.display()
+        ),
+        Outcome::Timeout(d) => bail!(
+            "{}: no answer within {}s while its catalog was read",
+            req.lib.display(),
+            d.as_secs()
+        ),
         Outcome::Broken(e) => bail!("{e}"),
     }
 }
@@ -122,27 +147,75 @@ fn print_table(d: &CatalogDump) {
         println!("detected {} family: {}", det.family, det.evidence);
     }
     if let Some((a, b)) = d.mpi_version {
-        println!("MPI {a}.{b}; {}", d.library_version.lines().next().unwrap_or(""));
+        println!(
+            "MPI {a}.{b}; {}",
+            d.library_version.lines().next().unwrap_or("")
+        );
     }
-    println!("{}{}", count_line(d), if d.after_init { " (after MPI_Init)" } else { "" });
+    println!(
+        "{}{}",
+        count_line(d),
+        if d.after_init {
+            " (after MPI_Init)"
+        } else {
+            ""
+        }
+    );
     for v in &d.catalog.cvars {
-        println!("cvar  {:<40} {:<22} {:<8} {:<14} {}", v.name, v.datatype, v.scope, v.verbosity, v.value.as_ref().map(|x| format!("{x:?}")).unwrap_or_default());
+        println!(
+            "cvar  {:<40} {:<22} {:<8} {:<14} {}",
+            v.name,
+            v.datatype,
+            v.scope,
+            v.verbosity,
+            v.value
+                .as_ref()
+                .map(|x| format!("{x:?}"))
+                .unwrap_or_default()
+        );
     }
     for p in &d.catalog.pvars {
-        println!("pvar  {:<40} {:<22} {:<14} {:<14}{}{}", p.name, p.datatype, p.class, p.verbosity, if p.continuous { " continuous" } else { "" }, if p.readonly { " readonly" } else { "" });
+        println!(
+            "pvar  {:<40} {:<22} {:<14} {:<14}{}{}",
+            p.name,
+            p.datatype,
+            p.class,
+            p.verbosity,
+            if p.continuous { " continuous" } else { "" },
+            if p.readonly { " readonly" } else { "" }
+        );
     }
     for c in &d.catalog.categories {
-        println!("category {:<36} cvars {} pvars {} events {} subcategories {}", c.name, c.cvars.len(), c.pvars.len(), c.events.len(), c.categories.join(","));
+        println!(
+            "category {:<36} cvars {} pvars {} events {} subcategories {}",
+            c.name,
+            c.cvars.len(),
+            c.pvars.len(),
+            c.events.len(),
+            c.categories.join(",")
+        );
     }
     for e in &d.catalog.enums {
-        let items: Vec<String> = e.items.iter().map(|i| format!("{}={}", i.name, i.value)).collect();
+        let items: Vec<String> = e
+            .items
+            .iter()
+            .map(|i| format!("{}={}", i.name, i.value))
+            .collect();
         println!("enum  {:<40} {}", e.name, items.join(" "));
     }
     for e in &d.catalog.events {
-        println!("event {:<40} {} elements, {}", e.name, e.elements.len(), e.verbosity);
+        println!(
+            "event {:<40} {} elements, {}",
+            e.name,
+            e.elements.len(),
+            e.verbosity
+        );
     }
     for s in &d.catalog.sources {
-        println!("source {:<39} {} {} ticks/s", s.name, s.ordering, s.ticks_per_second);
+        println!(
+            "source {:<39} {} {} ticks/s",
+            s.name, s.ordering, s.ticks_per_second
+        );
     }
     if !d.unsupported.is_empty() {
         println!("unsupported (not exported): {}", d.unsupported.join(" "));
@@ -154,7 +227,12 @@ fn print_table(d: &CatalogDump) {
 
 fn run_checks(args: &RunArgs) -> Result<u8> {
     let dump = read_catalog(&args.target, args.after_init)?;
-    let lib = args.target.lib.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+    let lib = args
+        .target
+        .lib
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     println!("mpit-conform {} — {lib}", env!("CARGO_PKG_VERSION"));
     if let Some(det) = &dump.detection {
         println!("detected {} family: {}", det.family, det.evidence);
@@ -164,12 +242,27 @@ fn run_checks(args: &RunArgs) -> Result<u8> {
     let (mut pass, mut fail, mut warn, mut skip) = (0, 0, 0, 0);
     for v in &verdicts {
         let tag = match v.status {
-            Status::Pass => { pass += 1; "PASS" }
-            Status::Fail => { fail += 1; "FAIL" }
-            Status::Warn => { warn += 1; "WARN" }
-            Status::Skip => { skip += 1; "SKIP" }
+            Status::Pass => {
+                pass += 1;
+                "PASS"
+            }
+            Status::Fail => {
+                fail += 1;
+                "FAIL"
+            }
+            Status::Warn => {
+                warn += 1;
+                "WARN"
+            }
+            Status::Skip => {
+                skip += 1;
+                "SKIP"
+            }
         };
-        println!("{tag} {:<34} {:>5} subjects  {}", v.check, v.subjects, v.clause);
+        println!(
+            "{tag} {:<34} {:>5} subjects  {}",
+            v.check, v.subjects, v.clause
+        );
         for e in v.evidence.iter().take(10) {
             println!("     {e}");
         }

@@ -60,7 +60,9 @@ fn answer(req: &Request) -> Reply {
     let single = t.profile.thread_level.num(ThreadLevel::Single) as i32;
     match t.lib.init_thread(single) {
         Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
-        Some((rc, _)) => return Reply::CannotRun(format!("MPI_T_init_thread returned {}", t.rc(rc))),
+        Some((rc, _)) => {
+            return Reply::CannotRun(format!("MPI_T_init_thread returned {}", t.rc(rc)))
+        }
         None => return Reply::CannotRun("MPI_T_init_thread is not exported".into()),
     }
     let dump = catalog::read(&t, req.after_init);

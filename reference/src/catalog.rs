@@ -246,7 +246,9 @@ impl Catalog {
         // R-STR-6: names non-empty and unique (pvars by name+class, items within an enum).
         unique(self.cvars.iter().map(|v| v.name.clone()), "cvar")?;
         unique(
-            self.pvars.iter().map(|p| format!("{}\u{0}{}", p.name, p.class)),
+            self.pvars
+                .iter()
+                .map(|p| format!("{}\u{0}{}", p.name, p.class)),
             "pvar (name, class)",
         )?;
         unique(self.categories.iter().map(|c| c.name.clone()), "category")?;
@@ -280,7 +282,10 @@ impl Catalog {
                 if s.len() + 1 > v.count as usize {
                     return err(
                         &v.name,
-                        format!("cvar `{}`: count {} does not hold the value and its NUL (R-TYPE-2)", v.name, v.count),
+                        format!(
+                            "cvar `{}`: count {} does not hold the value and its NUL (R-TYPE-2)",
+                            v.name, v.count
+                        ),
                     );
                 }
             }
@@ -290,7 +295,10 @@ impl Catalog {
             if !p.class.allowed_datatypes().contains(&p.datatype) {
                 return err(
                     &p.name,
-                    format!("pvar `{}`: class {} may not use {} (R-PCLASS)", p.name, p.class, p.datatype),
+                    format!(
+                        "pvar `{}`: class {} may not use {} (R-PCLASS)",
+                        p.name, p.class, p.datatype
+                    ),
                 );
             }
             if p.count == 0 {
@@ -301,17 +309,26 @@ impl Catalog {
         for e in &self.events {
             check_enum(&e.name, Datatype::Int, &e.enumtype)?;
             if !sources.contains(e.source.as_str()) {
-                return err(&e.name, format!("event `{}`: unknown source `{}`", e.name, e.source));
+                return err(
+                    &e.name,
+                    format!("event `{}`: unknown source `{}`", e.name, e.source),
+                );
             }
             let mut last = -1i64;
             for d in e.displacements() {
                 if d <= last {
-                    return err(&e.name, format!("event `{}`: displacements must ascend from 0", e.name));
+                    return err(
+                        &e.name,
+                        format!("event `{}`: displacements must ascend from 0", e.name),
+                    );
                 }
                 last = d;
             }
             if e.displacements().first().is_some_and(|d| *d != 0) {
-                return err(&e.name, format!("event `{}`: displacements must start at 0", e.name));
+                return err(
+                    &e.name,
+                    format!("event `{}`: displacements must start at 0", e.name),
+                );
             }
         }
         self.validate_categories()?;
@@ -328,7 +345,12 @@ impl Catalog {
             .map(|(i, c)| (c.name.as_str(), i))
             .collect();
         for c in &self.categories {
-            let bad = |what: &str, n: &str| Err((c.name.clone(), format!("category `{}`: unknown {what} `{n}`", c.name)));
+            let bad = |what: &str, n: &str| {
+                Err((
+                    c.name.clone(),
+                    format!("category `{}`: unknown {what} `{n}`", c.name),
+                ))
+            };
             for n in &c.cvars {
                 if !cvars.contains(n.as_str()) {
                     return bad("cvar", n);
@@ -356,10 +378,18 @@ impl Catalog {
             let mut seen = BTreeSet::new();
             while let Some(i) = stack.pop() {
                 if i == start {
-                    return Err((c.name.clone(), format!("category `{}` contains itself (R-CAT-1)", c.name)));
+                    return Err((
+                        c.name.clone(),
+                        format!("category `{}` contains itself (R-CAT-1)", c.name),
+                    ));
                 }
                 if seen.insert(i) {
-                    stack.extend(self.categories[i].categories.iter().map(|n| cats[n.as_str()]));
+                    stack.extend(
+                        self.categories[i]
+                            .categories
+                            .iter()
+                            .map(|n| cats[n.as_str()]),
+                    );
                 }
             }
         }
@@ -370,7 +400,10 @@ impl Catalog {
     /// (R-CVAR-1); inside a category, members appearing later come after the others so
     /// membership only grows at the end (R-CAT-1).
     fn validate_appends(&self) -> Result<(), (String, String)> {
-        fn tail<'a>(kind: &str, it: impl Iterator<Item = (&'a str, Appears)>) -> Result<(), (String, String)> {
+        fn tail<'a>(
+            kind: &str,
+            it: impl Iterator<Item = (&'a str, Appears)>,
+        ) -> Result<(), (String, String)> {
             let mut late = false;
             for (name, a) in it {
                 match a {
@@ -383,19 +416,64 @@ impl Catalog {
             }
             Ok(())
         }
-        tail("cvar", self.cvars.iter().map(|v| (v.name.as_str(), v.appears)))?;
-        tail("pvar", self.pvars.iter().map(|v| (v.name.as_str(), v.appears)))?;
-        tail("category", self.categories.iter().map(|v| (v.name.as_str(), v.appears)))?;
-        tail("event", self.events.iter().map(|v| (v.name.as_str(), v.appears)))?;
-        tail("source", self.sources.iter().map(|v| (v.name.as_str(), v.appears)))?;
+        tail(
+            "cvar",
+            self.cvars.iter().map(|v| (v.name.as_str(), v.appears)),
+        )?;
+        tail(
+            "pvar",
+            self.pvars.iter().map(|v| (v.name.as_str(), v.appears)),
+        )?;
+        tail(
+            "category",
+            self.categories.iter().map(|v| (v.name.as_str(), v.appears)),
+        )?;
+        tail(
+            "event",
+            self.events.iter().map(|v| (v.name.as_str(), v.appears)),
+        )?;
+        tail(
+            "source",
+            self.sources.iter().map(|v| (v.name.as_str(), v.appears)),
+        )?;
         for c in &self.categories {
-            let cv = c.cvars.iter().map(|n| (n.as_str(), self.cvars.iter().find(|v| &v.name == n).map_or(Appears::Always, |v| v.appears)));
+            let cv = c.cvars.iter().map(|n| {
+                (
+                    n.as_str(),
+                    self.cvars
+                        .iter()
+                        .find(|v| &v.name == n)
+                        .map_or(Appears::Always, |v| v.appears),
+                )
+            });
             tail("category member cvar", cv)?;
-            let pv = c.pvars.iter().map(|p| (p.name.as_str(), self.pvar_index(&p.name, p.class).map_or(Appears::Always, |i| self.pvars[i].appears)));
+            let pv = c.pvars.iter().map(|p| {
+                (
+                    p.name.as_str(),
+                    self.pvar_index(&p.name, p.class)
+                        .map_or(Appears::Always, |i| self.pvars[i].appears),
+                )
+            });
             tail("category member pvar", pv)?;
-            let ev = c.events.iter().map(|n| (n.as_str(), self.events.iter().find(|v| &v.name == n).map_or(Appears::Always, |v| v.appears)));
+            let ev = c.events.iter().map(|n| {
+                (
+                    n.as_str(),
+                    self.events
+                        .iter()
+                        .find(|v| &v.name == n)
+                        .map_or(Appears::Always, |v| v.appears),
+                )
+            });
             tail("category member event", ev)?;
-            let cc = c.categories.iter().map(|n| (n.as_str(), self.categories.iter().find(|v| &v.name == n).map_or(Appears::Always, |v| v.appears)));
+            let cc = c.categories.iter().map(|n| {
+                (
+                    n.as_str(),
+                    self.categories
+                        .iter()
+                        .find(|v| &v.name == n)
+                        .map_or(Appears::Always, |v| v.appears),
+                )
+            });
             tail("category member category", cc)?;
         }
         Ok(())
@@ -403,7 +481,9 @@ impl Catalog {
 
     /// Index of the pvar with this (name, class).
     pub fn pvar_index(&self, name: &str, class: PvarClass) -> Option<usize> {
-        self.pvars.iter().position(|p| p.name == name && p.class == class)
+        self.pvars
+            .iter()
+            .position(|p| p.name == name && p.class == class)
     }
 }
 
@@ -438,7 +518,10 @@ fn unique(names: impl Iterator<Item = String>, kind: &str) -> Result<(), (String
         let shown = n.replace('\u{0}', " ");
         let first = n.split('\u{0}').next().unwrap_or("").to_string();
         if first.is_empty() {
-            return Err((String::new(), format!("a {kind} has an empty name (R-STR-6)")));
+            return Err((
+                String::new(),
+                format!("a {kind} has an empty name (R-STR-6)"),
+            ));
         }
         if !seen.insert(n) {
             return Err((first, format!("duplicate {kind} name `{shown}` (R-STR-6)")));

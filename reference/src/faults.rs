@@ -123,7 +123,15 @@ impl Faults {
     pub fn listing() -> String {
         Fault::ALL
             .iter()
-            .map(|f| format!("{:<38} {:<16} {:<11} {}\n", f.name(), f.area(), f.rule(), f.description()))
+            .map(|f| {
+                format!(
+                    "{:<38} {:<16} {:<11} {}\n",
+                    f.name(),
+                    f.area(),
+                    f.rule(),
+                    f.description()
+                )
+            })
             .collect()
     }
 }
@@ -145,7 +153,10 @@ mod tests {
     #[test]
     fn parse_rejects_unknown_names() {
         assert_eq!(
-            Faults::parse("missing-nul, refcount-ignored").unwrap().iter().count(),
+            Faults::parse("missing-nul, refcount-ignored")
+                .unwrap()
+                .iter()
+                .count(),
             2
         );
         let e = Faults::parse("missing-nul,no-such-fault").unwrap_err();

@@ -5,8 +5,7 @@
 //! numbers, for the reference's own C ABI and for every target the harness loads.
 
 use crate::spec::{
-    Bind, CbSafety, Datatype, PvarClass, Scope, SourceOrder, SpecEnum, TErr, ThreadLevel,
-    Verbosity,
+    Bind, CbSafety, Datatype, PvarClass, Scope, SourceOrder, SpecEnum, TErr, ThreadLevel, Verbosity,
 };
 use crate::yaml::{self, YamlError};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -280,7 +279,9 @@ mod tests {
     #[test]
     fn missing_constant_is_reported_with_position() {
         let text = include_str!("../../specs/abi/standard.yaml").replace("  USER_ALL: 0x0c\n", "");
-        let err = AbiProfile::from_yaml(&text, "p.yaml").unwrap_err().to_string();
+        let err = AbiProfile::from_yaml(&text, "p.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("p.yaml:"), "{err}");
         assert!(err.contains("missing constant `USER_ALL`"), "{err}");
     }
@@ -289,7 +290,9 @@ mod tests {
     fn mistyped_constant_is_reported_with_position() {
         let text = include_str!("../../specs/abi/standard.yaml")
             .replace("USER_DETAIL: 0x0a", "USER_DETAL: 0x0a");
-        let err = AbiProfile::from_yaml(&text, "p.yaml").unwrap_err().to_string();
+        let err = AbiProfile::from_yaml(&text, "p.yaml")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("unknown constant `USER_DETAL`"), "{err}");
         let line = text.lines().position(|l| l.contains("USER_DETAL")).unwrap() + 1;
         assert!(err.starts_with(&format!("p.yaml:{line}:")), "{err}");

@@ -40,15 +40,27 @@ pub fn convention(s: &str, arg: StringArg, faults: &Faults) -> StringOut {
     };
     if arg.buf_null || n <= 0 {
         // R-STR-3: nothing is written; the length is strlen+1.
-        let len = if faults.has(Fault::NullBufLenNoPlusOne) { full - 1 } else { full };
-        return StringOut { write: Vec::new(), len: Some(len), deref_null_len: false };
+        let len = if faults.has(Fault::NullBufLenNoPlusOne) {
+            full - 1
+        } else {
+            full
+        };
+        return StringOut {
+            write: Vec::new(),
+            len: Some(len),
+            deref_null_len: false,
+        };
     }
     let n = n as usize;
     if bytes.len() < n {
         // Fits with its NUL.
         let mut write = bytes.to_vec();
         write.push(0);
-        return StringOut { write, len: Some(full), deref_null_len: false };
+        return StringOut {
+            write,
+            len: Some(full),
+            deref_null_len: false,
+        };
     }
     // R-STR-1/2: truncated to n-1 characters plus NUL; length still strlen+1.
     let mut write = bytes[..n - 1].to_vec();
@@ -58,15 +70,29 @@ pub fn convention(s: &str, arg: StringArg, faults: &Faults) -> StringOut {
     if !faults.has(Fault::MissingNul) {
         write.push(0);
     }
-    let len = if faults.has(Fault::TruncLenOffByOne) { full - 1 } else { full };
-    StringOut { write, len: Some(len), deref_null_len: false }
+    let len = if faults.has(Fault::TruncLenOffByOne) {
+        full - 1
+    } else {
+        full
+    };
+    StringOut {
+        write,
+        len: Some(len),
+        deref_null_len: false,
+    }
 }
 
 /// The description convention (R-STR-6): no description is the empty string, length 1.
 pub fn description<'a>(desc: &'a Option<String>, faults: &Faults) -> DescStr<'a> {
     match desc.as_deref() {
-        Some(d) if !d.is_empty() => DescStr { text: d, empty_len_zero: false },
-        _ => DescStr { text: "", empty_len_zero: faults.has(Fault::EmptyDescLenZero) },
+        Some(d) if !d.is_empty() => DescStr {
+            text: d,
+            empty_len_zero: false,
+        },
+        _ => DescStr {
+            text: "",
+            empty_len_zero: faults.has(Fault::EmptyDescLenZero),
+        },
     }
 }
 
@@ -89,8 +115,20 @@ impl DescStr<'_> {
 
 /// Applies a [`StringOut`] to a Rust buffer of `cap` bytes the way the C ABI would,
 /// for tests and the in-process oracle: returns the buffer and the length.
-pub fn simulate(s: &str, buf: Option<usize>, len: Option<i32>, faults: &Faults) -> (Option<Vec<u8>>, StringOut) {
-    let out = convention(s, StringArg { buf_null: buf.is_none(), len }, faults);
+pub fn simulate(
+    s: &str,
+    buf: Option<usize>,
+    len: Option<i32>,
+    faults: &Faults,
+) -> (Option<Vec<u8>>, StringOut) {
+    let out = convention(
+        s,
+        StringArg {
+            buf_null: buf.is_none(),
+            len,
+        },
+        faults,
+    );
     let buf = buf.map(|cap| {
         let mut b = vec![0xA5u8; cap + 8];
         b[..out.write.len()].copy_from_slice(&out.write);
@@ -123,7 +161,11 @@ mod tests {
     #[test]
     fn r_str_3_null_buffer_or_zero_length_writes_nothing() {
         let f = Faults::none();
-        for a in [arg(true, Some(10)), arg(false, Some(0)), arg(false, Some(-3))] {
+        for a in [
+            arg(true, Some(10)),
+            arg(false, Some(0)),
+            arg(false, Some(-3)),
+        ] {
             let o = convention("hello", a, &f);
             assert!(o.write.is_empty());
             assert_eq!(o.len, Some(6));
@@ -160,7 +202,10 @@ mod tests {
             assert_ne!(good, bad, "{fault}");
         }
         let f = Faults::one(Fault::EmptyDescLenZero);
-        assert_eq!(description(&None, &f).out(arg(true, Some(0)), &f).len, Some(0));
+        assert_eq!(
+            description(&None, &f).out(arg(true, Some(0)), &f).len,
+            Some(0)
+        );
     }
 
     proptest! {

@@ -134,9 +134,13 @@ impl Value {
                         let signed = !dt.is_unsigned();
                         match (size, signed) {
                             (4, true) => i32::from_ne_bytes(c.try_into().unwrap_or([0; 4])) as i128,
-                            (4, false) => u32::from_ne_bytes(c.try_into().unwrap_or([0; 4])) as i128,
+                            (4, false) => {
+                                u32::from_ne_bytes(c.try_into().unwrap_or([0; 4])) as i128
+                            }
                             (_, true) => i64::from_ne_bytes(c.try_into().unwrap_or([0; 8])) as i128,
-                            (_, false) => u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])) as i128,
+                            (_, false) => {
+                                u64::from_ne_bytes(c.try_into().unwrap_or([0; 8])) as i128
+                            }
                         }
                     })
                     .collect(),

@@ -93,7 +93,13 @@ impl Reader<'_> {
 
     /// Calls `f` twice: NULL buffers to learn the lengths, then exact-size buffers.
     /// Also reads the first string into a buffer one byte too small (R-STR-2).
-    fn strings<T>(&mut self, call: String, f: impl Fn(StrArg, StrArg) -> Option<(i32, T)>, lens: impl Fn(&T) -> (Option<i32>, Option<i32>), first_str: impl Fn(&T) -> StrOut) -> Option<(T, i32, Option<StrOut>)> {
+    fn strings<T>(
+        &mut self,
+        call: String,
+        f: impl Fn(StrArg, StrArg) -> Option<(i32, T)>,
+        lens: impl Fn(&T) -> (Option<i32>, Option<i32>),
+        first_str: impl Fn(&T) -> StrOut,
+    ) -> Option<(T, i32, Option<StrOut>)> {
         let (rc, first) = f(StrArg::LEN_ONLY, StrArg::LEN_ONLY)?;
         if !self.ok(call.clone(), rc) {
             return None;
@@ -139,14 +145,28 @@ impl Reader<'_> {
             return;
         }
         let name = text(&name);
-        self.names.push(NameObs { kind: "enum".into(), index: self.enums.len() as i32, name: name.clone(), len_null_buf: first.len, len_exact: Some(cap as i32), get_index: None, truncated: None });
+        self.names.push(NameObs {
+            kind: "enum".into(),
+            index: self.enums.len() as i32,
+            name: name.clone(),
+            len_null_buf: first.len,
+            len_exact: Some(cap as i32),
+            get_index: None,
+            truncated: None,
+        });
         self.enums.insert(h, name);
     }
 }
 
 /// Reads the whole catalog of an initialized target (MPI_T_init_thread already called).
 pub fn read(t: &Target, after_init: bool) -> CatalogDump {
-    let mut r = Reader { t, names: Vec::new(), failed: Vec::new(), undecoded: Vec::new(), enums: BTreeMap::new() };
+    let mut r = Reader {
+        t,
+        names: Vec::new(),
+        failed: Vec::new(),
+        undecoded: Vec::new(),
+        enums: BTreeMap::new(),
+    };
     let p = &t.profile;
     let counts = Counts {
         cvars: t.lib.cvar_get_num().map(|(_, n)| n),
@@ -160,7 +180,12 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     // Enumerations are reached through the variables that use them; collect them first.
     let mut raw_cvars = Vec::new();
     for i in 0..counts.cvars.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_cvar_get_info({i})"), |n, d| t.lib.cvar_get_info(i, n, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let got = r.strings(
+            format!("MPI_T_cvar_get_info({i})"),
+            |n, d| t.lib.cvar_get_info(i, n, d),
+            |o| (o.name.len, o.desc.len),
+            |o| o.name.clone(),
+        );
         if let Some((o, nl, tr)) = got {
             r.scan_enum(o.enumtype);
             raw_cvars.push((i, o, nl, tr));
@@ -168,7 +193,12 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
     let mut raw_pvars = Vec::new();
     for i in 0..counts.pvars.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_pvar_get_info({i})"), |n, d| t.lib.pvar_get_info(i, n, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let got = r.strings(
+            format!("MPI_T_pvar_get_info({i})"),
+            |n, d| t.lib.pvar_get_info(i, n, d),
+            |o| (o.name.len, o.desc.len),
+            |o| o.name.clone(),
+        );
         if let Some((o, nl, tr)) = got {
             r.scan_enum(o.enumtype);
             raw_pvars.push((i, o, nl, tr));
@@ -176,16 +206,25 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
     let handles: Vec<RawHandle> = r.enums.keys().copied().collect();
     for h in handles {
-        let num = t.lib.enum_get_info(h, StrArg::LEN_ONLY).map(|(_, (n, _))| n).unwrap_or(0);
+        let num = t
+            .lib
+            .enum_get_info(h, StrArg::LEN_ONLY)
+            .map(|(_, (n, _))| n)
+            .unwrap_or(0);
         let mut items = Vec::new();
         for k in 0..num.clamp(0, 10_000) {
-            let Some((rc, (_, first))) = t.lib.enum_get_item(h, k, StrArg::LEN_ONLY) else { break };
+            let Some((rc, (_, first))) = t.lib.enum_get_item(h, k, StrArg::LEN_ONLY) else {
+                break;
+            };
             if !r.ok(format!("MPI_T_enum_get_item({h:#x}, {k})"), rc) {
                 continue;
             }
             let cap = first.len.unwrap_or(1).clamp(1, 1 << 20) as usize;
             if let Some((0, (value, name))) = t.lib.enum_get_item(h, k, StrArg::sized(cap)) {
-                items.push(cat::EnumItem { value, name: text(&name) });
+                items.push(cat::EnumItem {
+                    value,
+                    name: text(&name),
+                });
             }
         }
         let name = r.enums[&h].clone();
@@ -195,12 +234,34 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     for (i, o, nl, tr) in raw_cvars {
         let name = text(&o.name);
         let gi = t.lib.cvar_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "cvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
-        let dt = t.datatype(o.datatype).or_else(|| r.undecoded(format!("cvar {name}: datatype {:#x}", o.datatype)));
-        let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("cvar {name}: verbosity {}", o.verbosity)));
-        let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("cvar {name}: bind {}", o.bind)));
-        let scope = p.scope.lookup(o.scope as i64).or_else(|| r.undecoded(format!("cvar {name}: scope {}", o.scope)));
-        let (Some(dt), Some(verbosity), Some(bind), Some(scope)) = (dt, verbosity, bind, scope) else { continue };
+        r.names.push(NameObs {
+            kind: "cvar".into(),
+            index: i,
+            name: name.clone(),
+            len_null_buf: Some(nl),
+            len_exact: o.name.len,
+            get_index: gi,
+            truncated: tr,
+        });
+        let dt = t
+            .datatype(o.datatype)
+            .or_else(|| r.undecoded(format!("cvar {name}: datatype {:#x}", o.datatype)));
+        let verbosity = p
+            .verbosity
+            .lookup(o.verbosity as i64)
+            .or_else(|| r.undecoded(format!("cvar {name}: verbosity {}", o.verbosity)));
+        let bind = p
+            .bind
+            .lookup(o.bind as i64)
+            .or_else(|| r.undecoded(format!("cvar {name}: bind {}", o.bind)));
+        let scope = p
+            .scope
+            .lookup(o.scope as i64)
+            .or_else(|| r.undecoded(format!("cvar {name}: scope {}", o.scope)));
+        let (Some(dt), Some(verbosity), Some(bind), Some(scope)) = (dt, verbosity, bind, scope)
+        else {
+            continue;
+        };
         let mut count = 1;
         let mut value = None;
         if bind == mpit_reference::spec::Bind::NoObject {
@@ -228,13 +289,37 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
 
     for (i, o, nl, tr) in raw_pvars {
         let name = text(&o.name);
-        let class = p.pvar_class.lookup(o.var_class as i64).or_else(|| r.undecoded(format!("pvar {name}: class {}", o.var_class)));
-        let gi = class.and_then(|_| t.lib.pvar_get_index(&name, o.var_class)).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "pvar".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
-        let dt = t.datatype(o.datatype).or_else(|| r.undecoded(format!("pvar {name}: datatype {:#x}", o.datatype)));
-        let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("pvar {name}: verbosity {}", o.verbosity)));
-        let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("pvar {name}: bind {}", o.bind)));
-        let (Some(class), Some(dt), Some(verbosity), Some(bind)) = (class, dt, verbosity, bind) else { continue };
+        let class = p
+            .pvar_class
+            .lookup(o.var_class as i64)
+            .or_else(|| r.undecoded(format!("pvar {name}: class {}", o.var_class)));
+        let gi = class
+            .and_then(|_| t.lib.pvar_get_index(&name, o.var_class))
+            .map(|(rc, x)| (t.rc(rc), x));
+        r.names.push(NameObs {
+            kind: "pvar".into(),
+            index: i,
+            name: name.clone(),
+            len_null_buf: Some(nl),
+            len_exact: o.name.len,
+            get_index: gi,
+            truncated: tr,
+        });
+        let dt = t
+            .datatype(o.datatype)
+            .or_else(|| r.undecoded(format!("pvar {name}: datatype {:#x}", o.datatype)));
+        let verbosity = p
+            .verbosity
+            .lookup(o.verbosity as i64)
+            .or_else(|| r.undecoded(format!("pvar {name}: verbosity {}", o.verbosity)));
+        let bind = p
+            .bind
+            .lookup(o.bind as i64)
+            .or_else(|| r.undecoded(format!("pvar {name}: bind {}", o.bind)));
+        let (Some(class), Some(dt), Some(verbosity), Some(bind)) = (class, dt, verbosity, bind)
+        else {
+            continue;
+        };
         c.pvars.push(cat::Pvar {
             name,
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
@@ -253,45 +338,128 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 
     for i in 0..counts.sources.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_source_get_info({i})"), |n, d| t.lib.source_get_info(i, n, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let got = r.strings(
+            format!("MPI_T_source_get_info({i})"),
+            |n, d| t.lib.source_get_info(i, n, d),
+            |o| (o.name.len, o.desc.len),
+            |o| o.name.clone(),
+        );
         let Some((o, nl, tr)) = got else { continue };
         let name = text(&o.name);
-        r.names.push(NameObs { kind: "source".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: None, truncated: tr });
-        let Some(ordering) = p.source_order.lookup(o.ordering as i64).or_else(|| r.undecoded(format!("source {name}: ordering {}", o.ordering))) else { continue };
+        r.names.push(NameObs {
+            kind: "source".into(),
+            index: i,
+            name: name.clone(),
+            len_null_buf: Some(nl),
+            len_exact: o.name.len,
+            get_index: None,
+            truncated: tr,
+        });
+        let Some(ordering) = p
+            .source_order
+            .lookup(o.ordering as i64)
+            .or_else(|| r.undecoded(format!("source {name}: ordering {}", o.ordering)))
+        else {
+            continue;
+        };
         let timestamps = false;
-        c.sources.push(cat::Source { name, desc: Some(text(&o.desc)).filter(|d| !d.is_empty()), ordering, ticks_per_second: o.ticks_per_second, max_ticks: o.max_ticks, timestamps, info: BTreeMap::new(), appears: cat::Appears::Always });
+        c.sources.push(cat::Source {
+            name,
+            desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
+            ordering,
+            ticks_per_second: o.ticks_per_second,
+            max_ticks: o.max_ticks,
+            timestamps,
+            info: BTreeMap::new(),
+            appears: cat::Appears::Always,
+        });
     }
 
     for i in 0..counts.events.unwrap_or(0) {
-        let got = r.strings(format!("MPI_T_event_get_info({i})"), |n, d| t.lib.event_get_info(i, n, d, 64), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let got = r.strings(
+            format!("MPI_T_event_get_info({i})"),
+            |n, d| t.lib.event_get_info(i, n, d, 64),
+            |o| (o.name.len, o.desc.len),
+            |o| o.name.clone(),
+        );
         let Some((o, nl, tr)) = got else { continue };
         let name = text(&o.name);
         let gi = t.lib.event_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "event".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
+        r.names.push(NameObs {
+            kind: "event".into(),
+            index: i,
+            name: name.clone(),
+            len_null_buf: Some(nl),
+            len_exact: o.name.len,
+            get_index: gi,
+            truncated: tr,
+        });
         r.scan_enum(o.enumtype);
         let n = (o.num_elements.max(0) as usize).min(o.datatypes.len());
         let mut elements = Vec::new();
         for k in 0..n {
-            let Some(dt) = t.datatype(o.datatypes[k]).or_else(|| r.undecoded(format!("event {name}: element {k} datatype {:#x}", o.datatypes[k]))) else { continue };
-            elements.push(cat::EventElement { datatype: dt, displacement: Some(o.displacements[k] as i64) });
+            let Some(dt) = t.datatype(o.datatypes[k]).or_else(|| {
+                r.undecoded(format!(
+                    "event {name}: element {k} datatype {:#x}",
+                    o.datatypes[k]
+                ))
+            }) else {
+                continue;
+            };
+            elements.push(cat::EventElement {
+                datatype: dt,
+                displacement: Some(o.displacements[k] as i64),
+            });
         }
-        let verbosity = p.verbosity.lookup(o.verbosity as i64).or_else(|| r.undecoded(format!("event {name}: verbosity {}", o.verbosity)));
-        let bind = p.bind.lookup(o.bind as i64).or_else(|| r.undecoded(format!("event {name}: bind {}", o.bind)));
-        let (Some(verbosity), Some(bind)) = (verbosity, bind) else { continue };
+        let verbosity = p
+            .verbosity
+            .lookup(o.verbosity as i64)
+            .or_else(|| r.undecoded(format!("event {name}: verbosity {}", o.verbosity)));
+        let bind = p
+            .bind
+            .lookup(o.bind as i64)
+            .or_else(|| r.undecoded(format!("event {name}: bind {}", o.bind)));
+        let (Some(verbosity), Some(bind)) = (verbosity, bind) else {
+            continue;
+        };
         // The standard gives no call from event type to source; sources are per instance.
-        let source = c.sources.first().map(|s| s.name.clone()).unwrap_or_default();
-        c.events.push(cat::Event { name, desc: Some(text(&o.desc)).filter(|d| !d.is_empty()), verbosity, bind, enumtype: r.enum_name(o.enumtype), elements, source, info: BTreeMap::new(), appears: cat::Appears::Always });
+        let source = c
+            .sources
+            .first()
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        c.events.push(cat::Event {
+            name,
+            desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
+            verbosity,
+            bind,
+            enumtype: r.enum_name(o.enumtype),
+            elements,
+            source,
+            info: BTreeMap::new(),
+            appears: cat::Appears::Always,
+        });
     }
 
     read_categories(&mut r, &mut c, counts.categories.unwrap_or(0));
     CatalogDump {
-        library_version: t.lib.get_library_version().map(|(_, v)| v).unwrap_or_default(),
+        library_version: t
+            .lib
+            .get_library_version()
+            .map(|(_, v)| v)
+            .unwrap_or_default(),
         mpi_version: t.lib.get_version().map(|(_, v)| v),
         detection: t.detection.clone(),
         after_init,
         counts,
         category_changed: t.lib.category_changed().map(|(_, n)| n),
-        unsupported: t.lib.entry_points().into_iter().filter(|(_, ok)| !ok).map(|(n, _)| n.to_string()).collect(),
+        unsupported: t
+            .lib
+            .entry_points()
+            .into_iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(n, _)| n.to_string())
+            .collect(),
         catalog: c,
         names: r.names,
         failed_calls: r.failed,
@@ -303,36 +471,79 @@ fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, n: i32) {
     let t = r.t;
     let mut raw = Vec::new();
     for i in 0..n {
-        let got = r.strings(format!("MPI_T_category_get_info({i})"), |a, d| t.lib.category_get_info(i, a, d), |o| (o.name.len, o.desc.len), |o| o.name.clone());
+        let got = r.strings(
+            format!("MPI_T_category_get_info({i})"),
+            |a, d| t.lib.category_get_info(i, a, d),
+            |o| (o.name.len, o.desc.len),
+            |o| o.name.clone(),
+        );
         let Some((o, nl, tr)) = got else { continue };
         let name = text(&o.name);
         let gi = t.lib.category_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
-        r.names.push(NameObs { kind: "category".into(), index: i, name: name.clone(), len_null_buf: Some(nl), len_exact: o.name.len, get_index: gi, truncated: tr });
+        r.names.push(NameObs {
+            kind: "category".into(),
+            index: i,
+            name: name.clone(),
+            len_null_buf: Some(nl),
+            len_exact: o.name.len,
+            get_index: gi,
+            truncated: tr,
+        });
         raw.push((i, name, o));
     }
     let by_index = |list: &[String], i: i32| list.get(i as usize).cloned();
     let cvar_names: Vec<String> = c.cvars.iter().map(|v| v.name.clone()).collect();
-    let pvar_refs: Vec<PvarRef> = c.pvars.iter().map(|p| PvarRef { name: p.name.clone(), class: p.class }).collect();
+    let pvar_refs: Vec<PvarRef> = c
+        .pvars
+        .iter()
+        .map(|p| PvarRef {
+            name: p.name.clone(),
+            class: p.class,
+        })
+        .collect();
     let event_names: Vec<String> = c.events.iter().map(|e| e.name.clone()).collect();
     let cat_names: Vec<String> = raw.iter().map(|(_, n, _)| n.clone()).collect();
     for (i, name, o) in raw {
         let mut members = |which: Members, count: i32| -> Vec<i32> {
-            match t.lib.category_members(which, i, count.clamp(0, 1 << 16) as usize, -1) {
-                Some((rc, v)) if r.ok(format!("MPI_T_category_get_{which:?}({i})").to_lowercase(), rc) => v,
+            match t
+                .lib
+                .category_members(which, i, count.clamp(0, 1 << 16) as usize, -1)
+            {
+                Some((rc, v))
+                    if r.ok(
+                        format!("MPI_T_category_get_{which:?}({i})").to_lowercase(),
+                        rc,
+                    ) =>
+                {
+                    v
+                }
                 _ => Vec::new(),
             }
         };
         let cv = members(Members::Cvars, o.num_cvars);
         let pv = members(Members::Pvars, o.num_pvars);
         let cc = members(Members::Categories, o.num_categories);
-        let ne = t.lib.category_get_num_events(i).map(|(_, n)| n).unwrap_or(0);
+        let ne = t
+            .lib
+            .category_get_num_events(i)
+            .map(|(_, n)| n)
+            .unwrap_or(0);
         let ev = members(Members::Events, ne);
         c.categories.push(cat::Category {
             name,
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
-            cvars: cv.iter().filter_map(|x| by_index(&cvar_names, *x)).collect(),
-            pvars: pv.iter().filter_map(|x| pvar_refs.get(*x as usize).cloned()).collect(),
-            events: ev.iter().filter_map(|x| by_index(&event_names, *x)).collect(),
+            cvars: cv
+                .iter()
+                .filter_map(|x| by_index(&cvar_names, *x))
+                .collect(),
+            pvars: pv
+                .iter()
+                .filter_map(|x| pvar_refs.get(*x as usize).cloned())
+                .collect(),
+            events: ev
+                .iter()
+                .filter_map(|x| by_index(&event_names, *x))
+                .collect(),
             categories: cc.iter().filter_map(|x| by_index(&cat_names, *x)).collect(),
             appears: cat::Appears::Always,
         });

@@ -97,10 +97,16 @@ pub struct StrArg {
 impl StrArg {
     /// A buffer of `n` bytes with `*len = n`.
     pub fn sized(n: usize) -> Self {
-        StrArg { cap: Some(n), len: Some(n as i32) }
+        StrArg {
+            cap: Some(n),
+            len: Some(n as i32),
+        }
     }
     /// NULL buffer, `*len = 0`: asks only for the length (R-STR-3).
-    pub const LEN_ONLY: StrArg = StrArg { cap: None, len: Some(0) };
+    pub const LEN_ONLY: StrArg = StrArg {
+        cap: None,
+        len: Some(0),
+    };
 }
 
 /// What came back in one (buf, len) pair.
@@ -138,7 +144,11 @@ struct StrSlot {
 impl StrSlot {
     fn new(arg: StrArg) -> Self {
         // A fill byte that is not NUL, so a missing terminator is visible.
-        StrSlot { arg, buf: vec![FILL; arg.cap.unwrap_or(0) + GUARD], len: arg.len.unwrap_or(0) }
+        StrSlot {
+            arg,
+            buf: vec![FILL; arg.cap.unwrap_or(0) + GUARD],
+            len: arg.len.unwrap_or(0),
+        }
     }
     fn buf_ptr(&mut self) -> *mut c_char {
         match self.arg.cap {
@@ -156,7 +166,11 @@ impl StrSlot {
         let cap = self.arg.cap.unwrap_or(0);
         let overrun = self.buf[cap..].iter().any(|b| *b != FILL);
         self.buf.truncate(cap);
-        StrOut { buf: self.arg.cap.map(|_| self.buf), len: self.arg.len.map(|_| self.len), overrun }
+        StrOut {
+            buf: self.arg.cap.map(|_| self.buf),
+            len: self.arg.len.map(|_| self.len),
+            overrun,
+        }
     }
 }
 
@@ -245,7 +259,10 @@ impl Lib {
         // SAFETY: loading runs the library's initializers; this is the point of the tool
         // and it happens only in worker processes, never in the supervisor.
         let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| {
-            OpenError::Dlopen { path: path.display().to_string(), reason: e.to_string() }
+            OpenError::Dlopen {
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }
         })?;
         // SAFETY: see `Raw::resolve`.
         let raw = unsafe { Raw::resolve(&lib) };
@@ -255,13 +272,21 @@ impl Lib {
     /// Whether the library exports `name` (function or data).
     pub fn exports(&self, name: &str) -> bool {
         // SAFETY: the symbol is only looked up, never used.
-        unsafe { self.lib.get::<*const c_void>(cstring(name).as_bytes_with_nul()) }.is_ok()
+        unsafe {
+            self.lib
+                .get::<*const c_void>(cstring(name).as_bytes_with_nul())
+        }
+        .is_ok()
     }
 
     /// The address of an exported object (Open MPI's predefined handles).
     pub fn symbol_address(&self, name: &str) -> Option<u64> {
         // SAFETY: the address is only taken, not dereferenced.
-        let s = unsafe { self.lib.get::<*const c_void>(cstring(name).as_bytes_with_nul()) }.ok()?;
+        let s = unsafe {
+            self.lib
+                .get::<*const c_void>(cstring(name).as_bytes_with_nul())
+        }
+        .ok()?;
         Some(s.into_raw() as u64)
     }
 
@@ -271,7 +296,10 @@ impl Lib {
         // SAFETY: the family's mpi.h declares this symbol as a pointer-sized constant
         // object, so reading one pointer from its address is in bounds.
         unsafe {
-            let s = self.lib.get::<*const usize>(cstring(name).as_bytes_with_nul()).ok()?;
+            let s = self
+                .lib
+                .get::<*const usize>(cstring(name).as_bytes_with_nul())
+                .ok()?;
             let p: *const usize = *s;
             Some(p.read() as u64)
         }
@@ -370,8 +398,18 @@ impl Lib {
         // SAFETY: every pointer is NULL (where StrArg asks) or points to storage of this
         // frame sized as the prototype requires (datatype widened to 8 bytes).
         let rc = unsafe {
-            f(i, n.buf_ptr(), n.len_ptr(), &mut o.verbosity, &mut o.datatype, &mut o.enumtype,
-              d.buf_ptr(), d.len_ptr(), &mut o.bind, &mut o.scope)
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                &mut o.verbosity,
+                &mut o.datatype,
+                &mut o.enumtype,
+                d.buf_ptr(),
+                d.len_ptr(),
+                &mut o.bind,
+                &mut o.scope,
+            )
         };
         o.name = n.out();
         o.desc = d.out();
@@ -384,9 +422,21 @@ impl Lib {
         let mut o = RawPvarInfo::default();
         // SAFETY: as in `cvar_get_info`.
         let rc = unsafe {
-            f(i, n.buf_ptr(), n.len_ptr(), &mut o.verbosity, &mut o.var_class, &mut o.datatype,
-              &mut o.enumtype, d.buf_ptr(), d.len_ptr(), &mut o.bind, &mut o.readonly,
-              &mut o.continuous, &mut o.atomic)
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                &mut o.verbosity,
+                &mut o.var_class,
+                &mut o.datatype,
+                &mut o.enumtype,
+                d.buf_ptr(),
+                d.len_ptr(),
+                &mut o.bind,
+                &mut o.readonly,
+                &mut o.continuous,
+                &mut o.atomic,
+            )
         };
         o.name = n.out();
         o.desc = d.out();
@@ -399,8 +449,16 @@ impl Lib {
         let mut o = RawCategoryInfo::default();
         // SAFETY: as in `cvar_get_info`.
         let rc = unsafe {
-            f(i, n.buf_ptr(), n.len_ptr(), d.buf_ptr(), d.len_ptr(), &mut o.num_cvars,
-              &mut o.num_pvars, &mut o.num_categories)
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                d.buf_ptr(),
+                d.len_ptr(),
+                &mut o.num_cvars,
+                &mut o.num_pvars,
+                &mut o.num_categories,
+            )
         };
         o.name = n.out();
         o.desc = d.out();
@@ -422,8 +480,17 @@ impl Lib {
         // SAFETY: as in `cvar_get_info`; the info OUT pointer is NULL, which the standard
         // says is ignored.
         let rc = unsafe {
-            f(i, n.buf_ptr(), n.len_ptr(), d.buf_ptr(), d.len_ptr(), &mut o.ordering,
-              &mut o.ticks_per_second, &mut o.max_ticks, std::ptr::null_mut())
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                d.buf_ptr(),
+                d.len_ptr(),
+                &mut o.ordering,
+                &mut o.ticks_per_second,
+                &mut o.max_ticks,
+                std::ptr::null_mut(),
+            )
         };
         o.name = n.out();
         o.desc = d.out();
@@ -431,7 +498,13 @@ impl Lib {
     }
 
     /// `MPI_T_event_get_info` with arrays of `capacity` elements and a NULL info pointer.
-    pub fn event_get_info(&self, i: i32, name: StrArg, desc: StrArg, capacity: usize) -> Called<RawEventInfo> {
+    pub fn event_get_info(
+        &self,
+        i: i32,
+        name: StrArg,
+        desc: StrArg,
+        capacity: usize,
+    ) -> Called<RawEventInfo> {
         let f = self.raw.event_get_info?;
         let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
         let mut o = RawEventInfo {
@@ -443,16 +516,30 @@ impl Lib {
         // SAFETY: the arrays hold `capacity` elements and num_elements says so (INOUT);
         // the datatype slots are 8 bytes wide, enough for every family.
         let rc = unsafe {
-            f(i, n.buf_ptr(), n.len_ptr(), &mut o.verbosity, o.datatypes.as_mut_ptr(),
-              o.displacements.as_mut_ptr(), &mut o.num_elements, &mut o.enumtype,
-              std::ptr::null_mut(), d.buf_ptr(), d.len_ptr(), &mut o.bind)
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                &mut o.verbosity,
+                o.datatypes.as_mut_ptr(),
+                o.displacements.as_mut_ptr(),
+                &mut o.num_elements,
+                &mut o.enumtype,
+                std::ptr::null_mut(),
+                d.buf_ptr(),
+                d.len_ptr(),
+                &mut o.bind,
+            )
         };
         o.name = n.out();
         o.desc = d.out();
         Some((rc, o))
     }
 
-    fn get_index(f: Option<unsafe extern "C" fn(*const c_char, *mut c_int) -> c_int>, name: &str) -> Called<i32> {
+    fn get_index(
+        f: Option<unsafe extern "C" fn(*const c_char, *mut c_int) -> c_int>,
+        name: &str,
+    ) -> Called<i32> {
         let f = f?;
         let c = cstring(name);
         let mut i = -1;
@@ -480,7 +567,13 @@ impl Lib {
 
     /// `MPI_T_category_get_{cvars,pvars,events,categories}` into an array of `len` ints
     /// pre-filled with `sentinel`, so entries the call must not touch can be checked.
-    pub fn category_members(&self, which: Members, cat: i32, len: usize, sentinel: i32) -> Called<Vec<i32>> {
+    pub fn category_members(
+        &self,
+        which: Members,
+        cat: i32,
+        len: usize,
+        sentinel: i32,
+    ) -> Called<Vec<i32>> {
         let f = match which {
             Members::Cvars => self.raw.category_get_cvars,
             Members::Pvars => self.raw.category_get_pvars,
@@ -515,7 +608,11 @@ impl Lib {
     /// `MPI_T_cvar_handle_alloc` for an unbound cvar (`obj_handle` NULL, ignored for
     /// NO_OBJECT: R-BIND-3), then `MPI_T_cvar_read` into `count × elem` bytes and free.
     pub fn cvar_read_unbound(&self, i: i32, elem_size: usize) -> Called<(i32, Vec<u8>)> {
-        let (alloc, read, free) = (self.raw.cvar_handle_alloc?, self.raw.cvar_read?, self.raw.cvar_handle_free?);
+        let (alloc, read, free) = (
+            self.raw.cvar_handle_alloc?,
+            self.raw.cvar_read?,
+            self.raw.cvar_handle_free?,
+        );
         let mut h: RawHandle = 0;
         let mut count: c_int = 0;
         // SAFETY: NULL obj_handle is ignored for unbound variables; h and count are ours.

@@ -28,11 +28,9 @@ impl std::str::FromStr for AbiChoice {
             "openmpi" => AbiChoice::Family(Family::Openmpi),
             "standard" => AbiChoice::Family(Family::Standard),
             f if f.ends_with(".yaml") || f.ends_with(".yml") => AbiChoice::File(f.into()),
-            other => {
-                return Err(format!(
-                    "unknown ABI `{other}`: expected auto, mpich, openmpi, standard or a .yaml profile"
-                ))
-            }
+            other => return Err(format!(
+                "unknown ABI `{other}`: expected auto, mpich, openmpi, standard or a .yaml profile"
+            )),
         })
     }
 }
@@ -81,7 +79,10 @@ pub fn bundled_profile(family: Family) -> Result<AbiProfile, TargetError> {
 /// (abi-facts.md: check MPI_Abi_get_version's value first; native MPICH 5 and Intel export
 /// it too but return -1.-1, and Intel's standard-ABI library also has Intel symbols).
 pub fn detect(lib: &ffi::Lib) -> Option<Detection> {
-    let version = lib.get_library_version().map(|(_, v)| v).unwrap_or_default();
+    let version = lib
+        .get_library_version()
+        .map(|(_, v)| v)
+        .unwrap_or_default();
     let first_line = version.lines().next().unwrap_or("").to_string();
     if let Some((0, (1, minor))) = lib.abi_get_version() {
         return Some(Detection {
@@ -136,13 +137,24 @@ impl Target {
             .filter_map(|dt| {
                 let v = match profile.datatype.get(*dt) {
                     HandleValue::Num(n) => Some(*n as u64),
-                    HandleValue::Symbol { symbol, deref: false } => lib.symbol_address(symbol),
-                    HandleValue::Symbol { symbol, deref: true } => lib.symbol_value(symbol),
+                    HandleValue::Symbol {
+                        symbol,
+                        deref: false,
+                    } => lib.symbol_address(symbol),
+                    HandleValue::Symbol {
+                        symbol,
+                        deref: true,
+                    } => lib.symbol_value(symbol),
                 };
                 v.map(|v| (*dt, v))
             })
             .collect();
-        Ok(Target { lib, profile, detection, datatypes })
+        Ok(Target {
+            lib,
+            profile,
+            detection,
+            datatypes,
+        })
     }
 
     /// A return code by its spec name.
@@ -156,6 +168,9 @@ impl Target {
             HandleWidth::Int => raw & 0xffff_ffff,
             HandleWidth::Pointer => raw,
         };
-        self.datatypes.iter().find(|(_, v)| *v == raw).map(|(d, _)| *d)
+        self.datatypes
+            .iter()
+            .find(|(_, v)| *v == raw)
+            .map(|(d, _)| *d)
     }
 }

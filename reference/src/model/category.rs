@@ -59,13 +59,21 @@ impl Model {
     fn members(&self, ci: usize, which: Members) -> Vec<i32> {
         let c = &self.cat.categories[ci];
         let mut out: Vec<i32> = match which {
-            Members::Cvars => c.cvars.iter().filter_map(|n| self.cvar_get_index(n).ok()).collect(),
+            Members::Cvars => c
+                .cvars
+                .iter()
+                .filter_map(|n| self.cvar_get_index(n).ok())
+                .collect(),
             Members::Pvars => c
                 .pvars
                 .iter()
                 .filter_map(|p| self.pvar_get_index(&p.name, p.class).ok())
                 .collect(),
-            Members::Events => c.events.iter().filter_map(|n| self.event_get_index(n).ok()).collect(),
+            Members::Events => c
+                .events
+                .iter()
+                .filter_map(|n| self.event_get_index(n).ok())
+                .collect(),
             Members::Categories => c
                 .categories
                 .iter()
@@ -173,12 +181,17 @@ mod tests {
             let ev = m.category_get_members(i, Members::Events, 1000).unwrap();
             assert_eq!(ev.len() as i32, m.category_get_num_events(i).unwrap());
             // DFS: no category reaches itself.
-            let mut stack = m.category_get_members(i, Members::Categories, 1000).unwrap();
+            let mut stack = m
+                .category_get_members(i, Members::Categories, 1000)
+                .unwrap();
             let mut seen = BTreeSet::new();
             while let Some(c) = stack.pop() {
                 assert_ne!(c, i, "cycle through {}", info.name);
                 if seen.insert(c) {
-                    stack.extend(m.category_get_members(c, Members::Categories, 1000).unwrap());
+                    stack.extend(
+                        m.category_get_members(c, Members::Categories, 1000)
+                            .unwrap(),
+                    );
                 }
             }
         }
@@ -190,8 +203,14 @@ mod tests {
     fn len_limits_entries() {
         let m = model(Faults::none());
         let i = m.category_get_index("ref_cat_p2p").unwrap();
-        assert_eq!(m.category_get_members(i, Members::Cvars, 2).unwrap().len(), 2);
-        assert_eq!(m.category_get_members(i, Members::Cvars, 0).unwrap().len(), 0);
+        assert_eq!(
+            m.category_get_members(i, Members::Cvars, 2).unwrap().len(),
+            2
+        );
+        assert_eq!(
+            m.category_get_members(i, Members::Cvars, 0).unwrap().len(),
+            0
+        );
     }
 
     /// Membership only grows across MPI_Init, as a suffix.
@@ -209,14 +228,20 @@ mod tests {
     #[test]
     fn fault_category_cycle() {
         let m = model(Faults::one(Fault::CategoryCycle));
-        assert!(m.category_get_members(0, Members::Categories, 100).unwrap().contains(&0));
+        assert!(m
+            .category_get_members(0, Members::Categories, 100)
+            .unwrap()
+            .contains(&0));
     }
 
     #[test]
     fn fault_get_cvars_writes_past_len() {
         let m = model(Faults::one(Fault::GetCvarsWritesPastLen));
         let i = m.category_get_index("ref_cat_p2p").unwrap();
-        assert_eq!(m.category_get_members(i, Members::Cvars, 1).unwrap().len(), 2);
+        assert_eq!(
+            m.category_get_members(i, Members::Cvars, 1).unwrap().len(),
+            2
+        );
     }
 
     #[test]
@@ -231,6 +256,11 @@ mod tests {
         let m = model(Faults::one(Fault::CategoryCountMismatch));
         let i = m.category_get_index("ref_cat_p2p").unwrap();
         let info = m.category_get_info(i).unwrap();
-        assert_ne!(info.num_cvars as usize, m.category_get_members(i, Members::Cvars, 100).unwrap().len());
+        assert_ne!(
+            info.num_cvars as usize,
+            m.category_get_members(i, Members::Cvars, 100)
+                .unwrap()
+                .len()
+        );
     }
 }

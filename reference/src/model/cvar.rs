@@ -57,7 +57,13 @@ impl Model {
             return i;
         }
         let n = self.cvar_visible();
-        let early = self.cat.cvars.iter().take_while(|v| v.appears == Appears::Always).count().min(n);
+        let early = self
+            .cat
+            .cvars
+            .iter()
+            .take_while(|v| v.appears == Appears::Always)
+            .count()
+            .min(n);
         let late = n - early;
         if late == 0 {
             i
@@ -169,12 +175,20 @@ impl Model {
         if !self.fault(Fault::StaleCvarHandleAccepted) {
             self.cvar.handles.remove(&h);
         }
-        Ok(if self.fault(Fault::HandleNotNulled) { h } else { CvarHandle(0) })
+        Ok(if self.fault(Fault::HandleNotNulled) {
+            h
+        } else {
+            CvarHandle(0)
+        })
     }
 
     fn cvar_handle(&self, h: CvarHandle) -> TResult<HandleState> {
         self.require_init()?;
-        self.cvar.handles.get(&h).cloned().ok_or(TErr::InvalidHandle)
+        self.cvar
+            .handles
+            .get(&h)
+            .cloned()
+            .ok_or(TErr::InvalidHandle)
     }
 
     /// The datatype and element count of a handle: the C ABI reads or writes
@@ -245,7 +259,9 @@ mod tests {
     #[test]
     fn handles_read_write_and_scopes() {
         let mut m = model(Faults::none());
-        let (h, count) = m.cvar_handle_alloc(idx(&m, "ref_cvar_int_local"), BoundObject::None).unwrap();
+        let (h, count) = m
+            .cvar_handle_alloc(idx(&m, "ref_cvar_int_local"), BoundObject::None)
+            .unwrap();
         assert_eq!(count, 1);
         let old = m.cvar_read(h).unwrap();
         assert_eq!(old, 42i32.to_ne_bytes());
@@ -254,12 +270,19 @@ mod tests {
         assert_eq!(m.cvar_handle_free(h), Ok(CvarHandle(0)));
         assert_eq!(m.cvar_read(h), Err(TErr::InvalidHandle));
         for name in ["ref_cvar_constant", "ref_cvar_readonly"] {
-            let (h, _) = m.cvar_handle_alloc(idx(&m, name), BoundObject::None).unwrap();
+            let (h, _) = m
+                .cvar_handle_alloc(idx(&m, name), BoundObject::None)
+                .unwrap();
             let bytes = m.cvar_read(h).unwrap();
             assert_eq!(m.cvar_write(h, &bytes), Err(TErr::CvarSetNever), "{name}");
         }
-        let (h, _) = m.cvar_handle_alloc(idx(&m, "ref_cvar_not_now"), BoundObject::None).unwrap();
-        assert_eq!(m.cvar_write(h, &1i32.to_ne_bytes()), Err(TErr::CvarSetNotNow));
+        let (h, _) = m
+            .cvar_handle_alloc(idx(&m, "ref_cvar_not_now"), BoundObject::None)
+            .unwrap();
+        assert_eq!(
+            m.cvar_write(h, &1i32.to_ne_bytes()),
+            Err(TErr::CvarSetNotNow)
+        );
         m.mpi_init().unwrap();
         assert_eq!(m.cvar_write(h, &1i32.to_ne_bytes()), Ok(()));
     }
@@ -268,10 +291,15 @@ mod tests {
     #[test]
     fn char_cvar_count_holds_the_nul() {
         let mut m = model(Faults::none());
-        let (h, count) = m.cvar_handle_alloc(idx(&m, "ref_cvar_string"), BoundObject::None).unwrap();
+        let (h, count) = m
+            .cvar_handle_alloc(idx(&m, "ref_cvar_string"), BoundObject::None)
+            .unwrap();
         let bytes = m.cvar_read(h).unwrap();
         assert_eq!(bytes.len(), count as usize);
-        let strlen = bytes.iter().position(|b| *b == 0).expect("NUL within count");
+        let strlen = bytes
+            .iter()
+            .position(|b| *b == 0)
+            .expect("NUL within count");
         assert!(strlen < count as usize);
         assert_eq!(m.cvar_handle_layout(h).unwrap().0, Datatype::Char);
     }
@@ -281,10 +309,16 @@ mod tests {
     fn comm_binding_needs_mpi() {
         let mut m = model(Faults::none());
         let i = idx(&m, "ref_cvar_bind_comm");
-        assert_eq!(m.cvar_handle_alloc(i, BoundObject::CommWorld).unwrap_err(), TErr::InvalidHandle);
+        assert_eq!(
+            m.cvar_handle_alloc(i, BoundObject::CommWorld).unwrap_err(),
+            TErr::InvalidHandle
+        );
         m.mpi_init().unwrap();
         assert!(m.cvar_handle_alloc(i, BoundObject::CommWorld).is_ok());
-        assert_eq!(m.cvar_handle_alloc(i, BoundObject::Null).unwrap_err(), TErr::InvalidHandle);
+        assert_eq!(
+            m.cvar_handle_alloc(i, BoundObject::Null).unwrap_err(),
+            TErr::InvalidHandle
+        );
     }
 
     #[test]
@@ -311,7 +345,10 @@ mod tests {
     #[test]
     fn fault_duplicate_name() {
         let mut m = model(Faults::one(Fault::DuplicateName));
-        assert_eq!(m.cvar_get_info(1).unwrap().name, m.cvar_get_info(0).unwrap().name);
+        assert_eq!(
+            m.cvar_get_info(1).unwrap().name,
+            m.cvar_get_info(0).unwrap().name
+        );
     }
 
     #[test]
@@ -340,14 +377,18 @@ mod tests {
     #[test]
     fn fault_write_constant_accepted() {
         let mut m = model(Faults::one(Fault::WriteConstantAccepted));
-        let (h, _) = m.cvar_handle_alloc(idx(&m, "ref_cvar_constant"), BoundObject::None).unwrap();
+        let (h, _) = m
+            .cvar_handle_alloc(idx(&m, "ref_cvar_constant"), BoundObject::None)
+            .unwrap();
         assert_eq!(m.cvar_write(h, &1u32.to_ne_bytes()), Ok(()));
     }
 
     #[test]
     fn fault_char_count_excludes_nul() {
         let mut m = model(Faults::one(Fault::CharCountExcludesNul));
-        let (h, count) = m.cvar_handle_alloc(idx(&m, "ref_cvar_string"), BoundObject::None).unwrap();
+        let (h, count) = m
+            .cvar_handle_alloc(idx(&m, "ref_cvar_string"), BoundObject::None)
+            .unwrap();
         let bytes = m.cvar_read(h).unwrap();
         // R-TYPE-2 broken: the count does not hold the value and its NUL, so the value
         // read back through a buffer of `count` bytes is cut short.

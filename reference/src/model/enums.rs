@@ -33,8 +33,15 @@ impl Model {
     /// `MPI_T_enum_get_info`: R-ENUM-2, at least one item.
     pub fn enum_get_info(&self, h: EnumHandle) -> TResult<EnumInfo> {
         let e = &self.cat.enums[self.enum_slot(h)?];
-        let num = if self.fault(Fault::EmptyEnum) { 0 } else { e.items.len() as i32 };
-        Ok(EnumInfo { num, name: e.name.clone() })
+        let num = if self.fault(Fault::EmptyEnum) {
+            0
+        } else {
+            e.items.len() as i32
+        };
+        Ok(EnumInfo {
+            num,
+            name: e.name.clone(),
+        })
     }
 
     /// `MPI_T_enum_get_item`: R-ENUM-3, a bad item index → INVALID_INDEX.
@@ -46,7 +53,10 @@ impl Model {
             Err(err) => return Err(err),
         };
         let it = &e.items[i];
-        Ok(EnumItemInfo { value: it.value, name: it.name.clone() })
+        Ok(EnumItemInfo {
+            value: it.value,
+            name: it.name.clone(),
+        })
     }
 }
 
@@ -78,7 +88,10 @@ mod tests {
         assert_eq!(m.enum_get_item(h, 2).unwrap().name, "rendezvous");
         assert_eq!(m.enum_get_item(h, 3).unwrap_err(), TErr::InvalidIndex);
         assert_eq!(m.enum_get_item(h, -1).unwrap_err(), TErr::InvalidIndex);
-        assert_eq!(m.enum_get_info(EnumHandle(12345)).unwrap_err(), TErr::Invalid);
+        assert_eq!(
+            m.enum_get_info(EnumHandle(12345)).unwrap_err(),
+            TErr::Invalid
+        );
     }
 
     /// R-ENUM-1: non-MPI_INT variables carry MPI_T_ENUM_NULL.

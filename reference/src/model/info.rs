@@ -37,7 +37,11 @@ impl Model {
 
     /// `MPI_Info_free` (the C ABI then sets the handle to MPI_INFO_NULL).
     pub fn info_free(&mut self, h: InfoHandle) -> TResult<()> {
-        self.info.objects.remove(&h).map(|_| ()).ok_or(TErr::Invalid)
+        self.info
+            .objects
+            .remove(&h)
+            .map(|_| ())
+            .ok_or(TErr::Invalid)
     }
 
     /// `MPI_Info_set`.
@@ -49,7 +53,13 @@ impl Model {
 
     /// `MPI_Info_get_string`'s lookup.
     pub fn info_get(&self, h: InfoHandle, key: &str) -> TResult<Option<String>> {
-        Ok(self.info.objects.get(&h).ok_or(TErr::Invalid)?.get(key).cloned())
+        Ok(self
+            .info
+            .objects
+            .get(&h)
+            .ok_or(TErr::Invalid)?
+            .get(key)
+            .cloned())
     }
 
     /// `MPI_Info_get_nkeys`.

@@ -182,7 +182,12 @@ impl Model {
         match name {
             None => EnumHandle(0),
             Some(n) => {
-                let i = self.cat.enums.iter().position(|e| &e.name == n).unwrap_or(0);
+                let i = self
+                    .cat
+                    .enums
+                    .iter()
+                    .position(|e| &e.name == n)
+                    .unwrap_or(0);
                 EnumHandle(ENUM_BASE + 16 * i as u64)
             }
         }

@@ -1,0 +1,59 @@
+//! Reference-only hooks (no PMPI twins): drive simulated MPI activity and events, and
+//! list the injectable faults.
+
+use super::{t_call, t_call_deliver};
+use crate::faults::Fault;
+use crate::spec::TErr;
+use std::ffi::{c_char, c_int, CString};
+use std::sync::OnceLock;
+
+/// `int MPIT_Reference_simulate(int steps)`: `steps` units of MPI activity (counters
+/// count, levels move, timers run). A negative count is MPI_T_ERR_INVALID.
+#[no_mangle]
+pub extern "C" fn MPIT_Reference_simulate(steps: c_int) -> c_int {
+    t_call(|m| {
+        let steps = u32::try_from(steps).map_err(|_| TErr::Invalid)?;
+        m.simulate(steps);
+        Ok(())
+    })
+}
+
+/// `int MPIT_Reference_raise_event(int event_index, MPI_T_cb_safety required)`: the
+/// reference observes one event of that type in a context requiring `required`; the
+/// callbacks (dropped handlers first where due) run before it returns, without the
+/// lock held. An unknown safety level is MPI_T_ERR_INVALID.
+#[no_mangle]
+pub extern "C" fn MPIT_Reference_raise_event(event_index: c_int, required: c_int) -> c_int {
+    t_call_deliver(|m| {
+        let s = super::abi()
+            .p
+            .cb_safety
+            .lookup(required.into())
+            .ok_or(TErr::Invalid)?;
+        m.raise_event(event_index, s)
+    })
+}
+
+/// `int MPIT_Reference_fault_count(void)`: how many faults can be injected with
+/// `MPIT_REFERENCE_FAULTS`.
+#[no_mangle]
+pub extern "C" fn MPIT_Reference_fault_count() -> c_int {
+    Fault::ALL.len() as c_int
+}
+
+/// `const char *MPIT_Reference_fault_name(int i)`: the name of fault `i` (static,
+/// NUL-terminated), NULL when `i` is out of range.
+#[no_mangle]
+pub extern "C" fn MPIT_Reference_fault_name(i: c_int) -> *const c_char {
+    static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        Fault::ALL
+            .iter()
+            .filter_map(|f| CString::new(f.name()).ok())
+            .collect()
+    });
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| names.get(i))
+        .map_or(std::ptr::null(), |s| s.as_ptr())
+}

@@ -1,0 +1,44 @@
+//! MPI-4.1 §15.3.4: `MPI_T_init_thread` and `MPI_T_finalize`.
+
+use super::{abi, code, export, guard, lock, model_in, need, put, t_call};
+use crate::faults::Fault;
+use crate::spec::TErr;
+use std::ffi::c_int;
+
+/// What fault `provided-illegal` writes: none of the four thread levels.
+const ILLEGAL_PROVIDED: c_int = 0x7777;
+
+export! {
+    /// R-INIT-1: nesting counts; a catalog or fault list that cannot be loaded gives
+    /// MPI_T_ERR_CANNOT_INIT with one line on stderr; an unknown level MPI_T_ERR_INVALID.
+    fn MPI_T_init_thread(required: c_int, provided: *mut c_int) -> c_int {
+        guard(|| {
+            let mut g = lock();
+            let Some(m) = model_in(&mut g, true) else {
+                return code(Err(TErr::CannotInit), &Default::default());
+            };
+            let p = &abi().p;
+            let r = (|| {
+                need(provided)?;
+                let level = p.thread_level.lookup(required.into()).ok_or(TErr::Invalid)?;
+                let got = m.init_thread(level)?;
+                let n = if m.faults().has(Fault::ProvidedIllegal) {
+                    ILLEGAL_PROVIDED
+                } else {
+                    p.thread_level.num(got) as c_int
+                };
+                // SAFETY: checked non-NULL above; an OUT int per the signature.
+                unsafe { put(provided, n) };
+                Ok(())
+            })();
+            code(r, m.faults())
+        })
+    }
+}
+
+export! {
+    /// R-FIN-1/2: one more finalize than inits gives MPI_T_ERR_NOT_INITIALIZED.
+    fn MPI_T_finalize() -> c_int {
+        t_call(|m| m.finalize())
+    }
+}

@@ -1,0 +1,95 @@
+//! `ffi` is the only module of the crate with `unsafe` and raw pointer types: every
+//! other source file of `reference/src` is free of both (comments aside), and every
+//! `unsafe` block in `ffi` carries a `// SAFETY:` comment (also enforced by
+//! `clippy::undocumented_unsafe_blocks`, denied in `ffi/mod.rs`).
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("read_dir") {
+        let p = e.expect("entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a line without its `//` comment (good enough: no string in the crate
+/// contains `//` followed by the words looked for).
+fn code(line: &str) -> &str {
+    line.split("//").next().unwrap_or("")
+}
+
+fn has_word(s: &str, w: &str) -> bool {
+    s.match_indices(w).any(|(i, _)| {
+        let before = s[..i].chars().last();
+        let after = s[i + w.len()..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(before) && !ident(after)
+    })
+}
+
+#[test]
+fn unsafe_and_raw_pointers_only_in_ffi() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let ffi = src.join("ffi");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 10);
+    for f in files.iter().filter(|f| !f.starts_with(&ffi)) {
+        let text = std::fs::read_to_string(f).expect("read");
+        for (n, line) in text.lines().enumerate() {
+            let c = code(line);
+            assert!(
+                !has_word(c, "unsafe"),
+                "{}:{}: unsafe outside ffi",
+                f.display(),
+                n + 1
+            );
+            assert!(
+                !c.contains("*mut ") && !c.contains("*const "),
+                "{}:{}: raw pointer type outside ffi",
+                f.display(),
+                n + 1
+            );
+        }
+    }
+}
+
+#[test]
+fn every_unsafe_block_in_ffi_has_a_safety_comment() {
+    let mut files = Vec::new();
+    rust_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ffi"),
+        &mut files,
+    );
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("read");
+        let lines: Vec<&str> = text.lines().collect();
+        for (n, line) in lines.iter().enumerate() {
+            let c = code(line);
+            // `unsafe {` opens a block; `unsafe fn` / `unsafe extern` are declarations.
+            if !c.contains("unsafe {") {
+                continue;
+            }
+            let documented = lines[..n]
+                .iter()
+                .rev()
+                .take_while(|l| {
+                    l.trim_start().starts_with("//")
+                        || code(l).trim().is_empty()
+                        || !code(l).contains(';')
+                })
+                .any(|l| l.contains("// SAFETY:"))
+                || line.contains("// SAFETY:");
+            assert!(
+                documented,
+                "{}:{}: unsafe block without // SAFETY:",
+                f.display(),
+                n + 1
+            );
+        }
+    }
+}
