@@ -28,11 +28,13 @@ impl std::str::FromStr for AbiChoice {
             "openmpi" => AbiChoice::Family(Family::Openmpi),
             "standard" => AbiChoice::Family(Family::Standard),
             f if f.ends_with(".yaml") || f.ends_with(".yml") => AbiChoice::File(f.into()),
-            other => return Err(format!(
-                "unknown ABI `{other}`: expected auto, mpich, openmpi, standard or a .yaml profile"
-            )),
+            other => return Err(unknown_abi(other)),
         })
     }
+}
+
+fn unknown_abi(name: &str) -> String {
+    format!("unknown ABI `{name}`: expected auto, mpich, openmpi, standard or a .yaml profile")
 }
 
 /// The family a library was found to speak, and why.
