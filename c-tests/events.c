@@ -8,18 +8,8 @@
 #include <string.h>
 #include "mpit_reference.h"
 
-static int checks, failures;
+#include "check.h"
 
-#define CHECK(cond, what)                                                 \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL line %d: %s\n", __LINE__, what);                 \
-        }                                                                 \
-    } while (0)
-#define OK(call) CHECK((call) == MPI_SUCCESS, #call)
-#define IS_T_ERR(rc) ((rc) >= MPI_T_ERR_CANNOT_INIT && (rc) <= MPI_T_ERR_PVAR_NO_ATOMIC)
 
 static int calls1, calls2, freed, dropped_count = -1;
 static char seq2[64];

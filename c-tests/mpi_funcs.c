@@ -6,17 +6,8 @@
 #include <string.h>
 #include "mpit_reference.h"
 
-static int checks, failures;
+#include "check.h"
 
-#define CHECK(cond, what)                                                 \
-    do {                                                                  \
-        checks++;                                                         \
-        if (!(cond)) {                                                    \
-            failures++;                                                   \
-            printf("FAIL line %d: %s\n", __LINE__, what);                 \
-        }                                                                 \
-    } while (0)
-#define OK(call) CHECK((call) == MPI_SUCCESS, #call)
 
 int main(void)
 {

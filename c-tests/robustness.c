@@ -6,22 +6,12 @@
 #include <string.h>
 #include "mpit_reference.h"
 
-static int checks, failures;
+#include "check.h"
 
-#define CHECK(cond, what)                                                         \
-    do {                                                                          \
-        checks++;                                                                 \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            printf("FAIL line %d: %s\n", __LINE__, what);                         \
-        }                                                                         \
-    } while (0)
 
-#define IS_T_ERR(rc) ((rc) >= MPI_T_ERR_CANNOT_INIT && (rc) <= MPI_T_ERR_PVAR_NO_ATOMIC)
 /* The call must return some MPI_T_ERR_* code. */
 #define ERR(call) CHECK(IS_T_ERR(call), #call " returns an MPI_T_ERR code")
 /* The call must succeed. */
-#define OK(call) CHECK((call) == MPI_SUCCESS, #call " returns MPI_SUCCESS")
 
 #define GARBAGE(type) ((type)(intptr_t)0x12345)
 

@@ -218,13 +218,7 @@ impl Catalog {
 
     /// Reads and validates a catalog file.
     pub fn load(path: &Path) -> Result<Catalog, YamlError> {
-        let origin = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| YamlError {
-            origin: origin.clone(),
-            line: 0,
-            col: 0,
-            message: format!("cannot read: {e}"),
-        })?;
+        let (text, origin) = yaml::read(path)?;
         Catalog::from_yaml(&text, &origin)
     }
 

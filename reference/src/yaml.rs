@@ -83,14 +83,22 @@ fn locate_from(text: &str, from_line: usize, key: &str) -> Option<(usize, usize)
         .find_map(|(i, l)| l.find(&pat).map(|c| (i + 1, c + 1)))
 }
 
+/// Reads a YAML file's text; returns it with the origin to name in errors.
+pub fn read(path: &Path) -> Result<(String, String), YamlError> {
+    let origin = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok((text, origin)),
+        Err(e) => Err(YamlError {
+            origin,
+            line: 0,
+            col: 0,
+            message: format!("cannot read: {e}"),
+        }),
+    }
+}
+
 /// Reads and parses a YAML file.
 pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T, YamlError> {
-    let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| YamlError {
-        origin: origin.clone(),
-        line: 0,
-        col: 0,
-        message: format!("cannot read: {e}"),
-    })?;
+    let (text, origin) = read(path)?;
     parse(&text, &origin)
 }

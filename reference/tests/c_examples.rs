@@ -81,6 +81,8 @@ fn program(name: &str) -> PathBuf {
         .arg("-Werror")
         .arg("-I")
         .arg(repo().join("reference/include"))
+        .arg("-I")
+        .arg(repo().join("c-tests"))
         .arg(&src)
         .arg("-o")
         .arg(&exe)
