@@ -57,7 +57,10 @@ fn answer(req: &Request) -> Reply {
             None => return Reply::CannotRun("MPI_Init is not exported".into()),
         }
     }
-    let single = t.profile.thread_level.num(ThreadLevel::Single) as i32;
+    let Some(single) = t.profile.thread_level.num(ThreadLevel::Single) else {
+        return Reply::CannotRun("the ABI profile defines no MPI_THREAD_SINGLE".into());
+    };
+    let single = single as i32;
     match t.lib.init_thread(single) {
         Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
         Some((rc, _)) => {

@@ -59,8 +59,30 @@ pub enum HandleValue {
     },
 }
 
+impl fmt::Display for HandleValue {
+    /// The YAML spelling: `0x4c000405`, `{symbol: ompi_mpi_int}`,
+    /// `{symbol: MPI_T_PVAR_ALL_HANDLES, deref: true}`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandleValue::Num(n) if *n < 0 => write!(f, "{n}"),
+            HandleValue::Num(n) => write!(f, "{n:#x}"),
+            HandleValue::Symbol { symbol, deref } => {
+                write!(f, "{{symbol: {symbol}")?;
+                if *deref {
+                    f.write_str(", deref: true")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
 /// A table that must give a value for every constant of one spec enum: a missing or
 /// misspelled key is an error at the table's position in the YAML file.
+///
+/// The enum-like tables of a profile are `ConstMap<K, Option<i64>>`: every key must be
+/// written, and `null` says the family does not define that constant (Open MPI has no
+/// `MPI_T_SOURCE_*`, Debian's MPICH 4.0.2 no `MPI_T_BIND_MPI_SESSION`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConstMap<K: SpecEnum, V> {
     entries: BTreeMap<K, V>,
@@ -75,8 +97,15 @@ impl<K: SpecEnum, V: Clone> ConstMap<K, V> {
     pub fn iter(&self) -> impl Iterator<Item = (K, &V)> {
         K::ALL.iter().map(move |k| (*k, &self.entries[k]))
     }
+    /// A table with a value for every constant (the caller supplies all of them).
+    pub fn from_fn(f: impl Fn(K) -> V) -> Self {
+        ConstMap {
+            entries: K::ALL.iter().map(|k| (*k, f(*k))).collect(),
+        }
+    }
 }
 
+/// A table of a family that defines every constant of the enum (see [`CompleteTables`]).
 impl<K: SpecEnum> ConstMap<K, i64> {
     /// The constant a number stands for, if any.
     pub fn lookup(&self, n: i64) -> Option<K> {
@@ -85,6 +114,31 @@ impl<K: SpecEnum> ConstMap<K, i64> {
     /// The number of a constant.
     pub fn num(&self, k: K) -> i64 {
         *self.get(k)
+    }
+}
+
+/// An enum-like table of a profile: `None` where the family does not define a constant.
+impl<K: SpecEnum> ConstMap<K, Option<i64>> {
+    /// The constant a number stands for, if any (undefined constants match nothing).
+    pub fn lookup(&self, n: i64) -> Option<K> {
+        self.iter().find(|(_, v)| **v == Some(n)).map(|(k, _)| k)
+    }
+    /// The number of a constant; `None` if the family does not define it.
+    pub fn num(&self, k: K) -> Option<i64> {
+        *self.get(k)
+    }
+    /// The constants the family defines, with their numbers, in the standard's order.
+    pub fn defined(&self) -> impl Iterator<Item = (K, i64)> + '_ {
+        self.iter().filter_map(|(k, v)| v.map(|n| (k, n)))
+    }
+    /// The same table without `Option`s, if the family defines every constant.
+    pub fn complete(&self) -> Option<ConstMap<K, i64>> {
+        let entries = self
+            .entries
+            .iter()
+            .map(|(k, v)| v.map(|n| (*k, n)))
+            .collect::<Option<BTreeMap<K, i64>>>()?;
+        Some(ConstMap { entries })
     }
 }
 
@@ -156,6 +210,22 @@ pub struct AbiProfile {
     /// Other MPI error classes, for the overlap check (R-RC-2).
     #[serde(default)]
     pub mpi_err: BTreeMap<String, i64>,
+    // The enum-like tables: every key written, `null` where the family lacks the constant.
+    pub thread_level: ConstMap<ThreadLevel, Option<i64>>,
+    pub verbosity: ConstMap<Verbosity, Option<i64>>,
+    pub bind: ConstMap<Bind, Option<i64>>,
+    pub scope: ConstMap<Scope, Option<i64>>,
+    pub pvar_class: ConstMap<PvarClass, Option<i64>>,
+    pub cb_safety: ConstMap<CbSafety, Option<i64>>,
+    pub source_order: ConstMap<SourceOrder, Option<i64>>,
+    pub datatype: ConstMap<Datatype, HandleValue>,
+    pub handles: BTreeMap<String, HandleValue>,
+}
+
+/// The enum-like tables of a profile that defines every constant, as plain numbers: the
+/// standard ABI, which the reference speaks (`AbiProfile::complete_tables`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompleteTables {
     pub thread_level: ConstMap<ThreadLevel, i64>,
     pub verbosity: ConstMap<Verbosity, i64>,
     pub bind: ConstMap<Bind, i64>,
@@ -163,8 +233,6 @@ pub struct AbiProfile {
     pub pvar_class: ConstMap<PvarClass, i64>,
     pub cb_safety: ConstMap<CbSafety, i64>,
     pub source_order: ConstMap<SourceOrder, i64>,
-    pub datatype: ConstMap<Datatype, HandleValue>,
-    pub handles: BTreeMap<String, HandleValue>,
 }
 
 /// A return code as a spec name, decoded through a profile.
@@ -229,6 +297,107 @@ impl AbiProfile {
         ReturnCode::Unknown(n)
     }
 
+    /// The enum-like tables without `Option`s, if the profile defines every constant
+    /// (always so for the standard ABI; `None` for e.g. Open MPI, which has no sources).
+    pub fn complete_tables(&self) -> Option<CompleteTables> {
+        Some(CompleteTables {
+            thread_level: self.thread_level.complete()?,
+            verbosity: self.verbosity.complete()?,
+            bind: self.bind.complete()?,
+            scope: self.scope.complete()?,
+            pvar_class: self.pvar_class.complete()?,
+            cb_safety: self.cb_safety.complete()?,
+            source_order: self.source_order.complete()?,
+        })
+    }
+
+    /// Where two profiles give different values, one line per constant (`description`
+    /// is prose and not compared): empty when they describe the same ABI.
+    pub fn differences(&self, other: &AbiProfile) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut cmp = |what: String, a: String, b: String| {
+            if a != b {
+                out.push(format!("{what}: {a} vs {b}"));
+            }
+        };
+        let show = |v: Option<i64>| v.map_or("null".to_string(), |n| n.to_string());
+        cmp(
+            "family".into(),
+            self.family.to_string(),
+            other.family.to_string(),
+        );
+        cmp(
+            "mpi_handle_width".into(),
+            format!("{:?}", self.mpi_handle_width),
+            format!("{:?}", other.mpi_handle_width),
+        );
+        cmp(
+            "success".into(),
+            self.success.to_string(),
+            other.success.to_string(),
+        );
+        cmp(
+            "err_lastcode".into(),
+            self.err_lastcode.to_string(),
+            other.err_lastcode.to_string(),
+        );
+        fn pairs<K: SpecEnum>(t: &ConstMap<K, Option<i64>>) -> Vec<(String, Option<i64>)> {
+            t.iter()
+                .map(|(k, v)| (k.spelling().to_string(), *v))
+                .collect()
+        }
+        let tables = [
+            ("t_err", pairs(&self.t_err), pairs(&other.t_err)),
+            (
+                "thread_level",
+                pairs(&self.thread_level),
+                pairs(&other.thread_level),
+            ),
+            ("verbosity", pairs(&self.verbosity), pairs(&other.verbosity)),
+            ("bind", pairs(&self.bind), pairs(&other.bind)),
+            ("scope", pairs(&self.scope), pairs(&other.scope)),
+            (
+                "pvar_class",
+                pairs(&self.pvar_class),
+                pairs(&other.pvar_class),
+            ),
+            ("cb_safety", pairs(&self.cb_safety), pairs(&other.cb_safety)),
+            (
+                "source_order",
+                pairs(&self.source_order),
+                pairs(&other.source_order),
+            ),
+        ];
+        for (table, a, b) in tables {
+            for ((k, x), (_, y)) in a.iter().zip(b.iter()) {
+                cmp(format!("{table}.{k}"), show(*x), show(*y));
+            }
+        }
+        let absent = || "absent".to_string();
+        let keys: std::collections::BTreeSet<&String> =
+            self.mpi_err.keys().chain(other.mpi_err.keys()).collect();
+        for k in keys {
+            cmp(
+                format!("mpi_err.{k}"),
+                self.mpi_err.get(k).map_or_else(absent, |n| n.to_string()),
+                other.mpi_err.get(k).map_or_else(absent, |n| n.to_string()),
+            );
+        }
+        for ((k, x), (_, y)) in self.datatype.iter().zip(other.datatype.iter()) {
+            cmp(format!("datatype.{k}"), x.to_string(), y.to_string());
+        }
+        let keys: std::collections::BTreeSet<&String> =
+            self.handles.keys().chain(other.handles.keys()).collect();
+        for k in keys {
+            cmp(
+                format!("handles.{k}"),
+                self.handles.get(k).map_or_else(absent, |v| v.to_string()),
+                other.handles.get(k).map_or_else(absent, |v| v.to_string()),
+            );
+        }
+        out
+    }
+
     /// The numeric value of a predefined handle given as a number.
     pub fn handle_num(&self, name: &str) -> Option<i64> {
         match self.handles.get(name)? {
@@ -259,8 +428,55 @@ mod tests {
     #[test]
     fn standard_verbosity_is_monotonic() {
         let p = AbiProfile::standard();
-        let v: Vec<i64> = p.verbosity.iter().map(|(_, n)| *n).collect();
+        let v: Vec<i64> = p.verbosity.defined().map(|(_, n)| n).collect();
+        assert_eq!(v.len(), 9);
         assert!(v.windows(2).all(|w| w[0] < w[1]), "{v:?}");
+    }
+
+    /// The standard ABI defines every enum-like constant: the reference relies on it.
+    #[test]
+    fn standard_tables_are_complete() {
+        let p = AbiProfile::standard();
+        let c = p.complete_tables().expect("every constant defined");
+        assert_eq!(c.bind.num(Bind::MpiSession), 12);
+        assert_eq!(c.source_order.lookup(2), Some(SourceOrder::Unordered));
+        assert!(p.differences(&p).is_empty());
+    }
+
+    /// `null` marks a constant the family does not define: it decodes nothing, and the
+    /// table is no longer complete; the key itself is still required.
+    #[test]
+    fn null_marks_an_undefined_constant() {
+        let text = include_str!("../../specs/abi/standard.yaml")
+            .replace("  ORDERED: 1\n", "  ORDERED: null\n")
+            .replace("  MPI_SESSION: 12\n", "  MPI_SESSION: ~\n");
+        let p = AbiProfile::from_yaml(&text, "p.yaml").expect("nulls parse");
+        assert_eq!(p.source_order.num(SourceOrder::Ordered), None);
+        assert_eq!(p.source_order.lookup(1), None);
+        assert_eq!(p.source_order.lookup(2), Some(SourceOrder::Unordered));
+        assert_eq!(p.bind.num(Bind::MpiSession), None);
+        assert_eq!(p.bind.defined().count(), 11);
+        assert!(p.complete_tables().is_none());
+        let diff = p.differences(&AbiProfile::standard());
+        assert_eq!(
+            diff,
+            vec![
+                "bind.MPI_SESSION: null vs 12".to_string(),
+                "source_order.ORDERED: null vs 1".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn mistyped_value_is_reported_with_position() {
+        let text = include_str!("../../specs/abi/standard.yaml")
+            .replace("  TUNER_ALL: 0x14\n", "  TUNER_ALL: 0x1g\n");
+        let err = AbiProfile::from_yaml(&text, "p.yaml")
+            .unwrap_err()
+            .to_string();
+        let line = text.lines().position(|l| l.contains("0x1g")).unwrap() + 1;
+        assert!(err.starts_with(&format!("p.yaml:{line}:")), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
     }
 
     /// R-RC-2: MPI_T_ERR_* unique, in (0, MPI_ERR_LASTCODE], not an MPI error class.

@@ -75,42 +75,57 @@ fn profile_constants(p: &AbiProfile) -> BTreeMap<String, i64> {
     for (k, v) in &p.mpi_err {
         m.insert(k.clone(), *v);
     }
-    for (k, v) in p.thread_level.iter() {
+    let tables = p
+        .complete_tables()
+        .expect("standard ABI defines every enum-like constant");
+    for (k, v) in tables.thread_level.iter() {
         m.insert(k.spelling().to_string(), *v);
     }
     let prefixed = [
         (
             "MPI_T_VERBOSITY_",
-            p.verbosity
+            tables
+                .verbosity
                 .iter()
                 .map(|(k, v)| (k.spelling(), *v))
                 .collect::<Vec<_>>(),
         ),
         (
             "MPI_T_BIND_",
-            p.bind.iter().map(|(k, v)| (k.spelling(), *v)).collect(),
+            tables
+                .bind
+                .iter()
+                .map(|(k, v)| (k.spelling(), *v))
+                .collect(),
         ),
         (
             "MPI_T_SCOPE_",
-            p.scope.iter().map(|(k, v)| (k.spelling(), *v)).collect(),
+            tables
+                .scope
+                .iter()
+                .map(|(k, v)| (k.spelling(), *v))
+                .collect(),
         ),
         (
             "MPI_T_PVAR_CLASS_",
-            p.pvar_class
+            tables
+                .pvar_class
                 .iter()
                 .map(|(k, v)| (k.spelling(), *v))
                 .collect(),
         ),
         (
             "MPI_T_CB_REQUIRE_",
-            p.cb_safety
+            tables
+                .cb_safety
                 .iter()
                 .map(|(k, v)| (k.spelling(), *v))
                 .collect(),
         ),
         (
             "MPI_T_SOURCE_",
-            p.source_order
+            tables
+                .source_order
                 .iter()
                 .map(|(k, v)| (k.spelling(), *v))
                 .collect(),

@@ -41,7 +41,7 @@ export! {
         t_call(|m| {
             let info = m.cvar_get_info(cvar_index)?;
             let f = m.faults();
-            let p = &abi().p;
+            let p = &abi().c;
             let verb = if f.has(Fault::VerbosityOutOfRange) {
                 ILLEGAL_VERBOSITY
             } else {

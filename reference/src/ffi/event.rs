@@ -18,11 +18,11 @@ pub(crate) type FreeCb = unsafe extern "C" fn(usize, c_int, *mut c_void);
 pub(crate) type DroppedCb = unsafe extern "C" fn(i64, usize, c_int, c_int, *mut c_void);
 
 fn safety_in(n: c_int) -> TResult<CbSafety> {
-    abi().p.cb_safety.lookup(n.into()).ok_or(TErr::Invalid)
+    abi().c.cb_safety.lookup(n.into()).ok_or(TErr::Invalid)
 }
 
 fn safety_out(s: CbSafety) -> c_int {
-    abi().p.cb_safety.num(s) as c_int
+    abi().c.cb_safety.num(s) as c_int
 }
 
 fn reg(r: usize) -> Registration {
@@ -137,7 +137,7 @@ export! {
             unsafe {
                 out_str(&si.name, name, name_len, f);
                 out_desc(&si.desc, desc, desc_len, f);
-                put(ordering, abi().p.source_order.num(si.ordering) as c_int);
+                put(ordering, abi().c.source_order.num(si.ordering) as c_int);
                 put(ticks_per_second, si.ticks_per_second);
                 put(max_ticks, si.max_ticks);
                 put(info, abi().info_out(ih));
@@ -191,7 +191,7 @@ export! {
         t_call(|m| {
             let (ei, ih) = m.event_get_info(event_index, !info.is_null())?;
             let f = m.faults();
-            let p = &abi().p;
+            let p = &abi().c;
             // SAFETY: each pointer is NULL (ignored) or valid for its OUT type; the
             // arrays hold `*num_elements` entries.
             unsafe {

@@ -26,7 +26,7 @@ pub extern "C" fn MPIT_Reference_simulate(steps: c_int) -> c_int {
 pub extern "C" fn MPIT_Reference_raise_event(event_index: c_int, required: c_int) -> c_int {
     t_call_deliver(|m| {
         let s = super::abi()
-            .p
+            .c
             .cb_safety
             .lookup(required.into())
             .ok_or(TErr::Invalid)?;

@@ -17,7 +17,7 @@ export! {
             let Some(m) = model_in(&mut g, true) else {
                 return code(Err(TErr::CannotInit), &Default::default());
             };
-            let p = &abi().p;
+            let p = &abi().c;
             let r = (|| {
                 need(provided)?;
                 let level = p.thread_level.lookup(required.into()).ok_or(TErr::Invalid)?;

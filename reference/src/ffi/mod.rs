@@ -32,7 +32,7 @@ pub(crate) use args::{
 use crate::catalog::Catalog;
 use crate::faults::{Fault, Faults};
 use crate::model::{BoundObject, InfoHandle, Model};
-use crate::profile::{AbiProfile, HandleValue};
+use crate::profile::{AbiProfile, CompleteTables, HandleValue};
 use crate::spec::{Datatype, TErr, TResult};
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -109,6 +109,8 @@ fn model_in(slot: &mut Option<Model>, report: bool) -> Option<&mut Model> {
 /// The standard-ABI numbers, derived once from `AbiProfile::standard()`.
 pub(crate) struct Abi {
     pub(crate) p: AbiProfile,
+    /// The enum-like tables as plain numbers: the standard ABI defines every constant.
+    pub(crate) c: CompleteTables,
     comm_world: usize,
     comm_self: usize,
     info_null: usize,
@@ -135,7 +137,13 @@ pub(crate) fn abi() -> &'static Abi {
             .map(|(_, v)| num(v))
             .collect();
         nulls.push(0);
+        // Like `AbiProfile::standard` itself, this is fixed data checked by a unit test
+        // (profile.rs, standard_tables_are_complete), so it cannot fail at run time.
+        let c = p
+            .complete_tables()
+            .expect("the standard ABI defines every enum-like constant (unit-tested)");
         Abi {
+            c,
             comm_world: h("MPI_COMM_WORLD"),
             comm_self: h("MPI_COMM_SELF"),
             info_null: h("MPI_INFO_NULL"),

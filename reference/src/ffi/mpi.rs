@@ -122,7 +122,7 @@ export! {
         let _ = (argc, argv);
         with_model(true, |m| {
             arg(provided)?;
-            abi().p.thread_level.lookup(required.into()).ok_or(MpiErr::Arg)?;
+            abi().c.thread_level.lookup(required.into()).ok_or(MpiErr::Arg)?;
             m.mpi_init().map_err(|_| MpiErr::Other)?;
             // SAFETY: checked non-NULL.
             unsafe { put(provided, required) };

@@ -41,7 +41,7 @@ export! {
         t_call(|m| {
             let info = m.pvar_get_info(pvar_index)?;
             let f = m.faults();
-            let p = &abi().p;
+            let p = &abi().c;
             // SAFETY: each pointer is NULL (ignored) or valid for its OUT type; the
             // string buffers hold the caller's `*len` bytes.
             unsafe {
@@ -68,7 +68,7 @@ export! {
             need(pvar_index)?;
             // SAFETY: a NUL-terminated string or NULL (checked) per the signature.
             let name = unsafe { c_name(name) }?;
-            let class = abi().p.pvar_class.lookup(var_class.into()).ok_or(TErr::Invalid)?;
+            let class = abi().c.pvar_class.lookup(var_class.into()).ok_or(TErr::Invalid)?;
             let i = m.pvar_get_index(name, class)?;
             // SAFETY: checked non-NULL.
             unsafe { put(pvar_index, i) };
