@@ -171,8 +171,8 @@ export! {
 }
 
 /// A singleton's communicators: MPI_COMM_WORLD and MPI_COMM_SELF, size 1, rank 0,
-/// usable between MPI_Init and MPI_Finalize. Other values are MPI_ERR_ARG (the profile
-/// has no MPI_ERR_COMM).
+/// usable between MPI_Init and MPI_Finalize. Other values are MPI_ERR_ARG (the
+/// reference reports every bad argument of its few MPI calls as MPI_ERR_ARG).
 fn comm_query(comm: usize, out: *mut c_int, value: c_int) -> c_int {
     mpi_guard(|| {
         arg(out)?;
