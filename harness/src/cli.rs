@@ -1,5 +1,6 @@
 //! The command line (clap), and the wiring from a command to workers and output.
 
+use crate::abi_probe::{self, Compiler, Probe};
 use crate::checks::{self, Status};
 use crate::supervisor::{self, Outcome};
 use crate::target::catalog::{count_line, CatalogDump};
@@ -66,6 +67,28 @@ enum Cmd {
     },
     /// List the reference's injectable faults.
     Faults,
+    /// Make an ABI profile (YAML for --abi) from a vendor's MPI header: compiles and runs
+    /// a small C program against the header; never links or loads libmpi.
+    AbiProbe {
+        /// The directory holding the vendor's header (compiled with the C compiler the
+        /// `cc` crate finds: $CC, else cc).
+        #[arg(
+            long,
+            value_name = "DIR",
+            required_unless_present = "cc",
+            conflicts_with = "cc"
+        )]
+        include: Option<PathBuf>,
+        /// An MPI compiler wrapper that knows its header (e.g. mpicc), used to compile only.
+        #[arg(long, value_name = "MPICC")]
+        cc: Option<String>,
+        /// The header: mpi.h, or mpi_abi.h for the MPI-5 standard ABI.
+        #[arg(long, default_value = "mpi.h")]
+        header: String,
+        /// Write the profile here instead of stdout.
+        #[arg(long, value_name = "FILE.yaml")]
+        out: Option<PathBuf>,
+    },
     #[command(name = "__worker", hide = true)]
     Worker { request: String },
 }
@@ -89,6 +112,12 @@ pub fn main() -> Result<u8> {
             print!("{}", Faults::listing());
             Ok(0)
         }
+        Some(Cmd::AbiProbe {
+            include,
+            cc,
+            header,
+            out,
+        }) => abi_probe(include, cc, header, out),
         Some(Cmd::Catalog {
             target,
             format,
@@ -113,9 +142,14 @@ fn request(t: &TargetArgs, after_init: bool) -> Result<Request> {
     if !lib.exists() {
         bail!("{}: no such file", lib.display());
     }
-    t.abi
+    let abi = t
+        .abi
         .parse::<crate::target::AbiChoice>()
         .map_err(anyhow::Error::msg)?;
+    // A profile file is checked here, before any worker loads vendor code.
+    if let crate::target::AbiChoice::File(p) = &abi {
+        mpit_reference::profile::AbiProfile::load(p)?;
+    }
     Ok(Request {
         lib: lib.clone(),
         abi: t.abi.clone(),
@@ -146,6 +180,7 @@ fn print_table(d: &CatalogDump) {
     if let Some(det) = &d.detection {
         println!("detected {} family: {}", det.family, det.evidence);
     }
+    println!("ABI profile {}", d.profile);
     if let Some((a, b)) = d.mpi_version {
         println!(
             "MPI {a}.{b}; {}",
@@ -237,6 +272,7 @@ fn run_checks(args: &RunArgs) -> Result<u8> {
     if let Some(det) = &dump.detection {
         println!("detected {} family: {}", det.family, det.evidence);
     }
+    println!("ABI profile {}", dump.profile);
     println!("{}", count_line(&dump));
     let verdicts = checks::judge(&dump, args.strict);
     let (mut pass, mut fail, mut warn, mut skip) = (0, 0, 0, 0);
@@ -272,4 +308,40 @@ fn run_checks(args: &RunArgs) -> Result<u8> {
     }
     println!("checks: {pass} passed, {fail} failed, {warn} warned, {skip} skipped");
     Ok(if fail > 0 { 1 } else { 0 })
+}
+
+fn abi_probe(
+    include: Option<PathBuf>,
+    cc: Option<String>,
+    header: String,
+    out: Option<PathBuf>,
+) -> Result<u8> {
+    let (compiler, from) = match (include, cc) {
+        (Some(dir), _) => {
+            let from = format!("--include {}", dir.display());
+            (Compiler::Include(dir), from)
+        }
+        (None, Some(w)) => {
+            let from = format!("--cc {w}");
+            (Compiler::Wrapper(w), from)
+        }
+        (None, None) => bail!("abi-probe: pass --include DIR or --cc MPICC"),
+    };
+    let mut command = format!("mpit-conform abi-probe {from} --header {header}");
+    if let Some(o) = &out {
+        command.push_str(&format!(" --out {}", o.display()));
+    }
+    let probe = Probe {
+        compiler,
+        header,
+        command,
+    };
+    let g = probe.generate()?;
+    match &out {
+        Some(path) => std::fs::write(path, &g.yaml)
+            .with_context(|| format!("abi-probe: cannot write {}", path.display()))?,
+        None => print!("{}", g.yaml),
+    }
+    eprintln!("{}", abi_probe::summary(&g));
+    Ok(0)
 }

@@ -172,7 +172,34 @@ fn bad_input_is_one_line_and_exit_2() {
                 "--abi".into(),
                 "openmpi".into(),
             ],
-            "no ABI profile for the openmpi family",
+            "--abi openmpi contradicts the library: detected standard family: MPI_Abi_get_version returned 1.0",
+        ),
+        (
+            vec![
+                "--lib".into(),
+                lib.display().to_string(),
+                "--abi".into(),
+                "mpich".into(),
+            ],
+            "--abi mpich contradicts the library: detected standard family: MPI_Abi_get_version returned 1.0; \"mpit-reference",
+        ),
+        (
+            vec![
+                "--lib".into(),
+                lib.display().to_string(),
+                "--abi".into(),
+                "mpich-4".into(),
+            ],
+            "--abi mpich-4 contradicts the library: detected standard family",
+        ),
+        (
+            vec![
+                "--lib".into(),
+                lib.display().to_string(),
+                "--abi".into(),
+                "/no/such/profile.yaml".into(),
+            ],
+            "/no/such/profile.yaml:0:0: cannot read",
         ),
     ];
     for (args, want) in cases {
@@ -186,9 +213,82 @@ fn bad_input_is_one_line_and_exit_2() {
     }
 }
 
-/// The real standard-ABI libraries installed by scripts/install-targets.sh.
+/// A profile file with a missing or a mistyped constant: one line `file:line:col: ...`,
+/// exit 2, before any library is loaded.
 #[test]
-fn real_standard_abi_libraries_pass_the_catalog_checks() {
+fn bad_profile_file_is_located() {
+    let lib = reference_lib();
+    let standard = std::fs::read_to_string(repo().join("specs/abi/standard.yaml")).unwrap();
+    let dir = std::env::temp_dir().join(format!("mpit-badprofile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text, line_of, want) in [
+        (
+            "missing.yaml",
+            standard.replace("  GROUP_EQ: 5\n", ""),
+            // A missing key is reported where its table's entries start.
+            "  CONSTANT: 1",
+            "missing constant `GROUP_EQ`",
+        ),
+        (
+            "misspelled.yaml",
+            standard.replace("  GROUP_EQ: 5\n", "  GROUPEQ: 5\n"),
+            "GROUPEQ",
+            "unknown constant `GROUPEQ`",
+        ),
+        (
+            "mistyped.yaml",
+            standard.replace("  GROUP_EQ: 5\n", "  GROUP_EQ: five\n"),
+            "GROUP_EQ: five",
+            "invalid type",
+        ),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, &text).unwrap();
+        let line = text.lines().position(|l| l.contains(line_of)).unwrap() + 1;
+        let o = run(
+            &[
+                "--lib",
+                lib.to_str().unwrap(),
+                "--abi",
+                file.to_str().unwrap(),
+            ],
+            &[],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        let at = format!("{}:{line}:", file.display());
+        assert!(err.contains(&at), "{name}: wanted {at} in {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: one line: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--force` proceeds past the contradiction, with the family's newest profile (the
+/// reference's version string names no MPICH release) and says so.
+#[test]
+fn force_proceeds_with_a_contradicting_family() {
+    let lib = reference_lib();
+    let o = run(
+        &["--lib", lib.to_str().unwrap(), "--abi", "mpich", "--force"],
+        &[],
+    );
+    let out = stdout(&o);
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("detected standard family"), "{out}");
+    assert!(
+        out.contains("ABI profile mpich-5 (specs/abi/mpich-5.yaml), the newest mpich profile"),
+        "{out}"
+    );
+    assert!(out.contains("checks: "), "{out}");
+}
+
+/// The real MPI libraries installed by scripts/install-targets.sh, as `name path abi`.
+fn real_targets() -> Option<Vec<(String, String, String)>> {
     let list = repo().join(".targets/targets.txt");
     let required = std::env::var("MPIT_REQUIRE_TARGETS").as_deref() == Ok("1");
     let Ok(text) = std::fs::read_to_string(&list) else {
@@ -201,48 +301,98 @@ fn real_standard_abi_libraries_pass_the_catalog_checks() {
             "SKIPPED (loudly): no {}; run scripts/install-targets.sh",
             list.display()
         );
+        return None;
+    };
+    let targets: Vec<_> = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 3).then(|| (f[0].to_string(), f[1].to_string(), f[2].to_string()))
+        })
+        .collect();
+    assert_eq!(targets.len(), 7, "seven targets in {}", list.display());
+    Some(targets)
+}
+
+/// The bundled profile each real target must be judged with (scripts/TARGETS.md).
+fn expected_profile(name: &str) -> &'static str {
+    match name {
+        "debian-mpich" => "mpich-4",
+        "debian-openmpi" => "openmpi-4",
+        "mpich5" | "impi" => "mpich-5",
+        "openmpi5" => "openmpi-5",
+        "mpich5-abi" | "impi-abi" => "standard",
+        other => panic!("target {other}: add its expected profile to this test"),
+    }
+}
+
+/// All seven real libraries run to a verdict with the profile of their family and
+/// release: the catalog is really read (`PASS queries.succeed`), never exit 2.
+#[test]
+fn real_libraries_run_with_their_bundled_profiles() {
+    let Some(targets) = real_targets() else {
         return;
     };
-    let mut seen = 0;
-    for line in text.lines() {
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.len() != 3 || f[2] != "standard" {
-            continue;
-        }
-        seen += 1;
-        let o = run(&["--lib", f[1]], &[]);
+    for (name, path, abi) in &targets {
+        let o = run(&["--lib", path], &[]);
         let out = stdout(&o);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{}: {out}{}",
-            f[0],
-            String::from_utf8_lossy(&o.stderr)
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{name}: exit {:?}\n{out}{err}",
+            o.status.code()
         );
         assert!(
-            out.contains("detected standard family: MPI_Abi_get_version returned 1.0"),
-            "{out}"
+            out.contains(&format!("detected {abi} family: ")),
+            "{name}: the family of targets.txt: {out}"
+        );
+        let profile = expected_profile(name);
+        assert!(
+            out.contains(&format!("ABI profile {profile} (specs/abi/{profile}.yaml)")),
+            "{name}: {out}"
         );
         assert!(
             out.contains("PASS queries.succeed"),
-            "{}: the catalog was read: {out}",
-            f[0]
+            "{name}: the catalog was read: {out}"
         );
-        // Both MPICH-based standard-ABI builds return n, not strlen+1, for a truncated
-        // name: the other reading of R-STR-2, a warning by default and a fail under --strict.
-        assert!(
-            out.contains("WARN strings.name.truncate"),
-            "{}: {out}",
-            f[0]
-        );
-        let strict = run(&["--lib", f[1], "--strict"], &[]);
-        assert_eq!(strict.status.code(), Some(1), "{}: --strict", f[0]);
-        assert!(stdout(&strict).contains("FAIL strings.name.truncate"));
+        // The summary and each verdict line, for the record (`cargo test -- --nocapture`).
+        for l in out.lines().filter(|l| {
+            l.starts_with("checks:")
+                || l.starts_with("PASS")
+                || l.starts_with("FAIL")
+                || l.starts_with("WARN")
+                || l.starts_with("SKIP")
+        }) {
+            eprintln!("{name}: {l}");
+        }
+        // Every family's MPICH-derived or Open MPI string copy returns n for a truncated
+        // name: the other reading of R-STR-2, a warning by default.
+        assert!(out.contains("WARN strings.name.truncate"), "{name}: {out}");
+        if abi == "openmpi" {
+            // Open MPI returns datatypes outside the profile for some cvars; nothing else
+            // the profile has to decode is unknown.
+            assert_eq!(o.status.code(), Some(1), "{name}: {out}");
+            assert!(
+                out.contains("FAIL enums_datatypes.constants.legal"),
+                "{name}: {out}"
+            );
+            let json = run(&["catalog", "--lib", path, "--format", "json"], &[]);
+            let dump: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+            let undecoded = dump["undecoded"].as_array().expect("undecoded list");
+            assert!(!undecoded.is_empty(), "{name}");
+            for u in undecoded {
+                let u = u.as_str().unwrap_or_default();
+                assert!(u.contains(": datatype 0x"), "{name}: {u}");
+            }
+        } else {
+            assert_eq!(o.status.code(), Some(0), "{name}: {out}");
+            assert!(
+                out.contains("PASS enums_datatypes.constants.legal"),
+                "{name}: {out}"
+            );
+            let strict = run(&["--lib", path, "--strict"], &[]);
+            assert_eq!(strict.status.code(), Some(1), "{name}: --strict");
+            assert!(stdout(&strict).contains("FAIL strings.name.truncate"));
+        }
     }
-    assert_eq!(
-        seen,
-        2,
-        "mpich5-abi and impi-abi listed in {}",
-        list.display()
-    );
 }

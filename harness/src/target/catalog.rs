@@ -50,6 +50,8 @@ pub struct CatalogDump {
     pub library_version: String,
     pub mpi_version: Option<(i32, i32)>,
     pub detection: Option<Detection>,
+    /// The ABI profile used to decode, and why it was chosen.
+    pub profile: String,
     pub after_init: bool,
     pub counts: Counts,
     /// `MPI_T_category_changed` after the read.
@@ -450,6 +452,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             .unwrap_or_default(),
         mpi_version: t.lib.get_version().map(|(_, v)| v),
         detection: t.detection.clone(),
+        profile: t.profile_origin.clone(),
         after_init,
         counts,
         category_changed: t.lib.category_changed().map(|(_, n)| n),

@@ -9,13 +9,18 @@ use mpit_reference::spec::Datatype;
 use mpit_reference::yaml::YamlError;
 use std::path::{Path, PathBuf};
 
-/// How the ABI family is chosen (`--abi`).
+/// How the ABI profile is chosen (`--abi`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AbiChoice {
-    /// Detected from exported symbols and version functions.
+    /// The family detected from exported symbols and version functions, and the bundled
+    /// profile of that family matching `MPI_Get_library_version`.
     Auto,
+    /// A family: its bundled profile matching the library's version (the newest of the
+    /// family when none matches).
     Family(Family),
-    /// A profile YAML file (e.g. written by abi-probe).
+    /// One bundled profile by name (`mpich-4`, `openmpi-5`, ...).
+    Bundled(&'static Bundled),
+    /// A profile YAML file (e.g. written by `mpit-conform abi-probe`).
     File(PathBuf),
 }
 
@@ -28,13 +33,147 @@ impl std::str::FromStr for AbiChoice {
             "openmpi" => AbiChoice::Family(Family::Openmpi),
             "standard" => AbiChoice::Family(Family::Standard),
             f if f.ends_with(".yaml") || f.ends_with(".yml") => AbiChoice::File(f.into()),
-            other => return Err(unknown_abi(other)),
+            other => match BUNDLED.iter().find(|b| b.name == other) {
+                Some(b) => AbiChoice::Bundled(b),
+                None => return Err(unknown_abi(other)),
+            },
         })
     }
 }
 
 fn unknown_abi(name: &str) -> String {
-    format!("unknown ABI `{name}`: expected auto, mpich, openmpi, standard or a .yaml profile")
+    let names: Vec<&str> = BUNDLED.iter().map(|b| b.name).collect();
+    format!(
+        "unknown ABI `{name}`: expected auto, mpich, openmpi, standard, a bundled profile ({}) or a .yaml profile",
+        names.join(", ")
+    )
+}
+
+/// An ABI profile compiled into the binary (`specs/abi/<name>.yaml`).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Bundled {
+    pub name: &'static str,
+    pub family: Family,
+    /// The path in the repository, named in errors and in the evidence.
+    pub file: &'static str,
+    text: &'static str,
+}
+
+macro_rules! bundled {
+    ($name:literal, $family:expr) => {
+        Bundled {
+            name: $name,
+            family: $family,
+            file: concat!("specs/abi/", $name, ".yaml"),
+            text: include_str!(concat!("../../../specs/abi/", $name, ".yaml")),
+        }
+    };
+}
+
+/// Every bundled profile; within a family, oldest release first. The vendor profiles are
+/// generated from the vendors' headers by `mpit-conform abi-probe` (each file's first
+/// lines say which header and how to regenerate it).
+pub static BUNDLED: &[Bundled] = &[
+    bundled!("standard", Family::Standard),
+    bundled!("mpich-4", Family::Mpich),
+    bundled!("mpich-5", Family::Mpich),
+    bundled!("openmpi-4", Family::Openmpi),
+    bundled!("openmpi-5", Family::Openmpi),
+];
+
+impl Bundled {
+    /// The parsed profile (the texts are compiled in and unit-tested, but a parse error
+    /// is still reported, as `specs/abi/<name>.yaml:line:col`, never a panic).
+    pub fn profile(&self) -> Result<AbiProfile, TargetError> {
+        Ok(AbiProfile::from_yaml(self.text, self.file)?)
+    }
+}
+
+/// What a library's `MPI_Get_library_version` (or a header's version macros) says about
+/// its release: what the choice among a family's bundled profiles rests on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Release {
+    /// `MPICH Version: 4.0.2` (MPICH's own builds, e.g. Debian's and the PyPI wheel).
+    Mpich {
+        major: u32,
+        minor: u32,
+    },
+    /// `Intel(R) MPI Library 2021.19.0 for Linux* OS`.
+    IntelMpi {
+        year: u32,
+    },
+    /// `Open MPI v4.1.4, package: ...`.
+    OpenMpi {
+        major: u32,
+    },
+    Unknown,
+}
+
+/// The leading `major[.minor]` number pair of `s`.
+fn version_numbers(s: &str) -> Option<(u32, u32)> {
+    let mut parts = s.split(|c: char| !c.is_ascii_digit());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().and_then(|m| m.parse().ok()).unwrap_or(0);
+    Some((major, minor))
+}
+
+impl Release {
+    pub fn from_library_version(text: &str) -> Release {
+        let after = |marker: &str| {
+            text.find(marker)
+                .map(|i| text[i + marker.len()..].trim_start())
+                .and_then(version_numbers)
+        };
+        if let Some((major, minor)) = after("MPICH Version:") {
+            Release::Mpich { major, minor }
+        } else if let Some((year, _)) = after("Intel(R) MPI Library") {
+            Release::IntelMpi { year }
+        } else if let Some((major, _)) = after("Open MPI v") {
+            Release::OpenMpi { major }
+        } else {
+            Release::Unknown
+        }
+    }
+}
+
+impl std::fmt::Display for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Release::Mpich { major, minor } => write!(f, "MPICH {major}.{minor}"),
+            Release::IntelMpi { year } => write!(f, "Intel MPI {year}"),
+            Release::OpenMpi { major } => write!(f, "Open MPI {major}"),
+            Release::Unknown => f.write_str("an unknown release"),
+        }
+    }
+}
+
+/// The bundled profile for a release of a family, or `None` when no bundled profile is
+/// known to match it.
+///
+/// * MPICH 4.0 → mpich-4 (Debian's 4.0.2 header). MPICH 4.1 and later → mpich-5: the
+///   MPI-4.0 constants 4.0.2 lacks (`MPI_T_ERR_NOT_ACCESSIBLE`, `MPI_T_BIND_MPI_SESSION`)
+///   arrived after 4.0, and mpich-5 has every constant of mpich-4 with the same value
+///   (tested), so the newer table decodes everything the older one does.
+/// * Intel MPI 2021 → mpich-5: the 2021.19 `mpi.h` gives exactly MPICH 5.0.2's values
+///   (tested by harness/tests/abi_probe.rs).
+/// * Open MPI 4 → openmpi-4, 5 and later → openmpi-5.
+pub fn bundled_for(family: Family, release: &Release) -> Option<&'static Bundled> {
+    let name = match (family, release) {
+        (Family::Standard, _) => "standard",
+        (Family::Mpich, Release::Mpich { major: 4, minor: 0 }) => "mpich-4",
+        (Family::Mpich, Release::Mpich { major, .. }) if *major >= 4 => "mpich-5",
+        (Family::Mpich, Release::IntelMpi { year }) if *year >= 2021 => "mpich-5",
+        (Family::Openmpi, Release::OpenMpi { major: 4 }) => "openmpi-4",
+        (Family::Openmpi, Release::OpenMpi { major }) if *major >= 5 => "openmpi-5",
+        _ => return None,
+    };
+    BUNDLED.iter().find(|b| b.name == name)
+}
+
+/// The newest bundled profile of a family (used when the family is given explicitly and
+/// no bundled profile matches the release).
+fn newest(family: Family) -> Option<&'static Bundled> {
+    BUNDLED.iter().rev().find(|b| b.family == family)
 }
 
 /// The family a library was found to speak, and why.
@@ -53,8 +192,15 @@ pub enum TargetError {
     #[error("{0}: cannot tell its ABI family (no MPI_Abi_get_version 1.0, no ompi_mpi_comm_world, no MPI_T_PVAR_ALL_HANDLES or MPIR_Dup_fn); pass --abi")]
     Undetected(String),
     #[error("--abi {chosen} contradicts the library: {detected}; pass --force to proceed anyway")]
-    Contradiction { chosen: Family, detected: String },
-    #[error("no ABI profile for the {0} family is bundled yet; pass --abi FILE.yaml")]
+    Contradiction { chosen: String, detected: String },
+    #[error("no bundled {family} profile is known to match {release} (\"{version}\"); pass --abi {family} to use the newest ({newest}), or --abi FILE.yaml written by `mpit-conform abi-probe` from the library's mpi.h")]
+    NoMatchingProfile {
+        family: Family,
+        release: Release,
+        version: String,
+        newest: &'static str,
+    },
+    #[error("no ABI profile for the {0} family is bundled; pass --abi FILE.yaml")]
     NoProfile(Family),
     #[error(transparent)]
     Profile(#[from] YamlError),
@@ -64,17 +210,11 @@ pub enum TargetError {
 pub struct Target {
     pub lib: ffi::Lib,
     pub profile: AbiProfile,
+    /// Which profile was chosen and why (printed with the evidence).
+    pub profile_origin: String,
     pub detection: Option<Detection>,
     /// Datatype handle values as this process sees them (Open MPI's are addresses).
     datatypes: Vec<(Datatype, u64)>,
-}
-
-/// The bundled profile of a family.
-pub fn bundled_profile(family: Family) -> Result<AbiProfile, TargetError> {
-    match family {
-        Family::Standard => Ok(AbiProfile::standard()),
-        other => Err(TargetError::NoProfile(other)),
-    }
 }
 
 /// Tells the family from what the library exports, before any call that could fail
@@ -109,6 +249,22 @@ pub fn detect(lib: &ffi::Lib) -> Option<Detection> {
     None
 }
 
+/// `--abi X` against what was detected: an error unless they agree or `force` is set.
+fn agree(
+    chosen: impl std::fmt::Display,
+    family: Family,
+    detection: &Option<Detection>,
+    force: bool,
+) -> Result<(), TargetError> {
+    match detection {
+        Some(d) if d.family != family && !force => Err(TargetError::Contradiction {
+            chosen: chosen.to_string(),
+            detected: format!("detected {} family: {}", d.family, d.evidence),
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl Target {
     /// Opens a library and settles its profile. `force` proceeds past a contradiction
     /// between `--abi` and what the library exports.
@@ -118,27 +274,69 @@ impl Target {
             return Err(TargetError::NotMpi(path.display().to_string()));
         }
         let detection = detect(&lib);
-        let profile = match abi {
-            AbiChoice::Auto => match &detection {
-                Some(d) => bundled_profile(d.family)?,
-                None => return Err(TargetError::Undetected(path.display().to_string())),
-            },
-            AbiChoice::Family(f) => bundled_profile(*f)?,
-            AbiChoice::File(p) => AbiProfile::load(p)?,
+        let version = lib
+            .get_library_version()
+            .map(|(_, v)| v)
+            .unwrap_or_default();
+        let release = Release::from_library_version(&version);
+        let first_line = version.lines().next().unwrap_or("").to_string();
+        let chosen = |b: &'static Bundled, why: String| -> Result<_, TargetError> {
+            Ok((b.profile()?, format!("{} ({}), {why}", b.name, b.file)))
         };
-        if let Some(d) = &detection {
-            if d.family != profile.family && !force {
-                return Err(TargetError::Contradiction {
-                    chosen: profile.family,
-                    detected: format!("detected {} family: {}", d.family, d.evidence),
-                });
+        let (profile, profile_origin) = match abi {
+            AbiChoice::Auto => {
+                let Some(d) = &detection else {
+                    return Err(TargetError::Undetected(path.display().to_string()));
+                };
+                match bundled_for(d.family, &release) {
+                    Some(b) if d.family == Family::Standard => chosen(
+                        b,
+                        "chosen for the standard family (values fixed by MPI-5.0)".into(),
+                    )?,
+                    Some(b) => chosen(
+                        b,
+                        format!("chosen for the {} family and {release}", d.family),
+                    )?,
+                    None => {
+                        return Err(TargetError::NoMatchingProfile {
+                            family: d.family,
+                            release,
+                            version: first_line,
+                            newest: newest(d.family).map_or("none", |b| b.name),
+                        })
+                    }
+                }
             }
-        }
+            AbiChoice::Family(f) => {
+                agree(f, *f, &detection, force)?;
+                match (bundled_for(*f, &release), newest(*f)) {
+                    (Some(b), _) => chosen(b, format!("chosen by --abi {f} for {release}"))?,
+                    (None, Some(b)) => chosen(
+                        b,
+                        format!("the newest {f} profile: none is known to match {release} (\"{first_line}\")"),
+                    )?,
+                    (None, None) => return Err(TargetError::NoProfile(*f)),
+                }
+            }
+            AbiChoice::Bundled(b) => {
+                agree(b.name, b.family, &detection, force)?;
+                chosen(b, format!("chosen by --abi {}", b.name))?
+            }
+            AbiChoice::File(p) => {
+                let profile = AbiProfile::load(p)?;
+                agree(p.display(), profile.family, &detection, force)?;
+                (profile, format!("{} (--abi)", p.display()))
+            }
+        };
+        let width_mask = match profile.mpi_handle_width {
+            HandleWidth::Int => 0xffff_ffff,
+            HandleWidth::Pointer => u64::MAX,
+        };
         let datatypes = Datatype::ALL
             .iter()
             .filter_map(|dt| {
                 let v = match profile.datatype.get(*dt) {
-                    HandleValue::Num(n) => Some(*n as u64),
+                    HandleValue::Num(n) => Some(*n as u64 & width_mask),
                     HandleValue::Symbol {
                         symbol,
                         deref: false,
@@ -154,6 +352,7 @@ impl Target {
         Ok(Target {
             lib,
             profile,
+            profile_origin,
             detection,
             datatypes,
         })
@@ -174,5 +373,121 @@ impl Target {
             .iter()
             .find(|(_, v)| *v == raw)
             .map(|(d, _)| *d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_bundled_profile_parses_and_names_its_family() {
+        for b in BUNDLED {
+            let p = b.profile().unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(p.family, b.family, "{}", b.name);
+            assert!(b.name.starts_with(&b.family.to_string()), "{}", b.name);
+        }
+        assert_eq!(
+            BUNDLED[0]
+                .profile()
+                .expect("standard")
+                .differences(&AbiProfile::standard()),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn releases_from_library_version_strings() {
+        // The first lines of the seven real targets (scripts/TARGETS.md).
+        for (text, want) in [
+            (
+                "MPICH Version:      4.0.2\nMPICH Release date: ...",
+                Release::Mpich { major: 4, minor: 0 },
+            ),
+            (
+                "MPICH Version:\t5.0.2\n",
+                Release::Mpich { major: 5, minor: 0 },
+            ),
+            (
+                "Intel(R) MPI Library 2021.19.0 for Linux* OS",
+                Release::IntelMpi { year: 2021 },
+            ),
+            (
+                "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4",
+                Release::OpenMpi { major: 4 },
+            ),
+            (
+                "Open MPI v5.0.11, package: Open MPI user@localhost Distribution",
+                Release::OpenMpi { major: 5 },
+            ),
+            ("mpit-reference 0.1.0", Release::Unknown),
+            ("MVAPICH2 Version 2.3.7", Release::Unknown),
+        ] {
+            assert_eq!(Release::from_library_version(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn bundled_profile_per_family_and_release() {
+        let name = |f, r| bundled_for(f, &r).map(|b| b.name);
+        assert_eq!(
+            name(Family::Mpich, Release::Mpich { major: 4, minor: 0 }),
+            Some("mpich-4")
+        );
+        assert_eq!(
+            name(Family::Mpich, Release::Mpich { major: 4, minor: 2 }),
+            Some("mpich-5")
+        );
+        assert_eq!(
+            name(Family::Mpich, Release::Mpich { major: 5, minor: 0 }),
+            Some("mpich-5")
+        );
+        assert_eq!(
+            name(Family::Mpich, Release::IntelMpi { year: 2021 }),
+            Some("mpich-5")
+        );
+        assert_eq!(
+            name(Family::Mpich, Release::Mpich { major: 3, minor: 4 }),
+            None
+        );
+        assert_eq!(name(Family::Mpich, Release::Unknown), None);
+        assert_eq!(
+            name(Family::Openmpi, Release::OpenMpi { major: 4 }),
+            Some("openmpi-4")
+        );
+        assert_eq!(
+            name(Family::Openmpi, Release::OpenMpi { major: 5 }),
+            Some("openmpi-5")
+        );
+        assert_eq!(
+            name(Family::Openmpi, Release::Mpich { major: 5, minor: 0 }),
+            None
+        );
+        assert_eq!(name(Family::Standard, Release::Unknown), Some("standard"));
+        assert_eq!(newest(Family::Mpich).map(|b| b.name), Some("mpich-5"));
+        assert_eq!(newest(Family::Openmpi).map(|b| b.name), Some("openmpi-5"));
+    }
+
+    /// mpich-5 may stand in for MPICH 4.1+ only because it decodes every constant
+    /// mpich-4 defines to the same name; likewise openmpi-5 for openmpi-4.
+    #[test]
+    fn newer_profiles_extend_older_ones() {
+        for (old, new) in [("mpich-4", "mpich-5"), ("openmpi-4", "openmpi-5")] {
+            let find = |n| {
+                BUNDLED
+                    .iter()
+                    .find(|b| b.name == n)
+                    .expect(n)
+                    .profile()
+                    .expect(n)
+            };
+            let (o, n) = (find(old), find(new));
+            for d in o.differences(&n) {
+                assert!(
+                    d.contains(": null vs ") || d.contains(": absent vs "),
+                    "{old} → {new}: {d}"
+                );
+            }
+        }
     }
 }
