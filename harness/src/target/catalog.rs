@@ -245,9 +245,12 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             get_index: gi,
             truncated: tr,
         });
-        let dt = t
-            .datatype(o.datatype)
-            .or_else(|| r.undecoded(format!("cvar {name}: datatype {:#x}", o.datatype)));
+        let dt = t.datatype(o.datatype).or_else(|| {
+            r.undecoded(format!(
+                "cvar {name}: datatype {}",
+                t.describe_datatype(o.datatype)
+            ))
+        });
         let verbosity = p
             .verbosity
             .lookup(o.verbosity as i64)
@@ -307,9 +310,12 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             get_index: gi,
             truncated: tr,
         });
-        let dt = t
-            .datatype(o.datatype)
-            .or_else(|| r.undecoded(format!("pvar {name}: datatype {:#x}", o.datatype)));
+        let dt = t.datatype(o.datatype).or_else(|| {
+            r.undecoded(format!(
+                "pvar {name}: datatype {}",
+                t.describe_datatype(o.datatype)
+            ))
+        });
         let verbosity = p
             .verbosity
             .lookup(o.verbosity as i64)
@@ -402,8 +408,8 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         for k in 0..n {
             let Some(dt) = t.datatype(o.datatypes[k]).or_else(|| {
                 r.undecoded(format!(
-                    "event {name}: element {k} datatype {:#x}",
-                    o.datatypes[k]
+                    "event {name}: element {k} datatype {}",
+                    t.describe_datatype(o.datatypes[k])
                 ))
             }) else {
                 continue;

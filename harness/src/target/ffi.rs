@@ -290,6 +290,27 @@ impl Lib {
         Some(s.into_raw() as u64)
     }
 
+    /// The name of the exported object that starts exactly at `addr`, if any (Open MPI's
+    /// handles are such addresses: a value no profile entry matches can still be named).
+    pub fn symbol_at(&self, addr: u64) -> Option<String> {
+        let mut info = libc::Dl_info {
+            dli_fname: std::ptr::null(),
+            dli_fbase: std::ptr::null_mut(),
+            dli_sname: std::ptr::null(),
+            dli_saddr: std::ptr::null_mut(),
+        };
+        // SAFETY: dladdr(3) only looks the address up in the loaded objects' tables, it
+        // never dereferences it; `info` is a valid out-parameter of this frame.
+        let found = unsafe { libc::dladdr(addr as usize as *const c_void, &mut info) };
+        if found == 0 || info.dli_sname.is_null() || info.dli_saddr as usize as u64 != addr {
+            return None;
+        }
+        // SAFETY: dli_sname is non-NULL and points to a NUL-terminated name in the string
+        // table of a loaded object, which stays loaded while `self` lives.
+        let name = unsafe { std::ffi::CStr::from_ptr(info.dli_sname) };
+        Some(name.to_string_lossy().into_owned())
+    }
+
     /// The pointer-sized value stored in an exported variable (MPICH's
     /// `MPI_T_PVAR_ALL_HANDLES` is such a variable).
     pub fn symbol_value(&self, name: &str) -> Option<u64> {

@@ -363,6 +363,18 @@ impl Target {
         self.profile.decode(rc as i64)
     }
 
+    /// A datatype handle no profile entry matches, for evidence: the number, and the
+    /// library object it is the address of, if any (`0x7f.. = &ompi_mpi_c_bool`).
+    pub fn describe_datatype(&self, raw: u64) -> String {
+        match self.profile.mpi_handle_width {
+            HandleWidth::Pointer => match self.lib.symbol_at(raw) {
+                Some(s) => format!("{raw:#x} = &{s}"),
+                None => format!("{raw:#x}"),
+            },
+            HandleWidth::Int => format!("{:#x}", raw & 0xffff_ffff),
+        }
+    }
+
     /// A datatype OUT value (widened to 64 bits) by its spec name.
     pub fn datatype(&self, raw: u64) -> Option<Datatype> {
         let raw = match self.profile.mpi_handle_width {
