@@ -181,6 +181,12 @@ fn print_table(d: &CatalogDump) {
         println!("detected {} family: {}", det.family, det.evidence);
     }
     println!("ABI profile {}", d.profile);
+    if !d.unresolved.is_empty() {
+        println!(
+            "ABI profile names objects the library does not export: {}",
+            d.unresolved.join(", ")
+        );
+    }
     if let Some((a, b)) = d.mpi_version {
         println!(
             "MPI {a}.{b}; {}",
@@ -273,6 +279,12 @@ fn run_checks(args: &RunArgs) -> Result<u8> {
         println!("detected {} family: {}", det.family, det.evidence);
     }
     println!("ABI profile {}", dump.profile);
+    if !dump.unresolved.is_empty() {
+        println!(
+            "ABI profile names objects the library does not export: {}",
+            dump.unresolved.join(", ")
+        );
+    }
     println!("{}", count_line(&dump));
     let verdicts = checks::judge(&dump, args.strict);
     let (mut pass, mut fail, mut warn, mut skip) = (0, 0, 0, 0);

@@ -368,6 +368,22 @@ fn real_libraries_run_with_their_bundled_profiles() {
         // Every family's MPICH-derived or Open MPI string copy returns n for a truncated
         // name: the other reading of R-STR-2, a warning by default.
         assert!(out.contains("WARN strings.name.truncate"), "{name}: {out}");
+        // Every object the profile names is exported, and the handle values are what
+        // each family's header says: MPICH's MPI_T_PVAR_ALL_HANDLES is the value stored in
+        // its exported variable (an address in the library), Open MPI's (handle)-1, the
+        // standard ABI's (handle)1.
+        assert!(!out.contains("does not export"), "{name}: {out}");
+        let json = run(&["catalog", "--lib", path, "--format", "json"], &[]);
+        let dump: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+        assert_eq!(dump["unresolved"], serde_json::json!([]), "{name}");
+        let all = dump["handles"]["MPI_T_PVAR_ALL_HANDLES"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{name}: MPI_T_PVAR_ALL_HANDLES resolved"));
+        match abi.as_str() {
+            "mpich" => assert!(all > 0xffff && all != u64::MAX, "{name}: {all:#x}"),
+            "openmpi" => assert_eq!(all, u64::MAX, "{name}"),
+            _ => assert_eq!(all, 1, "{name}"),
+        }
         if abi == "openmpi" {
             // Open MPI declares its boolean MCA variables as MPI_C_BOOL, which is not
             // among the datatypes MPI_T may return (MPI-4.1 §15.3.5, R-TYPE-1); nothing
@@ -377,8 +393,6 @@ fn real_libraries_run_with_their_bundled_profiles() {
                 out.contains("FAIL enums_datatypes.constants.legal"),
                 "{name}: {out}"
             );
-            let json = run(&["catalog", "--lib", path, "--format", "json"], &[]);
-            let dump: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
             let undecoded = dump["undecoded"].as_array().expect("undecoded list");
             assert!(!undecoded.is_empty(), "{name}");
             for u in undecoded {
@@ -399,4 +413,25 @@ fn real_libraries_run_with_their_bundled_profiles() {
             assert!(stdout(&strict).contains("FAIL strings.name.truncate"));
         }
     }
+    // A profile that names an object the library does not export says so.
+    let (name, path, _) = targets
+        .iter()
+        .find(|t| t.2 == "openmpi")
+        .expect("an Open MPI target");
+    let text = std::fs::read_to_string(repo().join("specs/abi/openmpi-5.yaml")).unwrap();
+    let file = std::env::temp_dir().join(format!("mpit-unresolved-{}.yaml", std::process::id()));
+    std::fs::write(
+        &file,
+        text.replace("{symbol: ompi_mpi_double}", "{symbol: ompi_mpi_no_such}"),
+    )
+    .unwrap();
+    let o = run(&["--lib", path, "--abi", file.to_str().unwrap()], &[]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "ABI profile names objects the library does not export: MPI_DOUBLE = {symbol: ompi_mpi_no_such}"
+        ),
+        "{name}: {out}"
+    );
+    let _ = std::fs::remove_file(&file);
 }

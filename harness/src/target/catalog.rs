@@ -63,6 +63,11 @@ pub struct CatalogDump {
     pub failed_calls: Vec<FailedCall>,
     /// Values the profile could not decode (each is a finding to look at).
     pub undecoded: Vec<String>,
+    /// The profile's predefined handles as the worker saw them (addresses for Open MPI,
+    /// the stored value of MPICH's MPI_T_PVAR_ALL_HANDLES).
+    pub handles: BTreeMap<String, u64>,
+    /// Profile entries naming objects the library does not export.
+    pub unresolved: Vec<String>,
 }
 
 struct Reader<'a> {
@@ -473,6 +478,8 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         names: r.names,
         failed_calls: r.failed,
         undecoded: r.undecoded,
+        handles: t.handles.clone(),
+        unresolved: t.unresolved.clone(),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod ffi;
 use mpit_reference::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
 use mpit_reference::spec::Datatype;
 use mpit_reference::yaml::YamlError;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// How the ABI profile is chosen (`--abi`).
@@ -215,6 +216,12 @@ pub struct Target {
     pub detection: Option<Detection>,
     /// Datatype handle values as this process sees them (Open MPI's are addresses).
     datatypes: Vec<(Datatype, u64)>,
+    /// The profile's other predefined handles as this process sees them (e.g. MPICH's
+    /// `MPI_T_PVAR_ALL_HANDLES`, the value stored in that exported variable).
+    pub handles: BTreeMap<String, u64>,
+    /// Profile entries naming an object the library does not export (`MPI_INT =
+    /// {symbol: ompi_mpi_int}`): a profile that does not fit the library.
+    pub unresolved: Vec<String>,
 }
 
 /// Tells the family from what the library exports, before any call that could fail
@@ -328,26 +335,38 @@ impl Target {
                 (profile, format!("{} (--abi)", p.display()))
             }
         };
-        let width_mask = match profile.mpi_handle_width {
-            HandleWidth::Int => 0xffff_ffff,
-            HandleWidth::Pointer => u64::MAX,
+        let mut unresolved = Vec::new();
+        // MPI_Datatype, MPI_Comm, ... are an int in the MPICH family; the MPI_T handles
+        // are pointers everywhere.
+        let mut resolve = |name: &str, v: &HandleValue| -> Option<u64> {
+            let got = match v {
+                HandleValue::Num(n) if name.starts_with("MPI_T_") => Some(*n as u64),
+                HandleValue::Num(n) => Some(match profile.mpi_handle_width {
+                    HandleWidth::Int => *n as u64 & 0xffff_ffff,
+                    HandleWidth::Pointer => *n as u64,
+                }),
+                HandleValue::Symbol {
+                    symbol,
+                    deref: false,
+                } => lib.symbol_address(symbol),
+                HandleValue::Symbol {
+                    symbol,
+                    deref: true,
+                } => lib.symbol_value(symbol),
+            };
+            if got.is_none() {
+                unresolved.push(format!("{name} = {v}"));
+            }
+            got
         };
         let datatypes = Datatype::ALL
             .iter()
-            .filter_map(|dt| {
-                let v = match profile.datatype.get(*dt) {
-                    HandleValue::Num(n) => Some(*n as u64 & width_mask),
-                    HandleValue::Symbol {
-                        symbol,
-                        deref: false,
-                    } => lib.symbol_address(symbol),
-                    HandleValue::Symbol {
-                        symbol,
-                        deref: true,
-                    } => lib.symbol_value(symbol),
-                };
-                v.map(|v| (*dt, v))
-            })
+            .filter_map(|dt| resolve(dt.spelling(), profile.datatype.get(*dt)).map(|v| (*dt, v)))
+            .collect();
+        let handles = profile
+            .handles
+            .iter()
+            .filter_map(|(name, v)| resolve(name, v).map(|x| (name.clone(), x)))
             .collect();
         Ok(Target {
             lib,
@@ -355,6 +374,8 @@ impl Target {
             profile_origin,
             detection,
             datatypes,
+            handles,
+            unresolved,
         })
     }
 
