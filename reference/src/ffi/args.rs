@@ -29,6 +29,24 @@ pub(crate) unsafe fn put<T>(p: *mut T, v: T) {
     }
 }
 
+/// An INOUT handle argument of a `*_free` call: reads the handle, lets `free` decide
+/// the value the caller's variable must hold afterwards (R-CVAR-7, R-SESS-1, R-PH-1:
+/// the null handle), and stores it.
+///
+/// # Safety
+/// `p` is NULL (MPI_T_ERR_INVALID) or valid for reading and writing one handle.
+pub(crate) unsafe fn free_inout(
+    p: *mut usize,
+    free: impl FnOnce(u64) -> TResult<u64>,
+) -> TResult<()> {
+    need(p)?;
+    // SAFETY: checked non-NULL; valid per this function's contract.
+    let after = free(unsafe { p.read() } as u64)?;
+    // SAFETY: as above.
+    unsafe { put(p, after as usize) };
+    Ok(())
+}
+
 /// A `const char *name` argument (NULL gives MPI_T_ERR_INVALID; bytes that are not
 /// UTF-8 cannot name anything: MPI_T_ERR_INVALID_NAME).
 ///

@@ -1,8 +1,8 @@
 //! MPI-4.1 §15.3.6: control variables.
 
 use super::{
-    abi, bound_object, c_name, copy_in, copy_out, crash, export, need, out_desc, out_str, put,
-    t_call,
+    abi, bound_object, c_name, copy_in, copy_out, crash, export, free_inout, need, out_desc,
+    out_str, put, t_call,
 };
 use crate::faults::Fault;
 use crate::model::CvarHandle;
@@ -106,13 +106,8 @@ export! {
     /// R-CVAR-7: sets `*handle` to MPI_T_CVAR_HANDLE_NULL.
     fn MPI_T_cvar_handle_free(handle: *mut usize) -> c_int {
         t_call(|m| {
-            need(handle)?;
-            // SAFETY: checked non-NULL; an INOUT handle per the signature.
-            let h = unsafe { handle.read() };
-            let after = m.cvar_handle_free(CvarHandle(h as u64))?;
-            // SAFETY: as above.
-            unsafe { put(handle, after.0 as usize) };
-            Ok(())
+            // SAFETY: an INOUT handle per the signature (NULL is refused).
+            unsafe { free_inout(handle, |h| Ok(m.cvar_handle_free(CvarHandle(h))?.0)) }
         })
     }
 }

@@ -26,7 +26,7 @@ mod mpi;
 mod pvar;
 
 pub(crate) use args::{
-    bound_object, c_name, copy_in, copy_out, need, out_desc, out_str, put, put_string,
+    bound_object, c_name, copy_in, copy_out, free_inout, need, out_desc, out_str, put, put_string,
 };
 
 use crate::catalog::Catalog;

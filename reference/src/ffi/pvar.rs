@@ -3,7 +3,8 @@
 //! through the model's registries (R-PH-1: a foreign handle is INVALID_HANDLE).
 
 use super::{
-    abi, bound_object, c_name, copy_in, copy_out, export, need, out_desc, out_str, put, t_call,
+    abi, bound_object, c_name, copy_in, copy_out, export, free_inout, need, out_desc, out_str, put,
+    t_call,
 };
 use crate::model::{Model, PvarHandle, Session};
 use crate::spec::{TErr, TResult};
@@ -93,13 +94,8 @@ export! {
     /// R-SESS-1: sets `*pe_session` to MPI_T_PVAR_SESSION_NULL.
     fn MPI_T_pvar_session_free(pe_session: *mut usize) -> c_int {
         t_call(|m| {
-            need(pe_session)?;
-            // SAFETY: checked non-NULL; an INOUT handle.
-            let s = unsafe { pe_session.read() };
-            let after = m.pvar_session_free(Session(s as u64))?;
-            // SAFETY: as above.
-            unsafe { put(pe_session, after.0 as usize) };
-            Ok(())
+            // SAFETY: an INOUT session handle per the signature (NULL is refused).
+            unsafe { free_inout(pe_session, |s| Ok(m.pvar_session_free(Session(s))?.0)) }
         })
     }
 }
@@ -132,13 +128,9 @@ export! {
     /// R-PH-1: sets `*handle` to MPI_T_PVAR_HANDLE_NULL.
     fn MPI_T_pvar_handle_free(pe_session: usize, handle: *mut usize) -> c_int {
         t_call(|m| {
-            need(handle)?;
-            // SAFETY: checked non-NULL; an INOUT handle.
-            let h = unsafe { handle.read() };
-            let after = m.pvar_handle_free(Session(pe_session as u64), PvarHandle(h as u64))?;
-            // SAFETY: as above.
-            unsafe { put(handle, after.0 as usize) };
-            Ok(())
+            let s = Session(pe_session as u64);
+            // SAFETY: an INOUT handle per the signature (NULL is refused).
+            unsafe { free_inout(handle, |h| Ok(m.pvar_handle_free(s, PvarHandle(h))?.0)) }
         })
     }
 }
