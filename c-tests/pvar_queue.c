@@ -6,15 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "mpit_reference.h"
+#include "check.h"
 
-#define TRY(call)                                                   \
-    do {                                                            \
-        int rc_ = (call);                                           \
-        if (rc_ != MPI_SUCCESS) {                                   \
-            printf("%s failed: %d (line %d)\n", #call, rc_, __LINE__); \
-            return 1;                                               \
-        }                                                           \
-    } while (0)
 
 static MPI_T_pvar_session session;
 static MPI_T_pvar_handle handle, counter;

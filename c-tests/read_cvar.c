@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "mpit_reference.h"
+#include "check.h"
 
 /* Example 14.5, unchanged apart from the error reporting. */
 static int getValue_int_comm(int index, MPI_Comm comm, int *val)
@@ -21,14 +22,6 @@ static int getValue_int_comm(int index, MPI_Comm comm, int *val)
     return err;
 }
 
-#define TRY(call)                                                   \
-    do {                                                            \
-        int rc_ = (call);                                           \
-        if (rc_ != MPI_SUCCESS) {                                   \
-            printf("%s failed: %d (line %d)\n", #call, rc_, __LINE__); \
-            return 1;                                               \
-        }                                                           \
-    } while (0)
 
 int main(void)
 {
