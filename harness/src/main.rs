@@ -3,13 +3,7 @@
 //! Exit codes: 0 nothing unexpected; 1 a check failed, or the library crashed or hung;
 //! 2 could not run (bad input, library not loadable).
 
-mod abi_probe;
-mod checks;
-mod cli;
-mod supervisor;
-mod target;
-mod worker;
-
+use mpit_conform::{cli, target};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

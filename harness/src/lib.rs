@@ -1,0 +1,13 @@
+//! mpit-conform as a library: the binary (`main.rs`), the integration tests and the
+//! fuzz targets all enter here.
+//!
+//! Layers (DESIGN.md "Shape"): `cli` → runner (`supervisor` · `worker`) → `checks`
+//! → `target` (safe API · ffi); `verdict` and `report` beside them.
+
+pub mod abi_probe;
+pub mod checks;
+pub mod cli;
+pub mod supervisor;
+pub mod target;
+pub mod verdict;
+pub mod worker;

@@ -1,0 +1,223 @@
+//! The vocabulary of a verdict, shared by the cases, the runner and the reports:
+//! status, level, area and oracle (DESIGN.md "Nouns"; issue 4's report contract).
+//! Serialized in snake_case: these strings are part of `report.json`.
+
+use serde::{Deserialize, Serialize};
+
+/// What happened to one (case, subject).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    /// A MUST broken (or a SHOULD / robustness expectation under `--strict`).
+    Fail,
+    /// A SHOULD or robustness expectation not met, or the other reading of a sentence.
+    Warn,
+    /// Not applicable: older MPI version, nothing in the catalog to test, a requirement
+    /// the target does not meet.
+    Skip,
+    /// A symbol the case needs is not exported.
+    Unsupported,
+    /// The worker died by a signal during the case.
+    Crash,
+    /// The worker was silent past the deadline.
+    Timeout,
+    /// The harness itself could not run the case.
+    Error,
+}
+
+impl Status {
+    pub const ALL: [Status; 8] = [
+        Status::Pass,
+        Status::Fail,
+        Status::Warn,
+        Status::Skip,
+        Status::Unsupported,
+        Status::Crash,
+        Status::Timeout,
+        Status::Error,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Warn => "warn",
+            Status::Skip => "skip",
+            Status::Unsupported => "unsupported",
+            Status::Crash => "crash",
+            Status::Timeout => "timeout",
+            Status::Error => "error",
+        }
+    }
+
+    /// Whether this status makes the run exit 1 unless waived.
+    pub fn is_bad(self) -> bool {
+        matches!(self, Status::Fail | Status::Crash | Status::Timeout)
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How strongly the standard asks for what a case checks (DESIGN.md "Level").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// A MUST: a broken expectation is `fail`.
+    Must,
+    /// A SHOULD: `warn`, `fail` under `--strict`.
+    Should,
+    /// Behaviour on invalid arguments, which §15.3.9 lets an implementation leave
+    /// unchecked: `warn`, `fail` under `--strict`. A crash on valid input is still `fail`.
+    Robustness,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "must",
+            Level::Should => "should",
+            Level::Robustness => "robustness",
+        }
+    }
+}
+
+impl std::fmt::Display for Level {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The area of the chapter a case belongs to (issue 4: a closed list, stable in reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Area {
+    Strings,
+    Lifecycle,
+    Indices,
+    Errors,
+    AllHandles,
+    Cvars,
+    Pvars,
+    Categories,
+    EnumsDatatypes,
+    Events,
+    Consistency,
+    Differential,
+}
+
+impl Area {
+    pub const ALL: [Area; 12] = [
+        Area::Strings,
+        Area::Lifecycle,
+        Area::Indices,
+        Area::Errors,
+        Area::AllHandles,
+        Area::Cvars,
+        Area::Pvars,
+        Area::Categories,
+        Area::EnumsDatatypes,
+        Area::Events,
+        Area::Consistency,
+        Area::Differential,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Area::Strings => "strings",
+            Area::Lifecycle => "lifecycle",
+            Area::Indices => "indices",
+            Area::Errors => "errors",
+            Area::AllHandles => "all_handles",
+            Area::Cvars => "cvars",
+            Area::Pvars => "pvars",
+            Area::Categories => "categories",
+            Area::EnumsDatatypes => "enums_datatypes",
+            Area::Events => "events",
+            Area::Consistency => "consistency",
+            Area::Differential => "differential",
+        }
+    }
+}
+
+impl std::fmt::Display for Area {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Area {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Area, String> {
+        Area::ALL
+            .into_iter()
+            .find(|a| a.as_str() == s)
+            .ok_or_else(|| format!("unknown area `{s}`"))
+    }
+}
+
+/// Which oracle spoke (DESIGN.md "Oracles").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Oracle {
+    /// An assertion written in the case.
+    Spec,
+    /// The reference model, loaded with the target's catalog.
+    Differential,
+    /// A check over every call of the run (e.g. return codes allowed per function).
+    RunWide,
+}
+
+/// One call as evidence: what was passed, what came back, what was expected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The MPI function, e.g. `MPI_T_cvar_get_info`.
+    pub call: String,
+    /// Arguments as passed (name → value); buffers as `{cap, len}`.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub args: serde_json::Value,
+    /// The return code by spec name, or `unknown(N)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rc: Option<String>,
+    /// OUT values (name → value).
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub out: serde_json::Value,
+    /// What the case expected of this call, if it expected something that did not hold.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+}
+
+/// The verdict on one (case, subject): the unit of every report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// Stable dotted id, e.g. `strings.cvar.name.truncate`.
+    pub case: String,
+    pub area: Area,
+    /// What the case ran on, e.g. `cvar 12 MPIR_CVAR_ASYNC_PROGRESS`; empty for cases
+    /// without a subject.
+    pub subject: String,
+    pub status: Status,
+    pub level: Level,
+    /// e.g. `MPI-4.1 §15.3.3 R-STR-2`.
+    pub clause: String,
+    pub oracle: Oracle,
+    /// One line: why this status.
+    pub message: String,
+    /// The reading of an ambiguous sentence the library follows, when it is not the
+    /// literal one (DESIGN.md "Readings").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
+    /// Wall time of the case in the worker, milliseconds.
+    #[serde(default)]
+    pub duration_ms: f64,
+    /// The reason of the waiver that matched this result (`--waivers`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waived: Option<String>,
+    /// The calls made; kept in full for every result that is not `pass`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<Evidence>,
+}
