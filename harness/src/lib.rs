@@ -5,6 +5,7 @@
 //! → `target` (safe API · ffi); `verdict` and `report` beside them.
 
 pub mod abi_probe;
+pub mod cases;
 pub mod checks;
 pub mod cli;
 pub mod supervisor;

@@ -1,0 +1,160 @@
+//! The functions a case may call, with their parameters and OUT values: the vocabulary
+//! of `call:` in specs/cases/*.yaml. MPI_T functions are named without the `MPI_T_`
+//! prefix, as the digest's §10 prototypes; MPI functions with an `mpi_` prefix where
+//! the bare name would be ambiguous; harness operations say what they do.
+
+use serde::{Deserialize, Serialize};
+
+/// What a parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Param {
+    /// An `int` (index, level, length).
+    Int,
+    /// An opaque handle value (MPI_T handles, MPI_Info, MPI_Comm).
+    Handle,
+    /// A (buf, len) pair of the string convention (MPI-4.1 §15.3.3).
+    Str,
+    /// A NUL-terminated input string (`*_get_index` names, info keys).
+    Text,
+    /// `obj_handle`: NULL or the address of a local variable holding an MPI handle.
+    Obj,
+    /// Bytes to write (`cvar_write`, `pvar_write`): a saved value or a number.
+    Data,
+    /// 0 or 1 (e.g. whether to pass a callback at all).
+    Flag,
+}
+
+macro_rules! funcs {
+    ($($variant:ident = $yaml:literal, $c:literal, [$($p:literal : $t:ident),*], [$($o:literal),*];)+) => {
+        /// A callable function.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum Func { $( #[serde(rename = $yaml)] $variant, )+ }
+
+        impl Func {
+            pub const ALL: &'static [Func] = &[$(Func::$variant),+];
+            /// The spelling in case files.
+            pub fn yaml(self) -> &'static str { match self { $(Func::$variant => $yaml),+ } }
+            /// The C name (evidence, run-wide return-code table); harness operations have
+            /// none of their own and are shown by their case-file name.
+            pub fn c_name(self) -> &'static str { match self { $(Func::$variant => $c),+ } }
+            /// Parameters in prototype order.
+            pub fn params(self) -> &'static [(&'static str, Param)] {
+                match self { $(Func::$variant => &[$(($p, Param::$t)),*]),+ }
+            }
+            /// Names of the OUT values a case may `expect` or `save`.
+            pub fn outs(self) -> &'static [&'static str] {
+                match self { $(Func::$variant => &[$($o),*]),+ }
+            }
+            pub fn from_yaml(s: &str) -> Option<Func> {
+                match s { $($yaml => Some(Func::$variant),)+ _ => None }
+            }
+        }
+    };
+}
+
+funcs! {
+    InitThread = "init_thread", "MPI_T_init_thread", ["required": Int], ["provided"];
+    Finalize = "finalize", "MPI_T_finalize", [], [];
+    EnumGetInfo = "enum_get_info", "MPI_T_enum_get_info", ["enumtype": Handle, "name": Str], ["num", "name"];
+    EnumGetItem = "enum_get_item", "MPI_T_enum_get_item", ["enumtype": Handle, "item": Int, "name": Str], ["value", "name"];
+    CvarGetNum = "cvar_get_num", "MPI_T_cvar_get_num", [], ["num"];
+    CvarGetInfo = "cvar_get_info", "MPI_T_cvar_get_info", ["index": Int, "name": Str, "desc": Str],
+        ["name", "verbosity", "datatype", "enumtype", "desc", "bind", "scope"];
+    CvarGetIndex = "cvar_get_index", "MPI_T_cvar_get_index", ["name": Text], ["index"];
+    CvarHandleAlloc = "cvar_handle_alloc", "MPI_T_cvar_handle_alloc", ["index": Int, "obj": Obj], ["handle", "count"];
+    CvarHandleFree = "cvar_handle_free", "MPI_T_cvar_handle_free", ["handle": Handle], ["handle"];
+    CvarRead = "cvar_read", "MPI_T_cvar_read", ["handle": Handle], ["value", "bytes", "overrun"];
+    CvarWrite = "cvar_write", "MPI_T_cvar_write", ["handle": Handle, "data": Data], [];
+    PvarGetNum = "pvar_get_num", "MPI_T_pvar_get_num", [], ["num"];
+    PvarGetInfo = "pvar_get_info", "MPI_T_pvar_get_info", ["index": Int, "name": Str, "desc": Str],
+        ["name", "verbosity", "var_class", "datatype", "enumtype", "desc", "bind", "readonly", "continuous", "atomic"];
+    PvarGetIndex = "pvar_get_index", "MPI_T_pvar_get_index", ["name": Text, "var_class": Int], ["index"];
+    PvarSessionCreate = "pvar_session_create", "MPI_T_pvar_session_create", [], ["session"];
+    PvarSessionFree = "pvar_session_free", "MPI_T_pvar_session_free", ["session": Handle], ["session"];
+    PvarHandleAlloc = "pvar_handle_alloc", "MPI_T_pvar_handle_alloc", ["session": Handle, "index": Int, "obj": Obj], ["handle", "count"];
+    PvarHandleFree = "pvar_handle_free", "MPI_T_pvar_handle_free", ["session": Handle, "handle": Handle], ["handle"];
+    PvarStart = "pvar_start", "MPI_T_pvar_start", ["session": Handle, "handle": Handle], [];
+    PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [];
+    PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun"];
+    PvarWrite = "pvar_write", "MPI_T_pvar_write", ["session": Handle, "handle": Handle, "data": Data], [];
+    PvarReset = "pvar_reset", "MPI_T_pvar_reset", ["session": Handle, "handle": Handle], [];
+    PvarReadreset = "pvar_readreset", "MPI_T_pvar_readreset", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun"];
+    CategoryGetNum = "category_get_num", "MPI_T_category_get_num", [], ["num"];
+    CategoryGetInfo = "category_get_info", "MPI_T_category_get_info", ["index": Int, "name": Str, "desc": Str],
+        ["name", "desc", "num_cvars", "num_pvars", "num_categories"];
+    CategoryGetNumEvents = "category_get_num_events", "MPI_T_category_get_num_events", ["index": Int], ["num"];
+    CategoryGetIndex = "category_get_index", "MPI_T_category_get_index", ["name": Text], ["index"];
+    CategoryGetCvars = "category_get_cvars", "MPI_T_category_get_cvars", ["index": Int, "len": Int], ["indices"];
+    CategoryGetPvars = "category_get_pvars", "MPI_T_category_get_pvars", ["index": Int, "len": Int], ["indices"];
+    CategoryGetEvents = "category_get_events", "MPI_T_category_get_events", ["index": Int, "len": Int], ["indices"];
+    CategoryGetCategories = "category_get_categories", "MPI_T_category_get_categories", ["index": Int, "len": Int], ["indices"];
+    CategoryChanged = "category_changed", "MPI_T_category_changed", [], ["update_number"];
+    SourceGetNum = "source_get_num", "MPI_T_source_get_num", [], ["num"];
+    SourceGetInfo = "source_get_info", "MPI_T_source_get_info", ["index": Int, "name": Str, "desc": Str],
+        ["name", "desc", "ordering", "ticks_per_second", "max_ticks"];
+    SourceGetTimestamp = "source_get_timestamp", "MPI_T_source_get_timestamp", ["index": Int], ["timestamp"];
+    EventGetNum = "event_get_num", "MPI_T_event_get_num", [], ["num"];
+    EventGetInfo = "event_get_info", "MPI_T_event_get_info", ["index": Int, "name": Str, "desc": Str, "capacity": Int],
+        ["name", "verbosity", "datatypes", "displacements", "num_elements", "enumtype", "desc", "bind"];
+    EventGetIndex = "event_get_index", "MPI_T_event_get_index", ["name": Text], ["index"];
+    EventHandleAlloc = "event_handle_alloc", "MPI_T_event_handle_alloc", ["index": Int, "obj": Obj, "info": Handle], ["registration"];
+    EventHandleSetInfo = "event_handle_set_info", "MPI_T_event_handle_set_info", ["registration": Handle, "info": Handle], [];
+    EventHandleGetInfo = "event_handle_get_info", "MPI_T_event_handle_get_info", ["registration": Handle], ["info"];
+    EventRegisterCallback = "event_register_callback", "MPI_T_event_register_callback",
+        ["registration": Handle, "cb_safety": Int, "info": Handle, "callback": Flag, "tag": Int], [];
+    EventCallbackSetInfo = "event_callback_set_info", "MPI_T_event_callback_set_info", ["registration": Handle, "cb_safety": Int, "info": Handle], [];
+    EventCallbackGetInfo = "event_callback_get_info", "MPI_T_event_callback_get_info", ["registration": Handle, "cb_safety": Int], ["info"];
+    EventHandleFree = "event_handle_free", "MPI_T_event_handle_free", ["registration": Handle, "free_callback": Flag], ["registration"];
+    EventSetDroppedHandler = "event_set_dropped_handler", "MPI_T_event_set_dropped_handler", ["registration": Handle, "handler": Flag], [];
+    EventRead = "event_read", "MPI_T_event_read", ["instance": Handle, "element": Int, "bytes": Int], ["bytes", "overrun"];
+    EventCopy = "event_copy", "MPI_T_event_copy", ["instance": Handle, "bytes": Int], ["bytes", "overrun"];
+    EventGetTimestamp = "event_get_timestamp", "MPI_T_event_get_timestamp", ["instance": Handle], ["timestamp"];
+    EventGetSource = "event_get_source", "MPI_T_event_get_source", ["instance": Handle], ["source"];
+    // MPI functions the chapter's cases need (through the ABI profile).
+    GetVersion = "get_version", "MPI_Get_version", [], ["version", "subversion"];
+    MpiInit = "mpi_init", "MPI_Init", [], [];
+    MpiFinalize = "mpi_finalize", "MPI_Finalize", [], [];
+    Initialized = "initialized", "MPI_Initialized", [], ["flag"];
+    Finalized = "finalized", "MPI_Finalized", [], ["flag"];
+    CommRank = "comm_rank", "MPI_Comm_rank", ["comm": Handle], ["rank"];
+    CommSize = "comm_size", "MPI_Comm_size", ["comm": Handle], ["size"];
+    InfoCreate = "info_create", "MPI_Info_create", [], ["info"];
+    InfoSet = "info_set", "MPI_Info_set", ["info": Handle, "key": Text, "value": Text], [];
+    InfoGetNkeys = "info_get_nkeys", "MPI_Info_get_nkeys", ["info": Handle], ["nkeys"];
+    InfoFree = "info_free", "MPI_Info_free", ["info": Handle], ["info"];
+    // Harness operations: several calls in one step, or the reference's test hooks.
+    CatalogSnapshot = "catalog_snapshot", "catalog_snapshot", [], ["catalog", "counts"];
+    Deliveries = "deliveries", "deliveries", [], ["count", "tags", "safeties", "sources", "timestamps", "dropped", "freed"];
+    Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [];
+    RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "count": Int], [];
+}
+
+impl Func {
+    /// The MPI_T functions (the chapter's 51): subjects of `for_each: function`.
+    pub fn mpi_t() -> impl Iterator<Item = Func> {
+        Func::ALL
+            .iter()
+            .copied()
+            .filter(|f| f.c_name().starts_with("MPI_T_"))
+    }
+
+    pub fn param(self, name: &str) -> Option<Param> {
+        self.params()
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, p)| *p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fifty_one_mpi_t_functions() {
+        assert_eq!(Func::mpi_t().count(), 51);
+        for f in Func::ALL {
+            assert_eq!(Func::from_yaml(f.yaml()), Some(*f));
+        }
+    }
+}
