@@ -396,6 +396,11 @@ impl Target {
         }
     }
 
+    /// The handle value of a datatype of the 4.1 table in this process, if resolved.
+    pub fn datatype_handle(&self, d: Datatype) -> Option<u64> {
+        self.datatypes.iter().find(|(x, _)| *x == d).map(|(_, v)| *v)
+    }
+
     /// A datatype OUT value (widened to 64 bits) by its spec name.
     pub fn datatype(&self, raw: u64) -> Option<Datatype> {
         let raw = match self.profile.mpi_handle_width {
