@@ -8,6 +8,7 @@ pub mod abi_probe;
 pub mod cases;
 pub mod checks;
 pub mod cli;
+pub mod report;
 pub mod supervisor;
 pub mod target;
 pub mod verdict;

@@ -1,0 +1,97 @@
+//! One entry point per thing the CLI does with reports, so the CLI only wires flags to
+//! calls.
+
+use super::json::atomic_write;
+use super::{diff, html, json, junit, markdown, matrix, Report, ReportError};
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The files [`write_all`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub json: PathBuf,
+    pub markdown: PathBuf,
+    pub html: PathBuf,
+    pub junit: Option<PathBuf>,
+}
+
+fn create_dir(dir: &Path) -> Result<(), ReportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ReportError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes `report.json`, `report.md` and `report.html` into `out_dir` (created if
+/// needed), and the JUnit XML to `junit` when given; each file atomically. Everything is
+/// rendered before anything is written, so a rendering error leaves no new file behind.
+pub fn write_all(
+    report: &Report,
+    out_dir: &Path,
+    junit: Option<&Path>,
+) -> Result<Written, ReportError> {
+    let json_text = json::to_string(report)?;
+    let md_text = markdown::render(report);
+    let html_text = html::render(report);
+    let junit_text = junit.map(|_| junit::render(report)).transpose()?;
+    create_dir(out_dir)?;
+    let w = Written {
+        json: out_dir.join("report.json"),
+        markdown: out_dir.join("report.md"),
+        html: out_dir.join("report.html"),
+        junit: junit.map(Path::to_path_buf),
+    };
+    atomic_write(&w.json, json_text.as_bytes())?;
+    atomic_write(&w.markdown, md_text.as_bytes())?;
+    atomic_write(&w.html, html_text.as_bytes())?;
+    if let (Some(path), Some(text)) = (&w.junit, junit_text) {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            create_dir(parent)?;
+        }
+        atomic_write(path, text.as_bytes())?;
+    }
+    Ok(w)
+}
+
+/// Writes `matrix.md` and `matrix.html` into `out_dir`; returns their paths.
+pub fn write_matrix(reports: &[Report], out_dir: &Path) -> Result<[PathBuf; 2], ReportError> {
+    let md_text = matrix::render_markdown(reports);
+    let html_text = matrix::render_html(reports);
+    create_dir(out_dir)?;
+    let paths = [out_dir.join("matrix.md"), out_dir.join("matrix.html")];
+    atomic_write(&paths[0], md_text.as_bytes())?;
+    atomic_write(&paths[1], html_text.as_bytes())?;
+    Ok(paths)
+}
+
+/// `mpit-conform diff OLD NEW`: the text to print and the exit code (1 when something
+/// got worse that no waiver in NEW covers, else 0). Unreadable input is an error (exit 2).
+pub fn diff_command(old: &Path, new: &Path) -> anyhow::Result<(String, u8)> {
+    let old = json::read(old)?;
+    let new = json::read(new)?;
+    let d = diff::diff(&old, &new);
+    Ok((d.render(&old, &new), u8::from(d.worse())))
+}
+
+/// Hex SHA-256 of a file, for `TargetInfo.sha256`: which build of a library was judged.
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(format!("{:x}", h.finalize()))
+}
+
+/// Today's date in UTC, `YYYY-MM-DD`: what waiver expiry dates are compared with.
+pub fn today() -> String {
+    let mut s = super::now_rfc3339();
+    s.truncate(10);
+    s
+}

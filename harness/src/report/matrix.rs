@@ -1,0 +1,264 @@
+//! Several reports side by side (several `--lib` at once): one row per case, one column
+//! per target. A cell collapses the case's subjects to the worst status and how many
+//! subjects have it ("fail 3/40": 3 of 40 subjects fail).
+
+use super::escape::{first_line, html as h, markdown as md};
+use super::html::page;
+use super::markdown::counts_line;
+use super::{worst, Report};
+use crate::verdict::{Area, Status};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One case on one target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    pub worst: Status,
+    pub counts: BTreeMap<Status, usize>,
+    pub total: usize,
+}
+
+impl Cell {
+    /// "fail 3/40", or just "pass" for a single subject.
+    fn short(&self) -> String {
+        let n = self.counts.get(&self.worst).copied().unwrap_or(0);
+        if self.total > 1 {
+            format!("{} {n}/{}", self.worst, self.total)
+        } else {
+            self.worst.to_string()
+        }
+    }
+}
+
+/// The side-by-side table.
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    /// Column headings, unique (the shortest path suffixes that tell the targets apart).
+    pub labels: Vec<String>,
+    /// (area, case) → one cell per report; `None`: the case is not in that report.
+    pub rows: BTreeMap<(Area, String), Vec<Option<Cell>>>,
+}
+
+impl Matrix {
+    pub fn new(reports: &[Report]) -> Matrix {
+        let mut rows: BTreeMap<(Area, String), Vec<Option<Cell>>> = BTreeMap::new();
+        for (i, rep) in reports.iter().enumerate() {
+            for r in &rep.results {
+                let cells = rows
+                    .entry((r.area, r.case.clone()))
+                    .or_insert_with(|| vec![None; reports.len()]);
+                let cell = cells[i].get_or_insert_with(|| Cell {
+                    worst: r.status,
+                    counts: BTreeMap::new(),
+                    total: 0,
+                });
+                *cell.counts.entry(r.status).or_default() += 1;
+                cell.total += 1;
+                cell.worst = worst([cell.worst, r.status]).unwrap_or(r.status);
+            }
+        }
+        Matrix {
+            labels: labels(reports),
+            rows,
+        }
+    }
+
+    /// Whether a row has anything but passes (absent cells count as different).
+    fn interesting(cells: &[Option<Cell>]) -> bool {
+        cells
+            .iter()
+            .any(|c| c.as_ref().is_none_or(|c| c.worst != Status::Pass))
+    }
+}
+
+/// Unique column labels: the library's file name, lengthened by parent directories
+/// where two targets share it (MPICH and Intel MPI both ship `libmpi.so.12`).
+fn labels(reports: &[Report]) -> Vec<String> {
+    let parts: Vec<Vec<&str>> = reports
+        .iter()
+        .map(|r| r.target.path.rsplit('/').filter(|s| !s.is_empty()).collect())
+        .collect();
+    let mut depth = vec![1usize; reports.len()];
+    let label = |i: usize, d: usize| -> String {
+        let p = &parts[i];
+        let mut v: Vec<&str> = p.iter().take(d).copied().collect();
+        v.reverse();
+        if v.is_empty() {
+            "(no path)".to_string()
+        } else {
+            v.join("/")
+        }
+    };
+    // Lengthen clashing labels until they differ or their paths run out.
+    loop {
+        let current: Vec<String> = (0..reports.len()).map(|i| label(i, depth[i])).collect();
+        let mut grew = false;
+        for i in 0..reports.len() {
+            let clash = current.iter().enumerate().any(|(j, l)| j != i && *l == current[i]);
+            if clash && depth[i] < parts[i].len() {
+                depth[i] += 1;
+                grew = true;
+            }
+        }
+        if !grew {
+            // Same path twice (the same library run twice): number them.
+            return current
+                .iter()
+                .enumerate()
+                .map(|(i, l)| {
+                    if current.iter().filter(|x| *x == l).count() > 1 {
+                        format!("{l} #{}", i + 1)
+                    } else {
+                        l.clone()
+                    }
+                })
+                .collect();
+        }
+    }
+}
+
+fn targets_table_md(out: &mut String, reports: &[Report], m: &Matrix) {
+    let _ = writeln!(out, "| target | path | ABI | MPI | library version | results |");
+    let _ = writeln!(out, "|---|---|---|---|---|---|");
+    for (r, l) in reports.iter().zip(&m.labels) {
+        let t = &r.target;
+        let _ = writeln!(
+            out,
+            "| **{}** | {} | {} | {} | {} | {}{} |",
+            md(l),
+            md(&t.path),
+            md(&t.abi_family),
+            md(t.mpi_version.as_deref().unwrap_or("?")),
+            md(&first_line(&t.library_version, 60)),
+            counts_line(&r.summary.by_status),
+            if r.interrupted { " (interrupted)" } else { "" }
+        );
+    }
+    out.push('\n');
+}
+
+/// The matrix as Markdown. Rows where every target passes are counted, not listed.
+pub fn render_markdown(reports: &[Report]) -> String {
+    let m = Matrix::new(reports);
+    let mut out = format!("## mpit-conform matrix: {} targets\n\n", reports.len());
+    targets_table_md(&mut out, reports, &m);
+    let _ = writeln!(
+        out,
+        "| area | case | {} |",
+        m.labels.iter().map(|l| md(l)).collect::<Vec<_>>().join(" | ")
+    );
+    let _ = writeln!(out, "|---|---|{}", "---|".repeat(m.labels.len()));
+    let mut all_pass = 0usize;
+    for ((area, case), cells) in &m.rows {
+        if !Matrix::interesting(cells) {
+            all_pass += 1;
+            continue;
+        }
+        let cells: Vec<String> = cells
+            .iter()
+            .map(|c| match c {
+                None => "—".to_string(),
+                Some(c) if c.worst.is_bad() || c.worst == Status::Error => {
+                    format!("**{}**", c.short())
+                }
+                Some(c) => c.short(),
+            })
+            .collect();
+        let _ = writeln!(out, "| {area} | <code>{}</code> | {} |", md(case), cells.join(" | "));
+    }
+    let _ = writeln!(out, "\n_{all_pass} cases pass on every target (not listed)._");
+    out
+}
+
+const MATRIX_JS: &str = r#"(function () {
+  "use strict";
+  var rows = Array.prototype.slice.call(document.querySelectorAll("tr.m"));
+  var only = document.getElementById("f-only");
+  var text = document.getElementById("f-text");
+  var shown = document.getElementById("shown");
+  function apply() {
+    var q = text.value.trim().toLowerCase(), n = 0;
+    rows.forEach(function (r) {
+      var show = (!only.checked || r.dataset.interesting === "1") &&
+        (!q || r.textContent.toLowerCase().indexOf(q) >= 0);
+      r.hidden = !show;
+      if (show) { n++; }
+    });
+    shown.textContent = n + " of " + rows.length + " cases shown";
+  }
+  only.addEventListener("change", apply);
+  text.addEventListener("input", apply);
+  apply();
+})();
+"#;
+
+/// The matrix as a self-contained HTML page (all rows; a checkbox hides all-pass rows).
+pub fn render_html(reports: &[Report]) -> String {
+    let m = Matrix::new(reports);
+    let mut b = String::new();
+    let _ = writeln!(
+        b,
+        "<header class=\"top\"><h1>mpit-conform matrix <span class=\"lib\">{} targets</span></h1>\n\
+         <dl class=\"meta\">",
+        reports.len()
+    );
+    for (r, l) in reports.iter().zip(&m.labels) {
+        let t = &r.target;
+        let _ = writeln!(
+            b,
+            "<dt><b>{}</b></dt><dd><code>{}</code> · {} · MPI {} · <code>{}</code> · {}{}</dd>",
+            h(l),
+            h(&t.path),
+            h(&t.abi_family),
+            h(t.mpi_version.as_deref().unwrap_or("?")),
+            h(&first_line(&t.library_version, 80)),
+            h(&counts_line(&r.summary.by_status)),
+            if r.interrupted { " · interrupted" } else { "" }
+        );
+    }
+    b.push_str(
+        "</dl></header>\n<nav class=\"filters\"><label><input type=\"checkbox\" id=\"f-only\" checked> \
+         only cases that do not pass everywhere</label>\n<input id=\"f-text\" type=\"search\" \
+         placeholder=\"Filter by case or area…\" aria-label=\"Filter text\"><span id=\"shown\"></span></nav>\n\
+         <main><table class=\"matrix\"><thead><tr><th>area</th><th>case</th>",
+    );
+    for l in &m.labels {
+        let _ = write!(b, "<th>{}</th>", h(l));
+    }
+    b.push_str("</tr></thead>\n<tbody>\n");
+    for ((area, case), cells) in &m.rows {
+        let _ = write!(
+            b,
+            "<tr class=\"m\" data-interesting=\"{}\"><td class=\"area\">{area}</td><td><code>{}</code></td>",
+            u8::from(Matrix::interesting(cells)),
+            h(case)
+        );
+        for c in cells {
+            match c {
+                None => b.push_str("<td class=\"cell\">—</td>"),
+                Some(c) => {
+                    let _ = write!(
+                        b,
+                        "<td class=\"cell\" title=\"{}\"><span class=\"badge s-{}\">{}</span>\
+                         <span class=\"n\">{}</span></td>",
+                        h(&counts_line(&c.counts)),
+                        c.worst,
+                        c.worst,
+                        if c.total > 1 {
+                            h(&counts_line(&c.counts))
+                        } else {
+                            String::new()
+                        }
+                    );
+                }
+            }
+        }
+        b.push_str("</tr>\n");
+    }
+    b.push_str("</tbody></table></main>\n");
+    page(
+        &format!("mpit-conform matrix — {} targets", reports.len()),
+        &b,
+        MATRIX_JS,
+    )
+}

@@ -1,0 +1,452 @@
+//! Reports: the product vendors gate releases on (DESIGN.md "Reports are the product").
+//!
+//! The runner and the reports meet only through [`RunEvent`]s: a [`Builder`] turns the
+//! stream into a [`Report`], which is the contract (`report.json`, documented in
+//! `reports/README.md`). Every other output is rendered from a `Report` alone, so a report
+//! read back from disk renders exactly like a fresh one.
+//!
+//! The CLI's flow, each step one call here:
+//!
+//! ```text
+//! Builder::new → event(..)* → finish()            the run
+//! Waivers::load(file)?.apply(&mut report, &today())   --waivers (prints outcome.notes())
+//! json::read(baseline)?                            --baseline
+//! write_all(&report, out_dir, junit)?              report.json/.md/.html (+ JUnit)
+//! exit_code(&report, baseline.as_ref())            the process's exit code
+//! diff_command(old, new)?                          `mpit-conform diff`
+//! write_matrix(&reports, out_dir)?                 several --lib
+//! ```
+
+mod commands;
+pub mod diff;
+mod escape;
+pub mod html;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+pub mod matrix;
+pub mod waivers;
+
+pub use commands::{diff_command, sha256_file, today, write_all, write_matrix, Written};
+pub use waivers::{WaiverOutcome, Waivers};
+
+use crate::verdict::{Area, CaseResult, Oracle, Status};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+/// The version of the `report.json` format this build writes and reads. Bumped only when
+/// a stable key changes meaning or disappears (reports/README.md "Versioning").
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything that can go wrong writing or reading reports.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: not an mpit-conform report: {message}", path.display())]
+    NotAReport { path: PathBuf, message: String },
+    #[error("{}: format_version {found}, this mpit-conform reads {FORMAT_VERSION}", path.display())]
+    FormatVersion { path: PathBuf, found: u64 },
+    #[error(transparent)]
+    Waivers(#[from] mpit_reference::yaml::YamlError),
+    #[error("cannot render JUnit XML: {0}")]
+    Junit(#[from] quick_junit::SerializeError),
+    #[error("cannot serialize the report: {0}")]
+    Serialize(#[from] serde_json::Error),
+}
+
+/// The library under test, as the runner found it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// The path given with `--lib`.
+    pub path: String,
+    /// Hex SHA-256 of the file ([`sha256_file`]): which build was judged.
+    pub sha256: String,
+    /// `mpich` | `openmpi` | `standard`.
+    pub abi_family: String,
+    /// The ABI profile used (a bundled name or a file).
+    pub abi_profile: String,
+    /// Why this family: the symbols or strings that decided it, when auto-detected.
+    #[serde(default)]
+    pub detection: Option<String>,
+    /// `MPI_Get_library_version`, verbatim (may span lines).
+    pub library_version: String,
+    /// `MPI_Get_version` as "major.minor", when the library answers.
+    #[serde(default)]
+    pub mpi_version: Option<String>,
+    /// Catalog sizes: cvars, pvars, categories, enums, events, sources.
+    #[serde(default)]
+    pub counts: BTreeMap<String, i64>,
+}
+
+/// The options the run was made with (so a report says how to reproduce it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunOptions {
+    pub strict: bool,
+    pub jobs: usize,
+    pub timeout_ms: u64,
+    /// `--case` globs; empty: every case.
+    #[serde(default)]
+    pub cases: Vec<String>,
+    /// `--area` filters; empty: every area.
+    #[serde(default)]
+    pub areas: Vec<String>,
+    pub abi: String,
+    #[serde(default)]
+    pub baseline: Option<String>,
+    #[serde(default)]
+    pub waivers: Option<String>,
+}
+
+/// What the runner tells the reports, in order: one `Started`, results, one `Finished`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunEvent {
+    Started {
+        target: TargetInfo,
+        options: RunOptions,
+        /// How many results the plan expects (an estimate when subjects expand at run time).
+        planned: usize,
+    },
+    Result(CaseResult),
+    Finished {
+        interrupted: bool,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: "mpit-conform".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: String,
+    pub os: String,
+    pub arch: String,
+    pub cores: usize,
+}
+
+impl Host {
+    /// This machine. The hostname is read from procfs rather than gethostname(2), which
+    /// would need `unsafe` outside `target/ffi.rs`.
+    pub fn current() -> Host {
+        let hostname = ["/proc/sys/kernel/hostname", "/etc/hostname"]
+            .iter()
+            .find_map(|p| {
+                let s = std::fs::read_to_string(p).ok()?;
+                let s = s.trim();
+                (!s.is_empty()).then(|| s.to_string())
+            })
+            .unwrap_or_else(|| "unknown".to_string());
+        Host {
+            hostname,
+            os: std::env::consts::OS.to_string(),
+            arch: std::env::consts::ARCH.to_string(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        }
+    }
+}
+
+/// Counts of a report, recomputable from its results ([`Summary::of`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub total: usize,
+    /// All eight statuses, zeros included, so scripts can index without a default.
+    pub by_status: BTreeMap<Status, usize>,
+    /// Only areas with results; within an area all eight statuses.
+    pub by_area: BTreeMap<Area, BTreeMap<Status, usize>>,
+    /// Results a waiver matched (still counted under their status above).
+    #[serde(default)]
+    pub waived: usize,
+}
+
+fn zero_counts() -> BTreeMap<Status, usize> {
+    Status::ALL.iter().map(|s| (*s, 0)).collect()
+}
+
+impl Summary {
+    pub fn of(results: &[CaseResult]) -> Summary {
+        let mut s = Summary {
+            total: results.len(),
+            by_status: zero_counts(),
+            by_area: BTreeMap::new(),
+            waived: 0,
+        };
+        for r in results {
+            *s.by_status.entry(r.status).or_default() += 1;
+            *s.by_area
+                .entry(r.area)
+                .or_insert_with(zero_counts)
+                .entry(r.status)
+                .or_default() += 1;
+            s.waived += usize::from(r.waived.is_some());
+        }
+        s
+    }
+
+    pub fn count(&self, status: Status) -> usize {
+        self.by_status.get(&status).copied().unwrap_or(0)
+    }
+}
+
+/// `report.json`: one run against one library.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub format_version: u32,
+    pub tool: Tool,
+    /// RFC 3339, UTC.
+    pub started: String,
+    pub finished: String,
+    pub host: Host,
+    /// The run was stopped (Ctrl-C, or the runner ended without saying it finished): the
+    /// results are a part of the plan.
+    pub interrupted: bool,
+    /// How many results were planned; compare with `summary.total`.
+    #[serde(default)]
+    pub planned: usize,
+    pub target: TargetInfo,
+    pub options: RunOptions,
+    pub summary: Summary,
+    /// What `--waivers` did, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waivers: Option<WaiverOutcome>,
+    pub results: Vec<CaseResult>,
+}
+
+/// RFC 3339 UTC, to the second: the form of `started` / `finished`.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Collects [`RunEvent`]s into a [`Report`].
+#[derive(Debug)]
+pub struct Builder {
+    started: String,
+    finished: Option<String>,
+    target: TargetInfo,
+    options: RunOptions,
+    planned: usize,
+    results: Vec<CaseResult>,
+    interrupted: Option<bool>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Builder {
+    pub fn new() -> Self {
+        Builder {
+            started: now_rfc3339(),
+            finished: None,
+            target: TargetInfo::default(),
+            options: RunOptions::default(),
+            planned: 0,
+            results: Vec::new(),
+            interrupted: None,
+        }
+    }
+
+    pub fn event(&mut self, ev: RunEvent) {
+        match ev {
+            RunEvent::Started {
+                target,
+                options,
+                planned,
+            } => {
+                self.target = target;
+                self.options = options;
+                self.planned = planned;
+            }
+            RunEvent::Result(r) => self.results.push(r),
+            RunEvent::Finished { interrupted } => {
+                self.interrupted = Some(interrupted);
+                self.finished = Some(now_rfc3339());
+            }
+        }
+    }
+
+    /// The report. Results are put in a fixed order (area, case, subject in natural
+    /// order) because parallel workers finish in any order and reports must diff cleanly.
+    /// Without a `Finished` event the run did not end normally: it is marked interrupted.
+    pub fn finish(self) -> Report {
+        let mut results = self.results;
+        results.sort_by(|a, b| {
+            (a.area, &a.case)
+                .cmp(&(b.area, &b.case))
+                .then_with(|| natural_cmp(&a.subject, &b.subject))
+        });
+        Report {
+            format_version: FORMAT_VERSION,
+            tool: Tool::default(),
+            started: self.started,
+            finished: self.finished.unwrap_or_else(now_rfc3339),
+            host: Host::current(),
+            interrupted: self.interrupted.unwrap_or(true),
+            planned: self.planned,
+            summary: Summary::of(&results),
+            target: self.target,
+            options: self.options,
+            waivers: None,
+            results,
+        }
+    }
+}
+
+/// Compares strings with digit runs as numbers, so `cvar 9` sorts before `cvar 10`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let mut digit = None;
+        for (i, c) in s.char_indices() {
+            let d = c.is_ascii_digit();
+            if digit.is_some_and(|p| p != d) {
+                out.push((digit == Some(true), &s[start..i]));
+                start = i;
+            }
+            digit = Some(d);
+        }
+        if start < s.len() {
+            out.push((digit == Some(true), &s[start..]));
+        }
+        out
+    }
+    let (ca, cb) = (chunks(a), chunks(b));
+    for (x, y) in ca.iter().zip(cb.iter()) {
+        let ord = match (x, y) {
+            ((true, x), (true, y)) => {
+                let (tx, ty) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                tx.len().cmp(&ty.len()).then_with(|| tx.cmp(ty))
+            }
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if ord != std::cmp::Ordering::Equal {
+            return ord;
+        }
+    }
+    ca.len().cmp(&cb.len()).then_with(|| a.cmp(b))
+}
+
+/// Ordering of statuses by how much a reader needs to see them: top findings first.
+pub fn rank(s: Status) -> u8 {
+    match s {
+        Status::Fail => 0,
+        Status::Crash => 1,
+        Status::Timeout => 2,
+        Status::Error => 3,
+        Status::Warn => 4,
+        Status::Unsupported => 5,
+        Status::Skip => 6,
+        Status::Pass => 7,
+    }
+}
+
+/// The worst of several statuses (by [`rank`]); `None` for none.
+pub fn worst(statuses: impl IntoIterator<Item = Status>) -> Option<Status> {
+    statuses.into_iter().min_by_key(|s| rank(*s))
+}
+
+/// Whether a result needs a human: the statuses exit codes and waivers are about
+/// (fail, crash, timeout) plus `error`, where the harness could not judge.
+pub fn is_unexpected(s: Status) -> bool {
+    s.is_bad() || s == Status::Error
+}
+
+/// The serde name of an oracle (as in `report.json`).
+pub fn oracle_name(o: Oracle) -> &'static str {
+    match o {
+        Oracle::Spec => "spec",
+        Oracle::Differential => "differential",
+        Oracle::RunWide => "run_wide",
+    }
+}
+
+/// The key results are compared by across reports.
+pub fn key(r: &CaseResult) -> (&str, &str) {
+    (&r.case, &r.subject)
+}
+
+/// The process exit code for a run (reports/README.md "Exit codes"):
+/// - 2 the verdict is incomplete: the run was interrupted, or a result is `error` (the
+///   harness could not run that case) that is not waived;
+/// - 1 a `fail`, `crash` or `timeout` that is not waived;
+/// - 0 nothing unexpected.
+///
+/// With a baseline, a result counts only if the baseline does not already have an
+/// unexpected status for the same (case, subject): the gate is "nothing got worse".
+pub fn exit_code(report: &Report, baseline: Option<&Report>) -> u8 {
+    let before: Option<HashMap<(&str, &str), Status>> =
+        baseline.map(|b| b.results.iter().map(|r| (key(r), r.status)).collect());
+    let counts = |r: &&CaseResult| {
+        r.waived.is_none()
+            && before
+                .as_ref()
+                .and_then(|m| m.get(&key(r)))
+                .is_none_or(|old| !is_unexpected(*old))
+    };
+    let counted: Vec<&CaseResult> = report.results.iter().filter(counts).collect();
+    if report.interrupted || counted.iter().any(|r| r.status == Status::Error) {
+        2
+    } else if counted.iter().any(|r| r.status.is_bad()) {
+        1
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_order() {
+        let mut v = vec!["cvar 10 B", "cvar 9 A", "cvar 100", "", "pvar 1", "cvar 09 Z"];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            vec!["", "cvar 9 A", "cvar 09 Z", "cvar 10 B", "cvar 100", "pvar 1"]
+        );
+    }
+
+    #[test]
+    fn summary_has_every_status() {
+        let s = Summary::of(&[]);
+        assert_eq!(s.by_status.len(), 8);
+        assert!(s.by_area.is_empty());
+    }
+
+    #[test]
+    fn oracle_names_match_serde() {
+        for o in [Oracle::Spec, Oracle::Differential, Oracle::RunWide] {
+            assert_eq!(serde_json::to_value(o).ok(), Some(oracle_name(o).into()));
+        }
+    }
+
+    #[test]
+    fn worst_is_by_rank() {
+        assert_eq!(
+            worst([Status::Pass, Status::Warn, Status::Crash]),
+            Some(Status::Crash)
+        );
+        assert_eq!(worst([]), None);
+    }
+}
