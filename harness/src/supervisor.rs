@@ -29,7 +29,11 @@ pub fn run(req: &Request, timeout: Duration) -> Outcome {
         Ok(j) => j,
         Err(e) => return Outcome::Broken(e.to_string()),
     };
+    // The family's environment (specs/env/workers.yaml); its private directory is
+    // removed when `env` drops, after the worker and its process group have ended.
+    let env = crate::target::worker_env(&req.lib);
     let mut child = match Command::new(exe)
+        .envs(env.vars())
         .arg("__worker")
         .arg(json)
         .stdin(Stdio::null())

@@ -2,7 +2,11 @@
 //! the spec's names (DESIGN.md, "Target" and "AbiProfile").
 
 pub mod catalog;
+pub mod elf;
+pub mod env;
 pub mod ffi;
+
+pub use env::{worker_env, WorkerEnv};
 
 use mpit_reference::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
 use mpit_reference::spec::Datatype;
@@ -276,7 +280,7 @@ impl Target {
     /// Opens a library and settles its profile. `force` proceeds past a contradiction
     /// between `--abi` and what the library exports.
     pub fn open(path: &Path, abi: &AbiChoice, force: bool) -> Result<Target, TargetError> {
-        let lib = ffi::Lib::open(path)?;
+        let mut lib = ffi::Lib::open(path)?;
         if !lib.exports("MPI_T_init_thread") {
             return Err(TargetError::NotMpi(path.display().to_string()));
         }
@@ -335,6 +339,11 @@ impl Target {
                 (profile, format!("{} (--abi)", p.display()))
             }
         };
+        // The wrappers pass and decode MPI_Datatype / MPI_Comm / MPI_Info with it.
+        lib.set_handle_width(match profile.mpi_handle_width {
+            HandleWidth::Int => 4,
+            HandleWidth::Pointer => 8,
+        });
         let mut unresolved = Vec::new();
         // MPI_Datatype, MPI_Comm, ... are an int in the MPICH family; the MPI_T handles
         // are pointers everywhere.
@@ -398,7 +407,10 @@ impl Target {
 
     /// The handle value of a datatype of the 4.1 table in this process, if resolved.
     pub fn datatype_handle(&self, d: Datatype) -> Option<u64> {
-        self.datatypes.iter().find(|(x, _)| *x == d).map(|(_, v)| *v)
+        self.datatypes
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, v)| *v)
     }
 
     /// A datatype OUT value (widened to 64 bits) by its spec name.

@@ -1,249 +1,86 @@
 //! The only module of the harness with `unsafe` and raw FFI types: it dlopens a library,
-//! resolves its MPI_T entry points, and wraps each call in a safe function.
+//! resolves its MPI_T entry points, and wraps each call in a safe function. Split by
+//! function group: `raw` (the symbol table), `strings` (the string convention's
+//! buffers), `buffers` (typed data buffers, `obj_handle`), `cvar`, `pvar`, `category`
+//! (with enums), `event` (sources, event types, registrations, instances), `recorder`
+//! (the callbacks the harness registers), `mpi` (MPI calls, init/finalize, the
+//! reference's hooks).
 //!
 //! Widths: the MPI_T handles are pointer-sized in every family; `MPI_Datatype`,
 //! `MPI_Comm` and `MPI_Info` are an `int` in the MPICH family and pointer-sized
-//! elsewhere, so OUT parameters of those types get an 8-byte zeroed slot and the caller
-//! decodes it with the profile's width (abi-facts.md). Only pointers this module made
-//! itself are passed to the library.
+//! elsewhere (abi-facts.md), so [`Lib`] carries the family's width
+//! ([`Lib::set_handle_width`]): OUT parameters of those types get an 8-byte zeroed slot
+//! decoded with it, IN parameters are passed as a 64-bit register value (why that is
+//! sound: `raw.rs`). Only pointers this module made itself are passed to the library.
+
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
+
+// `raw.rs` passes int-typed MPI handles as 64-bit register arguments; that is argued
+// for the System V x86-64 and AAPCS64 calling conventions only.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+compile_error!("target::ffi passes MPI handles as 64-bit register arguments: re-check raw.rs for this architecture");
+
+mod buffers;
+mod category;
+mod cvar;
+mod event;
+mod mpi;
+mod pvar;
+mod raw;
+mod recorder;
+mod strings;
+
+pub use buffers::{BufOut, ObjArg};
+pub use category::RawCategoryInfo;
+pub use cvar::RawCvarInfo;
+pub use event::{RawEventInfo, RawSourceInfo};
+pub use mpit_reference::model::Members;
+pub use pvar::RawPvarInfo;
+pub use recorder::{lost_records, take_deliveries, take_dropped, take_freed, Delivery, Recording};
+pub use strings::{StrArg, StrOut};
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+use raw::Raw;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
 
-pub use mpit_reference::model::Members;
-
 /// A handle as the library gave it (pointer-sized in every family).
 pub type RawHandle = usize;
-/// An MPI object handle (`MPI_Datatype`, `MPI_Comm`, `MPI_Info`) widened to 64 bits.
+/// An MPI object handle (`MPI_Datatype`, `MPI_Comm`, `MPI_Info`) widened to 64 bits: a
+/// 4-byte MPICH handle is zero-extended.
 pub type RawObj = u64;
 
-macro_rules! symbols {
-    ($($field:ident = $sym:literal : ($($arg:ty),*);)+) => {
-        /// Resolved entry points; `None` when the library does not export one.
-        #[derive(Clone, Copy)]
-        struct Raw { $( $field: Option<unsafe extern "C" fn($($arg),*) -> c_int>, )+ }
+/// A call's return code, or `None` when the symbol is not exported ("unsupported").
+pub type Called<T> = Option<(c_int, T)>;
 
-        impl Raw {
-            /// SAFETY: each name is resolved to a function of the C signature the MPI-4.1
-            /// standard (and every family's mpi.h) declares for it.
-            unsafe fn resolve(lib: &Library) -> Raw {
-                Raw { $( $field: lib
-                    .get::<unsafe extern "C" fn($($arg),*) -> c_int>(concat!($sym, "\0").as_bytes())
-                    .ok()
-                    .map(|s| *s), )+ }
-            }
-
-            fn names(&self) -> Vec<(&'static str, bool)> {
-                vec![$( ($sym, self.$field.is_some()), )+]
-            }
-        }
-    };
-}
-
-symbols! {
-    get_version = "MPI_Get_version": (*mut c_int, *mut c_int);
-    get_library_version = "MPI_Get_library_version": (*mut c_char, *mut c_int);
-    abi_get_version = "MPI_Abi_get_version": (*mut c_int, *mut c_int);
-    mpi_init = "MPI_Init": (*mut c_int, *mut c_void);
-    mpi_finalize = "MPI_Finalize": ();
-    init_thread = "MPI_T_init_thread": (c_int, *mut c_int);
-    finalize = "MPI_T_finalize": ();
-    enum_get_info = "MPI_T_enum_get_info": (RawHandle, *mut c_int, *mut c_char, *mut c_int);
-    enum_get_item = "MPI_T_enum_get_item": (RawHandle, c_int, *mut c_int, *mut c_char, *mut c_int);
-    cvar_get_num = "MPI_T_cvar_get_num": (*mut c_int);
-    cvar_get_info = "MPI_T_cvar_get_info": (c_int, *mut c_char, *mut c_int, *mut c_int, *mut RawObj, *mut RawHandle, *mut c_char, *mut c_int, *mut c_int, *mut c_int);
-    cvar_get_index = "MPI_T_cvar_get_index": (*const c_char, *mut c_int);
-    cvar_handle_alloc = "MPI_T_cvar_handle_alloc": (c_int, *mut c_void, *mut RawHandle, *mut c_int);
-    cvar_handle_free = "MPI_T_cvar_handle_free": (*mut RawHandle);
-    cvar_read = "MPI_T_cvar_read": (RawHandle, *mut c_void);
-    pvar_get_num = "MPI_T_pvar_get_num": (*mut c_int);
-    pvar_get_info = "MPI_T_pvar_get_info": (c_int, *mut c_char, *mut c_int, *mut c_int, *mut c_int, *mut RawObj, *mut RawHandle, *mut c_char, *mut c_int, *mut c_int, *mut c_int, *mut c_int, *mut c_int);
-    pvar_get_index = "MPI_T_pvar_get_index": (*const c_char, c_int, *mut c_int);
-    category_get_num = "MPI_T_category_get_num": (*mut c_int);
-    category_get_info = "MPI_T_category_get_info": (c_int, *mut c_char, *mut c_int, *mut c_char, *mut c_int, *mut c_int, *mut c_int, *mut c_int);
-    category_get_num_events = "MPI_T_category_get_num_events": (c_int, *mut c_int);
-    category_get_index = "MPI_T_category_get_index": (*const c_char, *mut c_int);
-    category_get_cvars = "MPI_T_category_get_cvars": (c_int, c_int, *mut c_int);
-    category_get_pvars = "MPI_T_category_get_pvars": (c_int, c_int, *mut c_int);
-    category_get_events = "MPI_T_category_get_events": (c_int, c_int, *mut c_int);
-    category_get_categories = "MPI_T_category_get_categories": (c_int, c_int, *mut c_int);
-    category_changed = "MPI_T_category_changed": (*mut c_int);
-    source_get_num = "MPI_T_source_get_num": (*mut c_int);
-    source_get_info = "MPI_T_source_get_info": (c_int, *mut c_char, *mut c_int, *mut c_char, *mut c_int, *mut c_int, *mut i64, *mut i64, *mut RawObj);
-    event_get_num = "MPI_T_event_get_num": (*mut c_int);
-    event_get_info = "MPI_T_event_get_info": (c_int, *mut c_char, *mut c_int, *mut c_int, *mut RawObj, *mut isize, *mut c_int, *mut RawHandle, *mut RawObj, *mut c_char, *mut c_int, *mut c_int);
-    event_get_index = "MPI_T_event_get_index": (*const c_char, *mut c_int);
-}
+/// Guard bytes after every string and data buffer: a write past the asked size lands
+/// here and is reported.
+pub const GUARD: usize = 16;
+/// The fill byte of buffers and guards: not NUL, so a missing terminator is visible.
+pub const FILL: u8 = 0xA5;
 
 /// Why a library could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error("{0}: no such file")]
     NotFound(String),
+    /// An ELF file this process cannot load (wrong architecture, class or type),
+    /// recognized from its header before dlopen.
+    #[error(transparent)]
+    Elf(#[from] super::elf::ElfError),
     #[error("{path}: cannot load: {reason}")]
     Dlopen { path: String, reason: String },
-}
-
-/// One (buf, len) argument pair of the string convention, as the harness passes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StrArg {
-    /// Buffer capacity in bytes; `None` passes a NULL buffer.
-    pub cap: Option<usize>,
-    /// Value of `*len` on input; `None` passes a NULL length pointer.
-    pub len: Option<i32>,
-}
-
-impl StrArg {
-    /// A buffer of `n` bytes with `*len = n`.
-    pub fn sized(n: usize) -> Self {
-        StrArg {
-            cap: Some(n),
-            len: Some(n as i32),
-        }
-    }
-    /// NULL buffer, `*len = 0`: asks only for the length (R-STR-3).
-    pub const LEN_ONLY: StrArg = StrArg {
-        cap: None,
-        len: Some(0),
-    };
-}
-
-/// What came back in one (buf, len) pair.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-pub struct StrOut {
-    /// The buffer after the call (`cap` bytes), if one was passed.
-    pub buf: Option<Vec<u8>>,
-    /// `*len` after the call, if a length pointer was passed.
-    pub len: Option<i32>,
-    /// Whether the call wrote into the guard bytes just past the buffer.
-    pub overrun: bool,
-}
-
-impl StrOut {
-    /// The string up to the first NUL (lossy UTF-8), if a buffer was passed.
-    pub fn text(&self) -> Option<String> {
-        self.buf.as_ref().map(|b| {
-            let end = b.iter().position(|c| *c == 0).unwrap_or(b.len());
-            String::from_utf8_lossy(&b[..end]).into_owned()
-        })
-    }
-}
-
-/// Guard bytes after every string buffer: a write past `cap` lands here and is reported.
-const GUARD: usize = 16;
-const FILL: u8 = 0xA5;
-
-/// Storage for one string pair during a call: `cap` bytes and a guard.
-struct StrSlot {
-    arg: StrArg,
-    buf: Vec<u8>,
-    len: c_int,
-}
-
-impl StrSlot {
-    fn new(arg: StrArg) -> Self {
-        // A fill byte that is not NUL, so a missing terminator is visible.
-        StrSlot {
-            arg,
-            buf: vec![FILL; arg.cap.unwrap_or(0) + GUARD],
-            len: arg.len.unwrap_or(0),
-        }
-    }
-    fn buf_ptr(&mut self) -> *mut c_char {
-        match self.arg.cap {
-            Some(_) => self.buf.as_mut_ptr().cast(),
-            None => std::ptr::null_mut(),
-        }
-    }
-    fn len_ptr(&mut self) -> *mut c_int {
-        match self.arg.len {
-            Some(_) => &mut self.len,
-            None => std::ptr::null_mut(),
-        }
-    }
-    fn out(mut self) -> StrOut {
-        let cap = self.arg.cap.unwrap_or(0);
-        let overrun = self.buf[cap..].iter().any(|b| *b != FILL);
-        self.buf.truncate(cap);
-        StrOut {
-            buf: self.arg.cap.map(|_| self.buf),
-            len: self.arg.len.map(|_| self.len),
-            overrun,
-        }
-    }
-}
-
-/// Every OUT value of `MPI_T_cvar_get_info` (datatype widened to 64 bits).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RawCvarInfo {
-    pub name: StrOut,
-    pub verbosity: c_int,
-    pub datatype: RawObj,
-    pub enumtype: RawHandle,
-    pub desc: StrOut,
-    pub bind: c_int,
-    pub scope: c_int,
-}
-
-/// Every OUT value of `MPI_T_pvar_get_info`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RawPvarInfo {
-    pub name: StrOut,
-    pub verbosity: c_int,
-    pub var_class: c_int,
-    pub datatype: RawObj,
-    pub enumtype: RawHandle,
-    pub desc: StrOut,
-    pub bind: c_int,
-    pub readonly: c_int,
-    pub continuous: c_int,
-    pub atomic: c_int,
-}
-
-/// Every OUT value of `MPI_T_category_get_info`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RawCategoryInfo {
-    pub name: StrOut,
-    pub desc: StrOut,
-    pub num_cvars: c_int,
-    pub num_pvars: c_int,
-    pub num_categories: c_int,
-}
-
-/// Every OUT value of `MPI_T_source_get_info` (info handle not requested).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RawSourceInfo {
-    pub name: StrOut,
-    pub desc: StrOut,
-    pub ordering: c_int,
-    pub ticks_per_second: i64,
-    pub max_ticks: i64,
-}
-
-/// Every OUT value of `MPI_T_event_get_info` (arrays sized by the caller).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RawEventInfo {
-    pub name: StrOut,
-    pub verbosity: c_int,
-    pub datatypes: Vec<RawObj>,
-    pub displacements: Vec<isize>,
-    pub num_elements: c_int,
-    pub enumtype: RawHandle,
-    pub desc: StrOut,
-    pub bind: c_int,
 }
 
 /// A loaded library and its resolved entry points.
 pub struct Lib {
     lib: Library,
     raw: Raw,
+    /// Bytes of an `MPI_Datatype` / `MPI_Comm` / `MPI_Info` in the library's family.
+    handle_width: usize,
 }
 
-/// A call's return code, or `None` when the symbol is not exported ("unsupported").
-pub type Called<T> = Option<(c_int, T)>;
-
-fn cstring(s: &str) -> CString {
+pub(super) fn cstring(s: &str) -> CString {
     // Names containing NUL cannot be passed to C; pass them cut at the NUL.
     CString::new(s.split('\0').next().unwrap_or("")).unwrap_or_default()
 }
@@ -252,10 +89,14 @@ impl Lib {
     /// dlopen with RTLD_NOW | RTLD_LOCAL: measured sufficient for all seven real targets,
     /// Open MPI's plugins included (scripts/TARGETS.md), and it keeps two targets loaded in
     /// one process from resolving each other's symbols.
+    ///
+    /// The ELF header is checked first (`target::elf`): dlopen's own message for a
+    /// library of another architecture or class is obscure, and the check costs 20 bytes.
     pub fn open(path: &Path) -> Result<Lib, OpenError> {
         if !path.exists() {
             return Err(OpenError::NotFound(path.display().to_string()));
         }
+        super::elf::check_loadable(path)?;
         // SAFETY: loading runs the library's initializers; this is the point of the tool
         // and it happens only in worker processes, never in the supervisor.
         let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }.map_err(|e| {
@@ -264,9 +105,37 @@ impl Lib {
                 reason: e.to_string(),
             }
         })?;
-        // SAFETY: see `Raw::resolve`.
+        // SAFETY: see `Raw::resolve`; the table lives in `Lib` beside the library.
         let raw = unsafe { Raw::resolve(&lib) };
-        Ok(Lib { lib, raw })
+        Ok(Lib {
+            lib,
+            raw,
+            handle_width: 8,
+        })
+    }
+
+    /// Sets the width of the family's MPI object handles (4: MPICH's `int`; 8:
+    /// pointers, the default until the profile is known). `Target::open` calls it
+    /// with the chosen profile's `mpi_handle_width`; other values are clamped to 1..=8.
+    pub fn set_handle_width(&mut self, bytes: usize) {
+        self.handle_width = bytes.clamp(1, 8);
+    }
+
+    /// The width set by [`Lib::set_handle_width`].
+    pub fn handle_width(&self) -> usize {
+        self.handle_width
+    }
+
+    /// An MPI object handle the library wrote into an 8-byte zeroed slot: its first
+    /// `handle_width` bytes, zero-extended.
+    fn obj_out(&self, slot: RawObj) -> RawObj {
+        obj_from_bytes(&slot.to_ne_bytes(), self.handle_width)
+    }
+
+    /// The 8-byte slot holding `value` as the family's handle variable would: for an
+    /// INOUT handle argument (`MPI_Info_free`).
+    fn obj_in(&self, value: RawObj) -> RawObj {
+        obj_to_slot(value, self.handle_width)
     }
 
     /// Whether the library exports `name` (function or data).
@@ -326,64 +195,10 @@ impl Lib {
         }
     }
 
-    /// MPI-4.1 entry points and whether each is exported.
+    /// MPI-4.1 entry points and whether each is exported: the 51 MPI_T functions and the
+    /// MPI calls the target layer makes before MPI_Init (`raw.rs`, `api` lines).
     pub fn entry_points(&self) -> Vec<(&'static str, bool)> {
         self.raw.names()
-    }
-
-    /// `MPI_Get_version` (legal before MPI_Init).
-    pub fn get_version(&self) -> Called<(i32, i32)> {
-        let f = self.raw.get_version?;
-        let (mut a, mut b) = (0, 0);
-        // SAFETY: two valid int pointers.
-        let rc = unsafe { f(&mut a, &mut b) };
-        Some((rc, (a, b)))
-    }
-
-    /// `MPI_Get_library_version` with an 8192-byte buffer, the largest any family needs.
-    pub fn get_library_version(&self) -> Called<String> {
-        let f = self.raw.get_library_version?;
-        let mut buf = vec![0u8; 8192 + 1];
-        let mut len: c_int = 0;
-        // SAFETY: the buffer holds MPI_MAX_LIBRARY_VERSION_STRING (8192) bytes and a spare.
-        let rc = unsafe { f(buf.as_mut_ptr().cast(), &mut len) };
-        let end = buf.iter().position(|c| *c == 0).unwrap_or(buf.len());
-        Some((rc, String::from_utf8_lossy(&buf[..end]).trim().to_string()))
-    }
-
-    /// `MPI_Abi_get_version` (MPI-5; legal at any time).
-    pub fn abi_get_version(&self) -> Called<(i32, i32)> {
-        let f = self.raw.abi_get_version?;
-        let (mut a, mut b) = (0, 0);
-        // SAFETY: two valid int pointers.
-        let rc = unsafe { f(&mut a, &mut b) };
-        Some((rc, (a, b)))
-    }
-
-    /// `MPI_Init(NULL, NULL)`: a singleton, no launcher.
-    pub fn mpi_init(&self) -> Called<()> {
-        let f = self.raw.mpi_init?;
-        // SAFETY: MPI allows NULL argc/argv.
-        Some((unsafe { f(std::ptr::null_mut(), std::ptr::null_mut()) }, ()))
-    }
-
-    pub fn mpi_finalize(&self) -> Called<()> {
-        let f = self.raw.mpi_finalize?;
-        // SAFETY: no arguments.
-        Some((unsafe { f() }, ()))
-    }
-
-    pub fn init_thread(&self, required: i32) -> Called<i32> {
-        let f = self.raw.init_thread?;
-        let mut provided = -1;
-        // SAFETY: a valid int pointer.
-        Some((unsafe { f(required, &mut provided) }, provided))
-    }
-
-    pub fn finalize(&self) -> Called<()> {
-        let f = self.raw.finalize?;
-        // SAFETY: no arguments.
-        Some((unsafe { f() }, ()))
     }
 
     fn get_num(f: Option<unsafe extern "C" fn(*mut c_int) -> c_int>) -> Called<i32> {
@@ -391,170 +206,6 @@ impl Lib {
         let mut n = -1;
         // SAFETY: a valid int pointer.
         Some((unsafe { f(&mut n) }, n))
-    }
-
-    pub fn cvar_get_num(&self) -> Called<i32> {
-        Self::get_num(self.raw.cvar_get_num)
-    }
-    pub fn pvar_get_num(&self) -> Called<i32> {
-        Self::get_num(self.raw.pvar_get_num)
-    }
-    pub fn category_get_num(&self) -> Called<i32> {
-        Self::get_num(self.raw.category_get_num)
-    }
-    pub fn source_get_num(&self) -> Called<i32> {
-        Self::get_num(self.raw.source_get_num)
-    }
-    pub fn event_get_num(&self) -> Called<i32> {
-        Self::get_num(self.raw.event_get_num)
-    }
-    pub fn category_changed(&self) -> Called<i32> {
-        Self::get_num(self.raw.category_changed)
-    }
-
-    pub fn cvar_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawCvarInfo> {
-        let f = self.raw.cvar_get_info?;
-        let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
-        let mut o = RawCvarInfo::default();
-        // SAFETY: every pointer is NULL (where StrArg asks) or points to storage of this
-        // frame sized as the prototype requires (datatype widened to 8 bytes).
-        let rc = unsafe {
-            f(
-                i,
-                n.buf_ptr(),
-                n.len_ptr(),
-                &mut o.verbosity,
-                &mut o.datatype,
-                &mut o.enumtype,
-                d.buf_ptr(),
-                d.len_ptr(),
-                &mut o.bind,
-                &mut o.scope,
-            )
-        };
-        o.name = n.out();
-        o.desc = d.out();
-        Some((rc, o))
-    }
-
-    pub fn pvar_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawPvarInfo> {
-        let f = self.raw.pvar_get_info?;
-        let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
-        let mut o = RawPvarInfo::default();
-        // SAFETY: as in `cvar_get_info`.
-        let rc = unsafe {
-            f(
-                i,
-                n.buf_ptr(),
-                n.len_ptr(),
-                &mut o.verbosity,
-                &mut o.var_class,
-                &mut o.datatype,
-                &mut o.enumtype,
-                d.buf_ptr(),
-                d.len_ptr(),
-                &mut o.bind,
-                &mut o.readonly,
-                &mut o.continuous,
-                &mut o.atomic,
-            )
-        };
-        o.name = n.out();
-        o.desc = d.out();
-        Some((rc, o))
-    }
-
-    pub fn category_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawCategoryInfo> {
-        let f = self.raw.category_get_info?;
-        let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
-        let mut o = RawCategoryInfo::default();
-        // SAFETY: as in `cvar_get_info`.
-        let rc = unsafe {
-            f(
-                i,
-                n.buf_ptr(),
-                n.len_ptr(),
-                d.buf_ptr(),
-                d.len_ptr(),
-                &mut o.num_cvars,
-                &mut o.num_pvars,
-                &mut o.num_categories,
-            )
-        };
-        o.name = n.out();
-        o.desc = d.out();
-        Some((rc, o))
-    }
-
-    pub fn category_get_num_events(&self, i: i32) -> Called<i32> {
-        let f = self.raw.category_get_num_events?;
-        let mut n = -1;
-        // SAFETY: a valid int pointer.
-        Some((unsafe { f(i, &mut n) }, n))
-    }
-
-    /// `MPI_T_source_get_info` with a NULL info pointer (R-CVAR-3: ignored).
-    pub fn source_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawSourceInfo> {
-        let f = self.raw.source_get_info?;
-        let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
-        let mut o = RawSourceInfo::default();
-        // SAFETY: as in `cvar_get_info`; the info OUT pointer is NULL, which the standard
-        // says is ignored.
-        let rc = unsafe {
-            f(
-                i,
-                n.buf_ptr(),
-                n.len_ptr(),
-                d.buf_ptr(),
-                d.len_ptr(),
-                &mut o.ordering,
-                &mut o.ticks_per_second,
-                &mut o.max_ticks,
-                std::ptr::null_mut(),
-            )
-        };
-        o.name = n.out();
-        o.desc = d.out();
-        Some((rc, o))
-    }
-
-    /// `MPI_T_event_get_info` with arrays of `capacity` elements and a NULL info pointer.
-    pub fn event_get_info(
-        &self,
-        i: i32,
-        name: StrArg,
-        desc: StrArg,
-        capacity: usize,
-    ) -> Called<RawEventInfo> {
-        let f = self.raw.event_get_info?;
-        let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
-        let mut o = RawEventInfo {
-            datatypes: vec![0; capacity],
-            displacements: vec![-1; capacity],
-            num_elements: capacity as c_int,
-            ..RawEventInfo::default()
-        };
-        // SAFETY: the arrays hold `capacity` elements and num_elements says so (INOUT);
-        // the datatype slots are 8 bytes wide, enough for every family.
-        let rc = unsafe {
-            f(
-                i,
-                n.buf_ptr(),
-                n.len_ptr(),
-                &mut o.verbosity,
-                o.datatypes.as_mut_ptr(),
-                o.displacements.as_mut_ptr(),
-                &mut o.num_elements,
-                &mut o.enumtype,
-                std::ptr::null_mut(),
-                d.buf_ptr(),
-                d.len_ptr(),
-                &mut o.bind,
-            )
-        };
-        o.name = n.out();
-        o.desc = d.out();
-        Some((rc, o))
     }
 
     fn get_index(
@@ -567,90 +218,31 @@ impl Lib {
         // SAFETY: a NUL-terminated string and a valid int pointer.
         Some((unsafe { f(c.as_ptr(), &mut i) }, i))
     }
+}
 
-    pub fn cvar_get_index(&self, name: &str) -> Called<i32> {
-        Self::get_index(self.raw.cvar_get_index, name)
+/// The handle in the first `width` bytes of `b` (machine byte order), zero-extended.
+fn obj_from_bytes(b: &[u8], width: usize) -> RawObj {
+    let w = width.clamp(1, 8).min(b.len());
+    let mut v = [0u8; 8];
+    if cfg!(target_endian = "big") {
+        v[8 - w..].copy_from_slice(&b[..w]);
+        u64::from_be_bytes(v)
+    } else {
+        v[..w].copy_from_slice(&b[..w]);
+        u64::from_le_bytes(v)
     }
-    pub fn category_get_index(&self, name: &str) -> Called<i32> {
-        Self::get_index(self.raw.category_get_index, name)
-    }
-    pub fn event_get_index(&self, name: &str) -> Called<i32> {
-        Self::get_index(self.raw.event_get_index, name)
-    }
+}
 
-    pub fn pvar_get_index(&self, name: &str, class: i32) -> Called<i32> {
-        let f = self.raw.pvar_get_index?;
-        let c = cstring(name);
-        let mut i = -1;
-        // SAFETY: a NUL-terminated string and a valid int pointer.
-        Some((unsafe { f(c.as_ptr(), class, &mut i) }, i))
+/// The inverse of [`obj_from_bytes`] for one 8-byte slot.
+fn obj_to_slot(value: RawObj, width: usize) -> RawObj {
+    let w = width.clamp(1, 8);
+    let mut b = [0u8; 8];
+    if cfg!(target_endian = "big") {
+        b[..w].copy_from_slice(&value.to_be_bytes()[8 - w..]);
+    } else {
+        b[..w].copy_from_slice(&value.to_le_bytes()[..w]);
     }
-
-    /// `MPI_T_category_get_{cvars,pvars,events,categories}` into an array of `len` ints
-    /// pre-filled with `sentinel`, so entries the call must not touch can be checked.
-    pub fn category_members(
-        &self,
-        which: Members,
-        cat: i32,
-        len: usize,
-        sentinel: i32,
-    ) -> Called<Vec<i32>> {
-        let f = match which {
-            Members::Cvars => self.raw.category_get_cvars,
-            Members::Pvars => self.raw.category_get_pvars,
-            Members::Events => self.raw.category_get_events,
-            Members::Categories => self.raw.category_get_categories,
-        }?;
-        let mut v = vec![sentinel; len];
-        // SAFETY: the array holds `len` ints and `len` is passed.
-        let rc = unsafe { f(cat, len as c_int, v.as_mut_ptr()) };
-        Some((rc, v))
-    }
-
-    pub fn enum_get_info(&self, e: RawHandle, name: StrArg) -> Called<(i32, StrOut)> {
-        let f = self.raw.enum_get_info?;
-        let mut n = StrSlot::new(name);
-        let mut num = -1;
-        // SAFETY: `e` is a value the library returned as an enum handle; the others are
-        // storage of this frame.
-        let rc = unsafe { f(e, &mut num, n.buf_ptr(), n.len_ptr()) };
-        Some((rc, (num, n.out())))
-    }
-
-    pub fn enum_get_item(&self, e: RawHandle, item: i32, name: StrArg) -> Called<(i32, StrOut)> {
-        let f = self.raw.enum_get_item?;
-        let mut n = StrSlot::new(name);
-        let mut value = 0;
-        // SAFETY: as in `enum_get_info`.
-        let rc = unsafe { f(e, item, &mut value, n.buf_ptr(), n.len_ptr()) };
-        Some((rc, (value, n.out())))
-    }
-
-    /// `MPI_T_cvar_handle_alloc` for an unbound cvar (`obj_handle` NULL, ignored for
-    /// NO_OBJECT: R-BIND-3), then `MPI_T_cvar_read` into `count × elem` bytes and free.
-    pub fn cvar_read_unbound(&self, i: i32, elem_size: usize) -> Called<(i32, Vec<u8>)> {
-        let (alloc, read, free) = (
-            self.raw.cvar_handle_alloc?,
-            self.raw.cvar_read?,
-            self.raw.cvar_handle_free?,
-        );
-        let mut h: RawHandle = 0;
-        let mut count: c_int = 0;
-        // SAFETY: NULL obj_handle is ignored for unbound variables; h and count are ours.
-        let rc = unsafe { alloc(i, std::ptr::null_mut(), &mut h, &mut count) };
-        if rc != 0 {
-            return Some((rc, (count, Vec::new())));
-        }
-        let bytes = (count.max(0) as usize).min(1 << 20) * elem_size;
-        // Room past count × size catches an implementation writing more than it said.
-        let mut buf = vec![0u8; bytes + 64];
-        // SAFETY: the buffer holds count × size bytes (plus slack) as R-CVAR-8 requires.
-        let rc = unsafe { read(h, buf.as_mut_ptr().cast()) };
-        // SAFETY: h came from the successful alloc above.
-        unsafe { free(&mut h) };
-        buf.truncate(bytes);
-        Some((rc, (count, buf)))
-    }
+    u64::from_ne_bytes(b)
 }
 
 /// SIGKILL to a whole process group (a worker and whatever the library started, e.g.
@@ -668,4 +260,21 @@ pub fn kill_process_group(pgid: i32) {
 pub fn default_sigpipe() {
     // SAFETY: signal(2) with SIG_DFL installs no Rust code as a handler.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_handles_round_trip_through_slots_of_either_width() {
+        for (v, w) in [(0x4400_0000u64, 4), (0x9c00_0001, 4), (0x7f12_3456_7890, 8)] {
+            let slot = obj_to_slot(v, w);
+            assert_eq!(obj_from_bytes(&slot.to_ne_bytes(), w), v);
+        }
+        // A 4-byte family ignores whatever lies beyond its int.
+        let slot = obj_to_slot(0xdead_beef_0000_0101, 4);
+        assert_eq!(obj_from_bytes(&slot.to_ne_bytes(), 4), 0x0101);
+        assert_eq!(obj_from_bytes(&slot.to_ne_bytes(), 8), 0x0101);
+    }
 }
