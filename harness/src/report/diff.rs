@@ -14,7 +14,7 @@
 //! `new_errors` not counting waived results: the same rule as [`super::exit_code`] with
 //! a baseline.
 
-use super::{is_unexpected, key, natural_cmp, Report};
+use super::{is_unexpected, key, result_order, Report};
 use crate::verdict::{Area, CaseResult, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -177,11 +177,10 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
     }
     // What is left was only in the old report.
     let mut removed: Vec<&CaseResult> = before.into_values().collect();
-    removed.sort_by(|a, b| {
-        (a.area, &a.case)
-            .cmp(&(b.area, &b.case))
-            .then_with(|| natural_cmp(&a.subject, &b.subject))
-    });
-    d.removed = removed.into_iter().filter_map(|o| change(Some(o), None)).collect();
+    removed.sort_by(|a, b| result_order(a, b));
+    d.removed = removed
+        .into_iter()
+        .filter_map(|o| change(Some(o), None))
+        .collect();
     d
 }

@@ -20,6 +20,14 @@ pub fn html(s: &str) -> String {
     out
 }
 
+/// Text for HTML element content only (not attributes): `"` and `'` may stay, which keeps
+/// evidence readable in the raw Markdown.
+pub fn html_text(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// Text for a Markdown table cell or paragraph (GitHub-flavoured): inline markup
 /// characters are backslash-escaped, HTML is neutralised with entities (GitHub renders
 /// raw HTML in step summaries), and line breaks become spaces so a cell stays one row.

@@ -92,9 +92,17 @@ fn header(out: &mut String, r: &Report) {
         format!("<code>{}</code>", h(&t.library_version))
     };
     meta_row(out, "Library version", &version);
-    meta_row(out, "MPI version", &h(t.mpi_version.as_deref().unwrap_or("unknown")));
+    meta_row(
+        out,
+        "MPI version",
+        &h(t.mpi_version.as_deref().unwrap_or("unknown")),
+    );
     if !t.counts.is_empty() {
-        let c: Vec<String> = t.counts.iter().map(|(k, v)| format!("{} {v}", h(k))).collect();
+        let c: Vec<String> = t
+            .counts
+            .iter()
+            .map(|(k, v)| format!("{} {v}", h(k)))
+            .collect();
         meta_row(out, "Catalog", &c.join(" · "));
     }
     meta_row(
@@ -277,9 +285,10 @@ fn area_section(out: &mut String, area: Area, results: &[&CaseResult]) {
     let _ = writeln!(
         out,
         "<section class=\"area\" data-area=\"{area}\" id=\"area-{area}\">\n\
-         <h2>{area} <span class=\"sub\">{} · {} results</span></h2>",
+         <h2>{area} <span class=\"sub\">{} · {} result{}</span></h2>",
         h(&counts_line(&counts)),
-        results.len()
+        results.len(),
+        if results.len() == 1 { "" } else { "s" }
     );
     out.push_str(
         "<table class=\"results\"><colgroup><col class=\"tog\"><col class=\"st\"><col class=\"case\">\

@@ -6,7 +6,7 @@
 //! `<skipped>`; warn passes with a `<system-out>` note; a waived result is `<skipped
 //! type="waived">`, because CI would otherwise turn red on what the exit code accepts.
 
-use super::escape::evidence_text;
+use super::escape::{evidence_text, first_line};
 use super::{oracle_name, Report, ReportError};
 use crate::verdict::{Area, CaseResult, Status};
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite};
@@ -89,9 +89,10 @@ pub fn render(report: &Report) -> Result<String, ReportError> {
         suite.add_properties([
             Property::new("target.path", report.target.path.as_str()),
             Property::new("target.abi_family", report.target.abi_family.as_str()),
+            // The first line only: newlines do not survive in an XML attribute.
             Property::new(
                 "target.library_version",
-                report.target.library_version.as_str(),
+                first_line(&report.target.library_version, 200),
             ),
         ]);
         suite.add_test_cases(results.into_iter().map(test_case));

@@ -3,7 +3,7 @@
 //! did not pass with the evidence of fails folded in `<details>`. Long lists are cut
 //! ("and N more"): step summaries have a size limit, and report.html has everything.
 
-use super::escape::{evidence_text, first_line, html, markdown as md, shorten};
+use super::escape::{evidence_text, first_line, html_text, markdown as md, shorten};
 use super::{rank, Report};
 use crate::verdict::{Area, CaseResult, Status};
 use std::fmt::Write;
@@ -64,7 +64,10 @@ pub fn counts_line(counts: &std::collections::BTreeMap<Status, usize>) -> String
 
 /// The file name of a library path (what headings show; the full path is on the target line).
 pub fn lib_name(path: &str) -> &str {
-    path.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or(path)
+    path.rsplit('/')
+        .next()
+        .filter(|s| !s.is_empty())
+        .unwrap_or(path)
 }
 
 fn header(out: &mut String, r: &Report) {
@@ -135,7 +138,11 @@ fn header(out: &mut String, r: &Report) {
 }
 
 fn status_table(out: &mut String, r: &Report) {
-    let _ = writeln!(out, "| | {} | total |", Status::ALL.map(|s| s.as_str()).join(" | "));
+    let _ = writeln!(
+        out,
+        "| | {} | total |",
+        Status::ALL.map(|s| s.as_str()).join(" | ")
+    );
     let _ = writeln!(out, "|---|{}---:|", "---:|".repeat(Status::ALL.len()));
     let row = |name: &str, counts: &std::collections::BTreeMap<Status, usize>| {
         let cells: Vec<String> = Status::ALL
@@ -235,8 +242,8 @@ fn area_section(out: &mut String, area: Area, results: &[&CaseResult]) {
             out,
             "<details><summary>{} — {}</summary>\n\n<pre>{}</pre>\n</details>\n",
             x.status,
-            html(&name),
-            html(body.trim_end())
+            html_text(&name),
+            html_text(body.trim_end())
         );
     }
     if with_evidence.len() > MAX_DETAILS {

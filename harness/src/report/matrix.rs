@@ -76,7 +76,13 @@ impl Matrix {
 fn labels(reports: &[Report]) -> Vec<String> {
     let parts: Vec<Vec<&str>> = reports
         .iter()
-        .map(|r| r.target.path.rsplit('/').filter(|s| !s.is_empty()).collect())
+        .map(|r| {
+            r.target
+                .path
+                .rsplit('/')
+                .filter(|s| !s.is_empty())
+                .collect()
+        })
         .collect();
     let mut depth = vec![1usize; reports.len()];
     let label = |i: usize, d: usize| -> String {
@@ -94,7 +100,10 @@ fn labels(reports: &[Report]) -> Vec<String> {
         let current: Vec<String> = (0..reports.len()).map(|i| label(i, depth[i])).collect();
         let mut grew = false;
         for i in 0..reports.len() {
-            let clash = current.iter().enumerate().any(|(j, l)| j != i && *l == current[i]);
+            let clash = current
+                .iter()
+                .enumerate()
+                .any(|(j, l)| j != i && *l == current[i]);
             if clash && depth[i] < parts[i].len() {
                 depth[i] += 1;
                 grew = true;
@@ -118,7 +127,10 @@ fn labels(reports: &[Report]) -> Vec<String> {
 }
 
 fn targets_table_md(out: &mut String, reports: &[Report], m: &Matrix) {
-    let _ = writeln!(out, "| target | path | ABI | MPI | library version | results |");
+    let _ = writeln!(
+        out,
+        "| target | path | ABI | MPI | library version | results |"
+    );
     let _ = writeln!(out, "|---|---|---|---|---|---|");
     for (r, l) in reports.iter().zip(&m.labels) {
         let t = &r.target;
@@ -145,7 +157,11 @@ pub fn render_markdown(reports: &[Report]) -> String {
     let _ = writeln!(
         out,
         "| area | case | {} |",
-        m.labels.iter().map(|l| md(l)).collect::<Vec<_>>().join(" | ")
+        m.labels
+            .iter()
+            .map(|l| md(l))
+            .collect::<Vec<_>>()
+            .join(" | ")
     );
     let _ = writeln!(out, "|---|---|{}", "---|".repeat(m.labels.len()));
     let mut all_pass = 0usize;
@@ -164,9 +180,17 @@ pub fn render_markdown(reports: &[Report]) -> String {
                 Some(c) => c.short(),
             })
             .collect();
-        let _ = writeln!(out, "| {area} | <code>{}</code> | {} |", md(case), cells.join(" | "));
+        let _ = writeln!(
+            out,
+            "| {area} | <code>{}</code> | {} |",
+            md(case),
+            cells.join(" | ")
+        );
     }
-    let _ = writeln!(out, "\n_{all_pass} cases pass on every target (not listed)._");
+    let _ = writeln!(
+        out,
+        "\n_{all_pass} cases pass on every target (not listed)._"
+    );
     out
 }
 
@@ -198,7 +222,7 @@ pub fn render_html(reports: &[Report]) -> String {
     let mut b = String::new();
     let _ = writeln!(
         b,
-        "<header class=\"top\"><h1>mpit-conform matrix <span class=\"lib\">{} targets</span></h1>\n\
+        "<header class=\"top\"><h1>mpit-conform matrix <span class=\"plain\">{} targets</span></h1>\n\
          <dl class=\"meta\">",
         reports.len()
     );

@@ -284,16 +284,11 @@ impl Builder {
         }
     }
 
-    /// The report. Results are put in a fixed order (area, case, subject in natural
-    /// order) because parallel workers finish in any order and reports must diff cleanly.
+    /// The report. Results are put in a fixed order ([`result_order`]) because parallel workers finish in any order and reports must diff cleanly.
     /// Without a `Finished` event the run did not end normally: it is marked interrupted.
     pub fn finish(self) -> Report {
         let mut results = self.results;
-        results.sort_by(|a, b| {
-            (a.area, &a.case)
-                .cmp(&(b.area, &b.case))
-                .then_with(|| natural_cmp(&a.subject, &b.subject))
-        });
+        results.sort_by(result_order);
         Report {
             format_version: FORMAT_VERSION,
             tool: Tool::default(),
@@ -309,6 +304,15 @@ impl Builder {
             results,
         }
     }
+}
+
+/// The order of results in a report: area (in [`Area::ALL`] order), then case id, then
+/// subject, the strings in natural order.
+pub fn result_order(a: &CaseResult, b: &CaseResult) -> std::cmp::Ordering {
+    a.area
+        .cmp(&b.area)
+        .then_with(|| natural_cmp(&a.case, &b.case))
+        .then_with(|| natural_cmp(&a.subject, &b.subject))
 }
 
 /// Compares strings with digit runs as numbers, so `cvar 9` sorts before `cvar 10`.
@@ -419,11 +423,25 @@ mod tests {
 
     #[test]
     fn natural_order() {
-        let mut v = vec!["cvar 10 B", "cvar 9 A", "cvar 100", "", "pvar 1", "cvar 09 Z"];
+        let mut v = vec![
+            "cvar 10 B",
+            "cvar 9 A",
+            "cvar 100",
+            "",
+            "pvar 1",
+            "cvar 09 Z",
+        ];
         v.sort_by(|a, b| natural_cmp(a, b));
         assert_eq!(
             v,
-            vec!["", "cvar 9 A", "cvar 09 Z", "cvar 10 B", "cvar 100", "pvar 1"]
+            vec![
+                "",
+                "cvar 9 A",
+                "cvar 09 Z",
+                "cvar 10 B",
+                "cvar 100",
+                "pvar 1"
+            ]
         );
     }
 

@@ -82,7 +82,10 @@ impl WaiverOutcome {
     pub fn notes(&self) -> Vec<String> {
         let mut out = Vec::new();
         let name = |w: &WaiverRef| {
-            let mut s = format!("{}: waiver case `{}` target `{}`", w.origin, w.case, w.target);
+            let mut s = format!(
+                "{}: waiver case `{}` target `{}`",
+                w.origin, w.case, w.target
+            );
             if let Some(sub) = &w.subject {
                 s.push_str(&format!(" subject `{sub}`"));
             }

@@ -37,7 +37,9 @@
     sections.forEach(function (s) {
       var visible = s.querySelectorAll("tr.r:not([hidden])").length;
       var total = s.querySelectorAll("tr.r").length;
-      s.hidden = !!a && s.dataset.area !== a;
+      // A text search hides areas without a match; the status filter alone keeps every
+      // area on screen, so an area whose results are all hidden passes still shows up.
+      s.hidden = (!!a && s.dataset.area !== a) || (!!q && visible === 0);
       var none = s.querySelector(".none");
       if (none) {
         none.hidden = visible > 0;
