@@ -434,7 +434,7 @@ const WAIVERS: &str = "\
 - case: \"strings.cvar.name.*\"
   target: \"*/vendor/*\"
   reason: MPICH#1234, fixed in 4.3
-  expires: 2030-12-31
+  expires: 2099-12-31
 - case: lifecycle.finalize.extra
   target: \"Vendor MPI 4.1*\"
   reason: \"crash on extra finalize, vendor ticket 77\"
@@ -511,6 +511,50 @@ fn waivers_apply_and_report() {
     let mut r2 = report();
     let out2 = w.apply(&mut r2, "2024-01-31");
     assert!(out2.expired.is_empty());
+}
+
+#[test]
+fn conclude_applies_waivers_writes_and_gates() {
+    let d = tmp();
+    let baseline = report();
+    let w = Waivers::parse(WAIVERS, "waivers.yaml").expect("parse");
+    let mut r = report();
+    let c = report::conclude(&mut r, d.path(), None, Some(&baseline), Some(&w)).expect("conclude");
+    assert_eq!(c.exit, 0, "same results as the baseline");
+    assert_eq!(c.notes.len(), 4, "{:?}", c.notes);
+    assert!(c.headline.contains("(3 waived)"), "{}", c.headline);
+    assert!(c
+        .baseline_diff
+        .as_deref()
+        .is_some_and(|t| t.contains("nothing got worse")));
+    let back = json::read(&c.written.json).expect("read");
+    assert_eq!(back.summary.waived, 3);
+    assert_eq!(back.waivers.map(|o| o.applied), Some(3));
+    // Without a baseline the unwaived error and timeout decide.
+    let mut r = report();
+    let c = report::conclude(&mut r, d.path(), None, None, None).expect("conclude");
+    assert_eq!(c.exit, 2);
+    assert!(c.notes.is_empty() && c.baseline_diff.is_none());
+}
+
+#[test]
+fn run_events_cross_a_pipe() {
+    // The runner may send events between processes: they serialize both ways.
+    let evs = vec![
+        RunEvent::Started {
+            target: report_fixture::target(),
+            options: report_fixture::options(),
+            planned: 1,
+        },
+        RunEvent::Result(result("a.b", Area::Cvars, "cvar 0 X", Status::Fail, "no")),
+        RunEvent::Finished { interrupted: false },
+    ];
+    for ev in evs {
+        let line = serde_json::to_string(&ev).expect("serialize");
+        assert!(!line.contains('\n'));
+        let back: RunEvent = serde_json::from_str(&line).expect("deserialize");
+        assert_eq!(back, ev);
+    }
 }
 
 fn parse_err(text: &str) -> String {

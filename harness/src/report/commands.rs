@@ -2,7 +2,9 @@
 //! calls.
 
 use super::json::atomic_write;
-use super::{diff, html, json, junit, markdown, matrix, Report, ReportError};
+use super::{
+    diff, exit_code, headline, html, json, junit, markdown, matrix, Report, ReportError, Waivers,
+};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -52,6 +54,45 @@ pub fn write_all(
         atomic_write(path, text.as_bytes())?;
     }
     Ok(w)
+}
+
+/// What [`conclude`] did.
+#[derive(Debug, Clone)]
+pub struct Concluded {
+    pub written: Written,
+    /// The process exit code ([`super::exit_code`]).
+    pub exit: u8,
+    /// The one-line verdict, for the terminal.
+    pub headline: String,
+    /// Waiver warnings (expired, unmatched, unexpected passes), one line each.
+    pub notes: Vec<String>,
+    /// The diff against the baseline, rendered, when there is one.
+    pub baseline_diff: Option<String>,
+}
+
+/// The end of a run, in one call: applies the waivers (marking the report), writes every
+/// file, and gates against the baseline. Waivers and baseline are loaded by the caller
+/// *before* the run ([`Waivers::load`], [`json::read`]), so bad input stops the run before
+/// it spends minutes on the library.
+pub fn conclude(
+    report: &mut Report,
+    out_dir: &Path,
+    junit: Option<&Path>,
+    baseline: Option<&Report>,
+    waivers: Option<&Waivers>,
+) -> Result<Concluded, ReportError> {
+    let notes = match waivers {
+        Some(w) => w.apply(report, &today()).notes(),
+        None => Vec::new(),
+    };
+    let written = write_all(report, out_dir, junit)?;
+    Ok(Concluded {
+        written,
+        exit: exit_code(report, baseline),
+        headline: headline(report).1,
+        notes,
+        baseline_diff: baseline.map(|b| diff::diff(b, report).render(b, report)),
+    })
 }
 
 /// Writes `matrix.md` and `matrix.html` into `out_dir`; returns their paths.

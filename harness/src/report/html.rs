@@ -5,7 +5,7 @@
 
 use super::escape::{compact, first_line, html as h, shorten};
 use super::markdown::{by_importance, counts_line, lib_name};
-use super::{oracle_name, rank, Report};
+use super::{headline, oracle_name, rank, Report};
 use crate::verdict::{Area, CaseResult, Status};
 use std::fmt::Write;
 
@@ -47,27 +47,8 @@ fn header(out: &mut String, r: &Report) {
         "<header class=\"top\">\n<h1>mpit-conform <span class=\"lib\">{}</span></h1>",
         h(lib_name(&t.path))
     );
-    let unexpected = r
-        .results
-        .iter()
-        .filter(|x| x.status.is_bad() && x.waived.is_none())
-        .count();
-    let (class, text) = if r.interrupted {
-        (
-            "partial",
-            format!(
-                "Interrupted: {} of {} planned results · {unexpected} unexpected",
-                r.summary.total, r.planned
-            ),
-        )
-    } else if unexpected > 0 {
-        (
-            "bad",
-            format!("{unexpected} unexpected: fail, crash or timeout not waived"),
-        )
-    } else {
-        ("good", "Nothing unexpected".to_string())
-    };
+    let (code, text) = headline(r);
+    let class = ["good", "bad", "partial"][usize::from(code.min(2))];
     let _ = writeln!(out, "<div class=\"verdict {class}\">{}</div>", h(&text));
     out.push_str("<dl class=\"meta\">\n");
     meta_row(out, "Library", &format!("<code>{}</code>", h(&t.path)));

@@ -4,7 +4,7 @@
 //! ("and N more"): step summaries have a size limit, and report.html has everything.
 
 use super::escape::{evidence_text, first_line, html_text, markdown as md, shorten};
-use super::{rank, Report};
+use super::{headline, rank, Report};
 use crate::verdict::{Area, CaseResult, Status};
 use std::fmt::Write;
 
@@ -108,27 +108,7 @@ fn header(out: &mut String, r: &Report) {
         md(&r.tool.version),
         if r.options.strict { " · --strict" } else { "" }
     );
-    if r.interrupted {
-        let _ = writeln!(
-            out,
-            "**Interrupted**: {} results of {} planned  ",
-            r.summary.total, r.planned
-        );
-    }
-    let unexpected = r
-        .results
-        .iter()
-        .filter(|x| x.status.is_bad() && x.waived.is_none())
-        .count();
-    let _ = writeln!(
-        out,
-        "**Unexpected** {unexpected} fail/crash/timeout not waived{}  ",
-        if r.summary.waived > 0 {
-            format!(" ({} waived)", r.summary.waived)
-        } else {
-            String::new()
-        }
-    );
+    let _ = writeln!(out, "**Verdict** {}  ", md(&headline(r).1));
     if let Some(w) = &r.waivers {
         for note in w.notes() {
             let _ = writeln!(out, "**Waivers** {}  ", md(&note));

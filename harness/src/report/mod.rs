@@ -8,11 +8,10 @@
 //! The CLI's flow, each step one call here:
 //!
 //! ```text
+//! Waivers::load(file)?, json::read(baseline)?    before the run: bad input stops it early
 //! Builder::new → event(..)* → finish()            the run
-//! Waivers::load(file)?.apply(&mut report, &today())   --waivers (prints outcome.notes())
-//! json::read(baseline)?                            --baseline
-//! write_all(&report, out_dir, junit)?              report.json/.md/.html (+ JUnit)
-//! exit_code(&report, baseline.as_ref())            the process's exit code
+//! conclude(&mut report, out, junit, baseline, waivers)?
+//!     = Waivers::apply + write_all + exit_code    report.json/.md/.html (+ JUnit), exit code
 //! diff_command(old, new)?                          `mpit-conform diff`
 //! write_matrix(&reports, out_dir)?                 several --lib
 //! ```
@@ -27,7 +26,9 @@ pub mod markdown;
 pub mod matrix;
 pub mod waivers;
 
-pub use commands::{diff_command, sha256_file, today, write_all, write_matrix, Written};
+pub use commands::{
+    conclude, diff_command, sha256_file, today, write_all, write_matrix, Concluded, Written,
+};
 pub use waivers::{WaiverOutcome, Waivers};
 
 use crate::verdict::{Area, CaseResult, Oracle, Status};
@@ -415,6 +416,39 @@ pub fn exit_code(report: &Report, baseline: Option<&Report>) -> u8 {
     } else {
         0
     }
+}
+
+/// The one-line verdict the Markdown and HTML headers show, with the exit code it stands
+/// for (that of [`exit_code`] without a baseline).
+pub fn headline(r: &Report) -> (u8, String) {
+    let open = |pred: fn(Status) -> bool| {
+        r.results
+            .iter()
+            .filter(|x| pred(x.status) && x.waived.is_none())
+            .count()
+    };
+    let bad = open(Status::is_bad);
+    let errors = open(|s| s == Status::Error);
+    let code = exit_code(r, None);
+    let mut text = if r.interrupted {
+        format!(
+            "Interrupted after {} of {} planned results: {bad} fail/crash/timeout not waived",
+            r.summary.total, r.planned
+        )
+    } else if errors > 0 {
+        format!(
+            "Incomplete: {errors} case(s) the harness could not run (error); \
+             {bad} fail/crash/timeout not waived"
+        )
+    } else if bad > 0 {
+        format!("{bad} unexpected: fail, crash or timeout not waived")
+    } else {
+        "Nothing unexpected".to_string()
+    };
+    if r.summary.waived > 0 {
+        text.push_str(&format!(" ({} waived)", r.summary.waived));
+    }
+    (code, text)
 }
 
 #[cfg(test)]
