@@ -5,7 +5,7 @@
 
 mod report_fixture;
 
-use mpit_conform::report::{html, matrix};
+use mpit_conform::report::{html, matrix, Waivers};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,7 +73,17 @@ fn near(p: [u8; 3], q: [u8; 3]) -> bool {
 #[test]
 fn report_page_renders_in_chromium() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let page = html::render(&report_fixture::report());
+    // One waived fail and one unmatched waiver, so the page shows both.
+    let waivers = Waivers::parse(
+        "- case: consistency.*\n  target: \"*\"\n  reason: off by one, vendor ticket 12\n\
+         - case: nosuch.*\n  target: \"*\"\n  reason: stale\n",
+        "waivers.yaml",
+    )
+    .expect("waivers");
+    let mut report = report_fixture::report();
+    waivers.apply(&mut report, "2025-01-02");
+    let page = html::render(&report);
+    assert!(page.contains("waived-tag"));
     let Some(png_path) = screenshot(&page, dir.path(), "report") else {
         return;
     };

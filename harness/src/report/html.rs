@@ -122,7 +122,11 @@ fn header(out: &mut String, r: &Report) {
     }
     meta_row(out, "Options", &h(&opts));
     if let Some(w) = &r.waivers {
-        let mut s = format!("{} results waived", w.applied);
+        let mut s = format!(
+            "{} result{} waived",
+            w.applied,
+            if w.applied == 1 { "" } else { "s" }
+        );
         for n in w.notes() {
             let _ = write!(s, "<br>{}", h(&n));
         }
