@@ -435,3 +435,112 @@ fn real_libraries_run_with_their_bundled_profiles() {
     );
     let _ = std::fs::remove_file(&file);
 }
+
+/// Issue 3, "a round trip per target": each real library's catalog, dumped as YAML and
+/// loaded into the reference (`MPIT_REFERENCE_CATALOG`), is dumped back identically.
+/// Open MPI's catalogs need the two format additions of reference/src/catalog: declared
+/// deviations (`deviations: [R-ENUM-1]` on its MPI_UNSIGNED flag cvars that carry an
+/// enum) and no enumeration that only undecodable (MPI_C_BOOL) entries use.
+#[test]
+fn catalog_yaml_round_trips_for_every_real_target() {
+    let Some(targets) = real_targets() else {
+        return;
+    };
+    let lib = reference_lib();
+    let dir = std::env::temp_dir().join(format!("mpit-roundtrip-real-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, path, abi) in &targets {
+        let o = run(&["catalog", "--lib", path, "--format", "yaml"], &[]);
+        assert_eq!(o.status.code(), Some(0), "{name}");
+        let yaml = stdout(&o);
+        assert!(yaml.len() > 10_000, "{name}: a real catalog");
+        let file = dir.join(format!("{name}.yaml"));
+        std::fs::write(&file, &yaml).unwrap();
+        let o2 = run(
+            &[
+                "catalog",
+                "--lib",
+                lib.to_str().unwrap(),
+                "--format",
+                "yaml",
+            ],
+            &[("MPIT_REFERENCE_CATALOG", file.to_str().unwrap())],
+        );
+        assert_eq!(
+            o2.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&o2.stderr)
+        );
+        let back = stdout(&o2);
+        if back != yaml {
+            let first = yaml
+                .lines()
+                .zip(back.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0);
+            panic!(
+                "{name}: the reference's dump differs from line {}: {:?} vs {:?}",
+                first + 1,
+                yaml.lines().nth(first),
+                back.lines().nth(first)
+            );
+        }
+        // Open MPI's deviation is declared, not dropped; the MPICH family has none.
+        assert_eq!(
+            yaml.contains("deviations:"),
+            abi == "openmpi",
+            "{name}: deviations declared"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Bad input: a library of the wrong architecture or class is one line naming it, exit
+/// 2, found from the ELF header before dlopen (fixtures: the reference cdylib with its
+/// e_machine patched to aarch64, and with its class patched to 32-bit).
+#[test]
+fn wrong_architecture_is_one_line_and_exit_2() {
+    let lib = reference_lib();
+    let bytes = std::fs::read(&lib).unwrap();
+    assert_eq!(&bytes[..4], b"\x7fELF");
+    let dir = std::env::temp_dir().join(format!("mpit-wrongarch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let arch = std::env::consts::ARCH;
+    let mut aarch64 = bytes.clone();
+    // e_machine (offset 18, little-endian): 183 = EM_AARCH64 (62 on this x86_64 build).
+    aarch64[18..20].copy_from_slice(&183u16.to_le_bytes());
+    let mut class32 = bytes.clone();
+    // e_ident[EI_CLASS] (offset 4): 1 = ELFCLASS32.
+    class32[4] = 1;
+    let mut cases = vec![(
+        "class32.so",
+        class32,
+        format!("class32.so: a 32-bit shared library for {arch} (ELF class 1, machine"),
+    )];
+    if arch != "aarch64" {
+        cases.push((
+            "aarch64.so",
+            aarch64,
+            format!(
+                "aarch64.so: a shared library for aarch64 (ELF machine 183), this harness runs on {arch}"
+            ),
+        ));
+    }
+    for (file, data, want) in cases {
+        let p = dir.join(file);
+        std::fs::write(&p, data).unwrap();
+        for args in [
+            vec!["--lib", p.to_str().unwrap()],
+            vec!["catalog", "--lib", p.to_str().unwrap()],
+        ] {
+            let o = run(&args, &[]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(&want), "{args:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

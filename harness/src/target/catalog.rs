@@ -294,6 +294,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             value,
             not_now_until_init: false,
             appears: cat::Appears::Always,
+            deviations: Vec::new(),
         });
     }
 
@@ -347,6 +348,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             count: 1,
             value: None,
             appears: cat::Appears::Always,
+            deviations: Vec::new(),
         });
     }
 
@@ -455,6 +457,21 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 
     read_categories(&mut r, &mut c, counts.categories.unwrap_or(0));
+    // Enumerations are observable only through the entries that carry them: one used
+    // only by entries the profile could not decode (Open MPI's `boolean`, on MPI_C_BOOL
+    // cvars, listed under `undecoded`) is left out with them, so the catalog holds what a
+    // library serving it would expose.
+    let used: std::collections::BTreeSet<String> = c
+        .cvars
+        .iter()
+        .filter_map(|v| v.enumtype.clone())
+        .chain(c.pvars.iter().filter_map(|v| v.enumtype.clone()))
+        .chain(c.events.iter().filter_map(|v| v.enumtype.clone()))
+        .collect();
+    c.enums.retain(|e| used.contains(&e.name));
+    // Rules the library's entries break are declared, so the reference can mirror the
+    // catalog (MPIT_REFERENCE_CATALOG) and serve them as the library does.
+    c.mark_deviations();
     CatalogDump {
         library_version: t
             .lib
