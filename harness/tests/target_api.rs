@@ -912,7 +912,10 @@ fn worker_environment_follows_the_family() {
                 "{vars:?}"
             );
             assert!(
-                vars.contains(&("OMPI_MCA_btl_ofi_provider_include".into(), "shm".into())),
+                vars.contains(&(
+                    "OMPI_MCA_btl_sm_backing_directory".into(),
+                    d.display().to_string()
+                )),
                 "{vars:?}"
             );
         } else {

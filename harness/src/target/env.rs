@@ -3,7 +3,7 @@
 //! library (`elf::defines_symbol`), applied where it spawns the worker, and undone when
 //! the returned [`WorkerEnv`] is dropped: the private directory the variables point at
 //! is removed with whatever the library left in it (Open MPI 5's 16 MB backing file and
-//! session directory, scripts/TARGETS.md).
+//! session directory, scripts/TARGETS.md). `{tmp}` in a value names that directory.
 
 use super::elf;
 use mpit_reference::yaml::{self, YamlError};
@@ -140,10 +140,12 @@ mod tests {
         assert_eq!(o.env.get("TMPDIR").map(String::as_str), Some("{tmp}"));
         assert_eq!(
             o.env
-                .get("OMPI_MCA_btl_ofi_provider_include")
+                .get("OMPI_MCA_btl_sm_backing_directory")
                 .map(String::as_str),
-            Some("shm")
+            Some("{tmp}")
         );
+        // A variable that would change the catalog being judged is not set.
+        assert!(o.env.keys().all(|k| k != "OMPI_MCA_btl"));
     }
 
     #[test]
