@@ -268,6 +268,11 @@ fn pvar_sessions_handles_and_values() {
         ReturnCode::T(TErr::PvarNoStartstop)
     );
     r.ok(lib.reference_simulate(4).expect("simulate").0);
+    // Not atomic: no readreset (R-PRR-1).
+    assert_eq!(
+        r.err(lib.pvar_readreset(s, hc, 4).expect("readreset").0),
+        ReturnCode::T(TErr::PvarNoAtomic)
+    );
     let (_, b) = lib.pvar_read(s, hc, 4).expect("read");
     assert_eq!(u32::from_le_bytes(b.bytes[..4].try_into().expect("4")), 4);
     // ALL_HANDLES: start and stop succeed, ignoring the continuous one (R-PSTART-2).
@@ -419,6 +424,17 @@ fn events_reach_the_recorder() {
         seqs[0] + 3,
         "the dropped instance took a sequence number"
     );
+
+    // With the handler removed (NULL), drops are neither recorded nor reported
+    // (§15.3.8.5); the next event is still delivered.
+    r.ok(lib
+        .event_set_dropped_handler(reg, false)
+        .expect("dropped")
+        .0);
+    r.ok(lib.reference_raise_event(ev, asig).expect("raise").0);
+    r.ok(lib.reference_raise_event(ev, none).expect("raise").0);
+    assert_eq!(take_deliveries().len(), 1);
+    assert_eq!(take_dropped(), vec![]);
 
     // Hints: set on the registration, read back through a new info object.
     let (rc, info) = lib.info_create().expect("info_create");
@@ -596,6 +612,14 @@ struct BindReport {
     refused: Vec<(String, String)>,
     /// Binding to MPI_COMM_WORLD before MPI_Init (R-BIND-2: erroneous; reference only).
     before_init: Vec<(String, String)>,
+    /// MPI_Initialized after MPI_Init, MPI_Finalized after MPI_Finalize.
+    initialized: Option<bool>,
+    finalized: Option<bool>,
+    /// An MPI_Info round trip after MPI_Init (handles passed by value and returned
+    /// through 8-byte slots with the family's width): create, set `mpit_key`, nkeys,
+    /// nth key, get_string (None where MPI-4.0's MPI_Info_get_string is missing), free
+    /// and whether the variable became MPI_INFO_NULL.
+    info: Vec<String>,
 }
 
 /// (index, name, datatype) of the variables bound to communicators.
@@ -660,6 +684,9 @@ fn child_bind_comm() {
         bound: Vec::new(),
         refused: Vec::new(),
         before_init: Vec::new(),
+        initialized: None,
+        finalized: None,
+        info: Vec::new(),
     };
     if is_reference {
         // R-BIND-2: before MPI_Init MPI_COMM_WORLD is no valid handle; the reference refuses.
@@ -677,6 +704,26 @@ fn child_bind_comm() {
     assert!(ok(lib.mpi_init().expect("MPI_Init").0), "MPI_Init");
     report.comm_rank = lib.comm_rank(world).map(|(rc, v)| (name(rc), v));
     report.comm_size = lib.comm_size(world).map(|(rc, v)| (name(rc), v));
+    report.initialized = lib.initialized().map(|(_, f)| f);
+    let info_null = *t.handles.get("MPI_INFO_NULL").expect("MPI_INFO_NULL");
+    if let Some((rc, info)) = lib.info_create() {
+        report.info.push(format!("create {}", name(rc)));
+        report.info.push(format!("null {}", info == info_null));
+        let set = lib
+            .info_set(info, "mpit_key", "mpit value")
+            .map(|(rc, _)| name(rc));
+        report.info.push(format!("set {set:?}"));
+        let n = lib.info_get_nkeys(info).map(|(rc, n)| (name(rc), n));
+        report.info.push(format!("nkeys {n:?}"));
+        let k = lib.info_get_nthkey(info, 0).map(|(rc, k)| (name(rc), k));
+        report.info.push(format!("key {k:?}"));
+        let v = lib.info_get_string(info, "mpit_key").map(|(_, v)| v);
+        report.info.push(format!("value {v:?}"));
+        let f = lib
+            .info_free(info)
+            .map(|(rc, after)| (name(rc), after == info_null));
+        report.info.push(format!("free {f:?}"));
+    }
     assert!(ok(lib.init_thread(single).expect("init").0));
     let (cv, pv) = comm_vars(&t);
     for (i, n, dt) in &cv {
@@ -748,6 +795,7 @@ fn child_bind_comm() {
     lib.pvar_session_free(s);
     lib.finalize();
     lib.mpi_finalize();
+    report.finalized = lib.finalized().map(|(_, f)| f);
     println!(
         "BIND-REPORT {}",
         serde_json::to_string(&report).expect("json")
@@ -807,6 +855,34 @@ fn real_targets() -> Option<Vec<(String, String, String)>> {
     Some(t)
 }
 
+/// The MPI-side checks of a child's report: MPI_Initialized / MPI_Finalized, and the
+/// info round trip (with the family's handle width: MPICH's MPI_Info is an int).
+fn mpi_side(r: &BindReport, name: &str, get_string: bool) {
+    assert_eq!(
+        (r.initialized, r.finalized),
+        (Some(true), Some(true)),
+        "{name}"
+    );
+    let value = if get_string {
+        "value Some(Some(\"mpit value\"))"
+    } else {
+        "value None"
+    };
+    assert_eq!(
+        r.info,
+        [
+            "create MPI_SUCCESS",
+            "null false",
+            "set Some(\"MPI_SUCCESS\")",
+            "nkeys Some((\"MPI_SUCCESS\", 1))",
+            "key Some((\"MPI_SUCCESS\", \"mpit_key\"))",
+            value,
+            "free Some((\"MPI_SUCCESS\", true))",
+        ],
+        "{name}"
+    );
+}
+
 /// R-BIND-3 after MPI_Init: on the reference, `ref_cvar_bind_comm` (count: the size of
 /// MPI_COMM_WORLD, 1) and `ref_pvar_comm_counter` bind to MPI_COMM_WORLD through a local
 /// variable, NULL and MPI_COMM_NULL are refused, and so is MPI_COMM_WORLD before
@@ -818,6 +894,7 @@ fn comm_binding_after_mpi_init() {
     let r = bind_in_child(&reference_lib());
     assert_eq!(r.comm_rank, Some(("MPI_SUCCESS".into(), 0)));
     assert_eq!(r.comm_size, Some(("MPI_SUCCESS".into(), 1)));
+    mpi_side(&r, "reference", true);
     let names: Vec<_> = r.bound.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(names, ["ref_cvar_bind_comm", "ref_pvar_comm_counter"]);
     for b in &r.bound {
@@ -858,6 +935,8 @@ fn comm_binding_after_mpi_init() {
         let r = bind_in_child(Path::new(path));
         assert_eq!(r.comm_rank, Some(("MPI_SUCCESS".into(), 0)), "{name}");
         assert_eq!(r.comm_size, Some(("MPI_SUCCESS".into(), 1)), "{name}");
+        // Open MPI 4.1 has no MPI_Info_get_string (MPI-4.0); Open MPI 5 has it.
+        mpi_side(&r, name, name != "debian-openmpi");
         let bound: Vec<String> = r
             .bound
             .iter()
