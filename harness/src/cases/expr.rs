@@ -422,7 +422,9 @@ mod tests {
             ]))
         );
         assert_eq!(parse_expr("-1"), Ok(Expr::Sum(vec![(-1, Term::Int(1))])));
-        assert!(parse_expr("MPI_T_ERR_NOPE").unwrap_err().contains("unknown constant"));
+        assert!(parse_expr("MPI_T_ERR_NOPE")
+            .unwrap_err()
+            .contains("unknown constant"));
         assert!(parse_expr("$a $b").is_err());
         assert!(parse_expr("$a +").is_err());
         assert!(known_constant("MPI_T_PVAR_ALL_HANDLES"));

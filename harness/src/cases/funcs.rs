@@ -126,7 +126,7 @@ funcs! {
     CatalogSnapshot = "catalog_snapshot", "catalog_snapshot", [], ["catalog", "counts"];
     Deliveries = "deliveries", "deliveries", [], ["count", "tags", "safeties", "sources", "timestamps", "dropped", "freed"];
     Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [];
-    RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "count": Int], [];
+    RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [];
 }
 
 impl Func {

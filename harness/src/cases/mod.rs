@@ -22,7 +22,9 @@ pub struct CaseFile {
 }
 
 /// What a case runs on: one result per subject.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Cvar,
@@ -433,10 +435,13 @@ impl Suite {
             let (text, origin) = yaml::read(f)?;
             for case in parse_file(&text, &origin)? {
                 if !ids.insert(case.id.clone()) {
-                    return Err(near_case(&text, &origin, &case.id, "id:", format!(
-                        "duplicate case id `{}`",
-                        case.id
-                    )));
+                    return Err(near_case(
+                        &text,
+                        &origin,
+                        &case.id,
+                        "id:",
+                        format!("duplicate case id `{}`", case.id),
+                    ));
                 }
                 suite.cases.push(case);
             }
@@ -458,7 +463,8 @@ pub fn parse_file(text: &str, origin: &str) -> Result<Vec<Case>, YamlError> {
         c.area = Some(file.area);
         let line = yaml::locate(text, &format!("id: {}", c.id)).map_or(0, |(l, _)| l);
         c.origin = format!("{origin}:{line}");
-        validate(&c, file.area).map_err(|(needle, msg)| near_case(text, origin, &c.id, &needle, msg))?;
+        validate(&c, file.area)
+            .map_err(|(needle, msg)| near_case(text, origin, &c.id, &needle, msg))?;
         out.push(c);
     }
     Ok(out)
@@ -482,11 +488,16 @@ fn near_case(text: &str, origin: &str, id: &str, needle: &str, message: String) 
 }
 
 type Invalid = (String, String);
+/// Checks that every variable of an expression is defined at this point.
+type VarCheck<'a> = &'a dyn Fn(&Expr, &BTreeSet<String>) -> Result<(), Invalid>;
 
 fn validate(c: &Case, area: Area) -> Result<(), Invalid> {
     let bad = |needle: &str, msg: String| Err((needle.to_string(), msg));
     if !c.id.starts_with(&format!("{area}.")) {
-        return bad("id:", format!("case id `{}` must start with `{area}.`", c.id));
+        return bad(
+            "id:",
+            format!("case id `{}` must start with `{area}.`", c.id),
+        );
     }
     if c.rules.is_empty() {
         return bad("rules:", "a case cites at least one rule id".into());
@@ -500,8 +511,13 @@ fn validate(c: &Case, area: Area) -> Result<(), Invalid> {
     if !c.filter.0.is_empty() && c.for_each.is_none() {
         return bad("where:", "`where` needs `for_each`".into());
     }
-    if c.buffers.is_some() && !matches!(c.for_each, Some(k) if k != Kind::Function && k != Kind::ThreadLevel) {
-        return bad("buffers:", "`buffers` needs a `for_each` over catalog entries".into());
+    if c.buffers.is_some()
+        && !matches!(c.for_each, Some(k) if k != Kind::Function && k != Kind::ThreadLevel)
+    {
+        return bad(
+            "buffers:",
+            "`buffers` needs a `for_each` over catalog entries".into(),
+        );
     }
     let mut defined: BTreeSet<String> = GLOBAL_VARS.iter().map(|s| s.to_string()).collect();
     if let Some(k) = c.for_each {
@@ -523,7 +539,10 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
         Some(ForAll::Kind(k)) => local.extend(k.vars().iter().map(|s| s.to_string())),
         Some(ForAll::List(v)) => {
             if !defined.contains(v) {
-                return bad(&format!("${v}"), format!("`${v}` is not defined before this step"));
+                return bad(
+                    &format!("${v}"),
+                    format!("`${v}` is not defined before this step"),
+                );
             }
             local.insert("item".into());
         }
@@ -534,7 +553,10 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
             for (_, t) in terms {
                 if let Term::Var(v) = t {
                     if !local.contains(v) {
-                        return Err((format!("${v}"), format!("`${v}` is not defined at this step")));
+                        return Err((
+                            format!("${v}"),
+                            format!("`${v}` is not defined at this step"),
+                        ));
                     }
                 }
             }
@@ -543,12 +565,20 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
     };
     match (step.callee(), step.check, &step.call) {
         (None, None, Some(name)) => {
-            return bad(name, format!("unknown function `{name}` (see specs/README.md for the list)"))
+            return bad(
+                name,
+                format!("unknown function `{name}` (see specs/README.md for the list)"),
+            )
         }
         (None, None, None) => return bad("steps:", "a step has `call:` or `check:`".into()),
-        (Some(_), Some(_), _) => return bad("check:", "a step has `call:` or `check:`, not both".into()),
+        (Some(_), Some(_), _) => {
+            return bad("check:", "a step has `call:` or `check:`, not both".into())
+        }
         (Some(Callee::Subject), _, _) if c.for_each != Some(Kind::Function) => {
-            return bad("$function", "`call: $function` needs `for_each: function`".into())
+            return bad(
+                "$function",
+                "`call: $function` needs `for_each: function`".into(),
+            )
         }
         _ => {}
     }
@@ -561,16 +591,26 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
         let Some(f) = func else {
             // Built-ins and `$function` take named variables only.
             if let Expr::Text(t) = e {
-                return bad(t, format!("`{t}` is not a number, a `$variable` or an MPI_ constant"));
+                return bad(
+                    t,
+                    format!("`{t}` is not a number, a `$variable` or an MPI_ constant"),
+                );
             }
             continue;
         };
         let Some(p) = f.param(name) else {
-            return bad(&format!("{name}:"), format!(
-                "`{}` has no parameter `{name}` (it takes: {})",
-                f.yaml(),
-                f.params().iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-            ));
+            return bad(
+                &format!("{name}:"),
+                format!(
+                    "`{}` has no parameter `{name}` (it takes: {})",
+                    f.yaml(),
+                    f.params()
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
         };
         match (p, e) {
             (Param::Text, _) => {}
@@ -580,7 +620,10 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
             }
             (Param::Str, Expr::Sum(_) | Expr::Shape(_)) => {}
             (_, Expr::Shape(_)) => {
-                return bad(&format!("{name}:"), format!("`{name}` is not a string buffer"))
+                return bad(
+                    &format!("{name}:"),
+                    format!("`{name}` is not a string buffer"),
+                )
             }
             _ => {}
         }
@@ -591,11 +634,14 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
     for (var, out) in &step.save {
         if let Some(f) = func {
             if out != "all" && !f.outs().contains(&out.as_str()) {
-                return bad(&format!("{var}: {out}"), format!(
-                    "`{}` has no OUT value `{out}` (it has: {})",
-                    f.yaml(),
-                    f.outs().join(", ")
-                ));
+                return bad(
+                    &format!("{var}: {out}"),
+                    format!(
+                        "`{}` has no OUT value `{out}` (it has: {})",
+                        f.yaml(),
+                        f.outs().join(", ")
+                    ),
+                );
             }
         }
         defined.insert(var.clone());
@@ -607,20 +653,28 @@ fn validate_expect(
     x: &Expect,
     func: Option<Func>,
     local: &BTreeSet<String>,
-    check_var: &dyn Fn(&Expr, &BTreeSet<String>) -> Result<(), Invalid>,
+    check_var: VarCheck,
 ) -> Result<(), Invalid> {
     if let Some(f) = func {
         for k in x.out.keys() {
             if !f.outs().contains(&k.as_str()) {
-                return Err((format!("{k}:"), format!(
-                    "`{}` has no OUT value `{k}` (it has: {})",
-                    f.yaml(),
-                    f.outs().join(", ")
-                )));
+                return Err((
+                    format!("{k}:"),
+                    format!(
+                        "`{}` has no OUT value `{k}` (it has: {})",
+                        f.yaml(),
+                        f.outs().join(", ")
+                    ),
+                ));
             }
         }
-        if (x.name.is_some() && !f.outs().contains(&"name")) || (x.desc.is_some() && !f.outs().contains(&"desc")) {
-            return Err(("expect:".into(), format!("`{}` returns no such string", f.yaml())));
+        if (x.name.is_some() && !f.outs().contains(&"name"))
+            || (x.desc.is_some() && !f.outs().contains(&"desc"))
+        {
+            return Err((
+                "expect:".into(),
+                format!("`{}` returns no such string", f.yaml()),
+            ));
         }
     }
     for p in x.out.values() {

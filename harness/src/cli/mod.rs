@@ -1,0 +1,266 @@
+//! The command line (clap), and the wiring from a command to the runner, the workers
+//! and the reports. Exit codes: 0 nothing unexpected, 1 an unexpected fail / crash /
+//! timeout, 2 could not run (bad input, library not loadable).
+
+mod catalog;
+mod run;
+
+use crate::abi_probe::{self, Compiler, Probe};
+use crate::worker::{self, Request};
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use mpit_reference::faults::Faults;
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mpit-conform",
+    version,
+    about = "Conformance harness for MPI_T (the MPI tool information interface)"
+)]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Option<Cmd>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct TargetArgs {
+    /// The MPI library to judge (a shared object, loaded unmodified in a worker process).
+    #[arg(long)]
+    lib: Option<PathBuf>,
+    /// ABI family: auto, mpich, openmpi, standard, or a profile FILE.yaml.
+    #[arg(long, default_value = "auto")]
+    abi: String,
+    /// Proceed although --abi contradicts what the library exports.
+    #[arg(long)]
+    force: bool,
+    /// Seconds a worker may stay silent before it is killed and reported as a timeout.
+    #[arg(long, default_value_t = 10)]
+    timeout: u64,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct RunArgs {
+    /// The MPI libraries to judge; several give one report each and a matrix.
+    #[arg(long = "lib", value_name = "PATH")]
+    libs: Vec<PathBuf>,
+    /// ABI family: auto, mpich, openmpi, standard, or a profile FILE.yaml.
+    #[arg(long, default_value = "auto")]
+    abi: String,
+    /// Proceed although --abi contradicts what the library exports.
+    #[arg(long)]
+    force: bool,
+    /// Seconds a worker may stay silent before it is killed and reported as a timeout.
+    #[arg(long, default_value_t = 10)]
+    timeout: u64,
+    /// SHOULD, robustness and second-reading findings fail instead of warning.
+    #[arg(long)]
+    strict: bool,
+    /// Parallel worker processes (default: the number of cores).
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Only cases whose id matches this glob (repeatable).
+    #[arg(long = "case", value_name = "GLOB")]
+    cases: Vec<String>,
+    /// Only cases of this area (repeatable).
+    #[arg(long = "area", value_name = "AREA")]
+    areas: Vec<String>,
+    /// Where report.json, report.md and report.html go.
+    #[arg(long, default_value = "reports")]
+    out: PathBuf,
+    /// Also write JUnit XML here.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Gate on "nothing got worse" against this earlier report.json.
+    #[arg(long, value_name = "REPORT.json")]
+    baseline: Option<PathBuf>,
+    /// Known findings to accept (YAML: case glob, target glob, reason, expiry).
+    #[arg(long, value_name = "FILE.yaml")]
+    waivers: Option<PathBuf>,
+    /// The case directory (default: the bundled specs/cases).
+    #[arg(long, value_name = "DIR")]
+    specs: Option<PathBuf>,
+    /// No progress output.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Run the suite (the default when no subcommand is given).
+    Run(RunArgs),
+    /// List the cases (filterable with --case and --area).
+    List {
+        #[arg(long = "case", value_name = "GLOB")]
+        cases: Vec<String>,
+        #[arg(long = "area", value_name = "AREA")]
+        areas: Vec<String>,
+        #[arg(long, value_name = "DIR")]
+        specs: Option<PathBuf>,
+    },
+    /// Print everything a library exposes through MPI_T.
+    Catalog {
+        #[command(flatten)]
+        target: TargetArgs,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+        /// Call MPI_Init (singleton) before reading.
+        #[arg(long)]
+        after_init: bool,
+    },
+    /// Compare two reports: new fails, fixed, changed, new crashes (exit 1 when worse).
+    Diff { old: PathBuf, new: PathBuf },
+    /// How many rules of the digest the cases cover, and which they miss.
+    Coverage {
+        #[arg(long, value_name = "DIR")]
+        specs: Option<PathBuf>,
+    },
+    /// List the reference's injectable faults.
+    Faults,
+    /// Make an ABI profile (YAML for --abi) from a vendor's MPI header: compiles and runs
+    /// a small C program against the header; never links or loads libmpi.
+    AbiProbe {
+        /// The directory holding the vendor's header (compiled with the C compiler the
+        /// `cc` crate finds: $CC, else cc).
+        #[arg(
+            long,
+            value_name = "DIR",
+            required_unless_present = "cc",
+            conflicts_with = "cc"
+        )]
+        include: Option<PathBuf>,
+        /// An MPI compiler wrapper that knows its header (e.g. mpicc), used to compile only.
+        #[arg(long, value_name = "MPICC")]
+        cc: Option<String>,
+        /// The header: mpi.h, or mpi_abi.h for the MPI-5 standard ABI.
+        #[arg(long, default_value = "mpi.h")]
+        header: String,
+        /// Write the profile here instead of stdout.
+        #[arg(long, value_name = "FILE.yaml")]
+        out: Option<PathBuf>,
+    },
+    #[command(name = "__worker", hide = true)]
+    Worker { request: String },
+    #[command(name = "__suite-worker", hide = true)]
+    SuiteWorker { hello: String },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+enum Format {
+    Table,
+    Json,
+    Yaml,
+}
+
+pub fn main() -> Result<u8> {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Some(Cmd::Worker { request }) => {
+            let req: Request =
+                serde_json::from_str(&request).context("malformed worker request")?;
+            Ok(worker::serve(&req) as u8)
+        }
+        Some(Cmd::SuiteWorker { hello }) => {
+            let h = serde_json::from_str(&hello).context("malformed worker hello")?;
+            Ok(crate::runner::worker::serve(&h) as u8)
+        }
+        Some(Cmd::Faults) => {
+            print!("{}", Faults::listing());
+            Ok(0)
+        }
+        Some(Cmd::AbiProbe {
+            include,
+            cc,
+            header,
+            out,
+        }) => abi_probe(include, cc, header, out),
+        Some(Cmd::Catalog {
+            target,
+            format,
+            after_init,
+        }) => {
+            let dump = catalog::read_catalog(&target, after_init)?;
+            match format {
+                Format::Json => println!("{}", serde_json::to_string_pretty(&dump)?),
+                Format::Yaml => print!("{}", dump.catalog.to_yaml()),
+                Format::Table => catalog::print_table(&dump),
+            }
+            Ok(0)
+        }
+        Some(Cmd::Diff { old, new }) => {
+            let (text, code) = crate::report::diff_command(&old, &new)?;
+            print!("{text}");
+            Ok(code)
+        }
+        Some(Cmd::List {
+            cases,
+            areas,
+            specs,
+        }) => run::list(&cases, &areas, specs),
+        Some(Cmd::Coverage { specs }) => run::coverage(specs),
+        Some(Cmd::Run(args)) => run::run(&args),
+        None => run::run(&cli.run),
+    }
+}
+
+fn request(t: &TargetArgs, after_init: bool) -> Result<Request> {
+    let Some(lib) = &t.lib else {
+        bail!("--lib PATH is required (the MPI library to judge)")
+    };
+    if !lib.exists() {
+        bail!("{}: no such file", lib.display());
+    }
+    let abi = t
+        .abi
+        .parse::<crate::target::AbiChoice>()
+        .map_err(anyhow::Error::msg)?;
+    // A profile file is checked here, before any worker loads vendor code.
+    if let crate::target::AbiChoice::File(p) = &abi {
+        mpit_reference::profile::AbiProfile::load(p)?;
+    }
+    Ok(Request {
+        lib: lib.clone(),
+        abi: t.abi.clone(),
+        force: t.force,
+        after_init,
+    })
+}
+
+fn abi_probe(
+    include: Option<PathBuf>,
+    cc: Option<String>,
+    header: String,
+    out: Option<PathBuf>,
+) -> Result<u8> {
+    let (compiler, from) = match (include, cc) {
+        (Some(dir), _) => {
+            let from = format!("--include {}", dir.display());
+            (Compiler::Include(dir), from)
+        }
+        (None, Some(w)) => {
+            let from = format!("--cc {w}");
+            (Compiler::Wrapper(w), from)
+        }
+        (None, None) => bail!("abi-probe: pass --include DIR or --cc MPICC"),
+    };
+    let mut command = format!("mpit-conform abi-probe {from} --header {header}");
+    if let Some(o) = &out {
+        command.push_str(&format!(" --out {}", o.display()));
+    }
+    let probe = Probe {
+        compiler,
+        header,
+        command,
+    };
+    let g = probe.generate()?;
+    match &out {
+        Some(path) => std::fs::write(path, &g.yaml)
+            .with_context(|| format!("abi-probe: cannot write {}", path.display()))?,
+        None => print!("{}", g.yaml),
+    }
+    eprintln!("{}", abi_probe::summary(&g));
+    Ok(0)
+}

@@ -1,0 +1,196 @@
+//! `mpit-conform [run] --lib ...`, `list` and `coverage`: the suite from the command
+//! line to the reports on disk and the exit code.
+
+use super::RunArgs;
+use crate::cases::{self, Suite};
+use crate::report::{self, Report, Waivers};
+use crate::runner::{self, Config, Progress};
+use anyhow::{bail, Context, Result};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn specs_dir(specs: Option<PathBuf>) -> PathBuf {
+    specs.unwrap_or_else(cases::default_dir)
+}
+
+pub fn run(a: &RunArgs) -> Result<u8> {
+    if a.libs.is_empty() {
+        bail!("--lib PATH is required (the MPI library to judge)");
+    }
+    for lib in &a.libs {
+        if !lib.exists() {
+            bail!("{}: no such file", lib.display());
+        }
+    }
+    // Bad input is found before any worker starts: cases, profile file, waivers, baseline.
+    let specs = specs_dir(a.specs.clone());
+    Suite::load(&specs)?;
+    let abi: crate::target::AbiChoice = a.abi.parse().map_err(anyhow::Error::msg)?;
+    if let crate::target::AbiChoice::File(p) = &abi {
+        mpit_reference::profile::AbiProfile::load(p)?;
+    }
+    let waivers = a.waivers.as_deref().map(Waivers::load).transpose()?;
+    let baseline = a
+        .baseline
+        .as_deref()
+        .map(report::json::read)
+        .transpose()
+        .context("--baseline")?;
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // Ctrl-C: stop the workers, write what there is, marked interrupted.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let progress = if a.quiet {
+        Progress::Quiet
+    } else if std::io::stderr().is_terminal() {
+        Progress::Bar
+    } else {
+        Progress::Lines
+    };
+    let several = a.libs.len() > 1;
+    let mut reports: Vec<Report> = Vec::new();
+    let mut code = 0u8;
+    for lib in &a.libs {
+        let cfg = Config {
+            lib: lib.clone(),
+            abi: a.abi.clone(),
+            force: a.force,
+            strict: a.strict,
+            jobs: a
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+            timeout: Duration::from_secs(a.timeout.max(1)),
+            specs: specs.clone(),
+            cases: a.cases.clone(),
+            areas: a.areas.clone(),
+            progress,
+        };
+        let mut rep = runner::run(&cfg, stop.clone())?;
+        rep.options.baseline = a.baseline.as_ref().map(|p| p.display().to_string());
+        rep.options.waivers = a.waivers.as_ref().map(|p| p.display().to_string());
+        if let Some(w) = &waivers {
+            let outcome = w.apply(&mut rep, &report::today());
+            for n in outcome.notes() {
+                eprintln!("mpit-conform: {n}");
+            }
+        }
+        let out = if several {
+            a.out.join(lib_dir_name(lib))
+        } else {
+            a.out.clone()
+        };
+        let junit = a.junit.as_ref().map(|j| {
+            if several {
+                out.join("junit.xml")
+            } else {
+                j.clone()
+            }
+        });
+        let w = report::write_all(&rep, &out, junit.as_deref())?;
+        print_summary(&rep, &w.json);
+        code = code.max(report::exit_code(&rep, baseline.as_ref()));
+        if let Some(b) = &baseline {
+            let d = report::diff::diff(b, &rep);
+            print!("{}", d.render(b, &rep));
+        }
+        let interrupted = rep.interrupted;
+        reports.push(rep);
+        if interrupted {
+            break;
+        }
+    }
+    if several {
+        let [md, html] = report::write_matrix(&reports, &a.out)?;
+        println!("matrix: {} {}", md.display(), html.display());
+    }
+    Ok(code)
+}
+
+/// A directory name for one library's reports: its file name, made unique by the
+/// parent directory (two `libmpi.so.12` from different installs).
+fn lib_dir_name(lib: &Path) -> String {
+    let file = lib
+        .file_name()
+        .map_or_else(|| "lib".into(), |f| f.to_string_lossy().into_owned());
+    let parent = lib
+        .parent()
+        .and_then(|p| {
+            p.components().rev().find(|c| {
+                !matches!(
+                    c.as_os_str().to_str(),
+                    Some("lib" | "lib64" | "x86_64-linux-gnu")
+                )
+            })
+        })
+        .map(|c| c.as_os_str().to_string_lossy().into_owned());
+    match parent {
+        Some(p) => format!("{p}-{file}"),
+        None => file,
+    }
+}
+
+fn print_summary(r: &Report, json: &Path) {
+    let t = &r.target;
+    println!("mpit-conform {} — {}", env!("CARGO_PKG_VERSION"), t.path);
+    if let Some(d) = &t.detection {
+        println!("detected {} family: {d}", t.abi_family);
+    }
+    println!(
+        "ABI profile {}; MPI {}; {}",
+        t.abi_profile,
+        t.mpi_version.as_deref().unwrap_or("?"),
+        t.library_version.lines().next().unwrap_or("")
+    );
+    let counts: Vec<String> = t.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    println!("catalog: {}", counts.join(", "));
+    let by: Vec<String> = r
+        .summary
+        .by_status
+        .iter()
+        .filter(|(_, n)| **n > 0)
+        .map(|(s, n)| format!("{n} {s}"))
+        .collect();
+    println!(
+        "results: {} ({} total){}",
+        by.join(", "),
+        r.summary.total,
+        if r.interrupted {
+            " — interrupted"
+        } else {
+            ""
+        }
+    );
+    println!("report: {}", json.display());
+}
+
+pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Result<u8> {
+    let suite = Suite::load(&specs_dir(specs))?;
+    let sel = runner::plan::select(&suite, cases, areas).map_err(anyhow::Error::msg)?;
+    for c in &sel {
+        let each = c
+            .for_each
+            .map_or(String::new(), |k| format!(" for each {}", k.as_str()));
+        println!(
+            "{:<48} {:<10} {:<28}{each}",
+            c.id,
+            c.level.as_str(),
+            c.clause_text()
+        );
+    }
+    println!("{} cases", sel.len());
+    Ok(0)
+}
+
+pub fn coverage(specs: Option<PathBuf>) -> Result<u8> {
+    let suite = Suite::load(&specs_dir(specs.clone()))?;
+    let dir = specs_dir(specs);
+    let clauses = crate::coverage::Clauses::load(&dir.join("../clauses.yaml"))?;
+    let c = crate::coverage::measure(&clauses, &suite)?;
+    print!("{}", c.render());
+    Ok(0)
+}

@@ -1,0 +1,86 @@
+//! Values of the executor: what a call returned and what steps save.
+
+use super::inventory::Inventory;
+use crate::target::ffi::{BufOut, StrOut};
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+
+/// One OUT value, or a saved variable.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val {
+    Int(i128),
+    Float(f64),
+    /// A string OUT pair as the library left it.
+    Str(StrOut),
+    /// A raw buffer (cvar/pvar/event reads) with its overrun flag.
+    Bytes(BufOut),
+    List(Vec<Val>),
+    /// Every OUT value of a call (`save: {x: all}`).
+    Outs(BTreeMap<String, Val>),
+    /// A whole inventory (`catalog_snapshot`).
+    Snapshot(Box<Inventory>),
+}
+
+impl Val {
+    pub fn int(&self) -> Option<i128> {
+        match self {
+            Val::Int(i) => Some(*i),
+            Val::Float(f) if f.fract() == 0.0 => Some(*f as i128),
+            _ => None,
+        }
+    }
+
+    pub fn num(&self) -> Option<f64> {
+        match self {
+            Val::Int(i) => Some(*i as f64),
+            Val::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// Evidence form: numbers as numbers, strings as their text and length, buffers
+    /// as hex (capped), snapshots as their counts.
+    pub fn to_json(&self) -> Json {
+        match self {
+            Val::Int(i) => i64::try_from(*i).map_or_else(|_| json!(i.to_string()), |v| json!(v)),
+            Val::Float(f) => json!(f),
+            Val::Str(s) => {
+                let mut m = serde_json::Map::new();
+                if let Some(b) = &s.buf {
+                    m.insert("text".into(), json!(s.text().unwrap_or_default()));
+                    m.insert("bytes".into(), json!(hex(b, 96)));
+                }
+                if let Some(l) = s.len {
+                    m.insert("len".into(), json!(l));
+                }
+                if s.overrun {
+                    m.insert("overrun".into(), json!(true));
+                }
+                Json::Object(m)
+            }
+            Val::Bytes(b) => json!({"bytes": hex(&b.bytes, 64), "overrun": b.overrun}),
+            Val::List(l) => Json::Array(l.iter().map(Val::to_json).collect()),
+            Val::Outs(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
+            Val::Snapshot(inv) => json!({"entries": inv.entries.len(), "globals": inv.globals}),
+        }
+    }
+}
+
+/// Hex of at most `cap` bytes (`…` marks the cut).
+pub fn hex(b: &[u8], cap: usize) -> String {
+    let mut s: String = b.iter().take(cap).map(|x| format!("{x:02x}")).collect();
+    if b.len() > cap {
+        s.push('…');
+    }
+    s
+}
+
+impl std::fmt::Display for Val {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Val::Int(i) => write!(f, "{i}"),
+            Val::Float(x) => write!(f, "{x}"),
+            other => write!(f, "{}", other.to_json()),
+        }
+    }
+}

@@ -1,0 +1,473 @@
+//! Judging: an observation against what a case expects. Pure functions over values the
+//! executor hands in; nothing here calls the library.
+
+use crate::cases::expr::{Pred, RcSet};
+use crate::cases::{Builtin, Kind, StrCheck};
+use crate::exec::inventory::Inventory;
+use crate::exec::value::Val;
+use crate::target::ffi::{StrArg, StrOut};
+use mpit_reference::profile::{AbiProfile, ReturnCode};
+use mpit_reference::spec::{TErr, Verbosity};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The byte the harness fills string buffers with before a call (not NUL, so a missing
+/// terminator shows), mirrored from `target::ffi`.
+pub use crate::target::ffi::FILL;
+
+/// Whether `code` is in the expected set.
+pub fn rc_matches(want: &RcSet, code: &ReturnCode) -> bool {
+    match want {
+        RcSet::AnyError => matches!(code, ReturnCode::T(_)),
+        RcSet::AnyOf(names) => {
+            let got = code.to_string();
+            names.contains(&got)
+        }
+    }
+}
+
+pub fn rc_text(want: &RcSet) -> String {
+    match want {
+        RcSet::AnyError => "any MPI_T_ERR_*".into(),
+        RcSet::AnyOf(n) if n.len() == 1 => n[0].clone(),
+        RcSet::AnyOf(n) => format!("one of {}", n.join(", ")),
+    }
+}
+
+/// MPI-4.1 §15.3.3 for one (buf, len) pair: `arg` as passed, `out` as returned, `want`
+/// the string the library holds (from the inventory). `Err` says what broke.
+pub fn string(check: StrCheck, arg: StrArg, out: &StrOut, want: &str) -> Result<(), String> {
+    let l = want.len() as i64 + 1;
+    if out.overrun {
+        return Err(format!(
+            "wrote past the {}-byte buffer (R-STR-1)",
+            arg.cap.unwrap_or(0)
+        ));
+    }
+    if check == StrCheck::NonEmpty {
+        let t = out.text().unwrap_or_default();
+        return if t.is_empty() {
+            Err("empty name (R-STR-6: length >= 1)".into())
+        } else {
+            Ok(())
+        };
+    }
+    let Some(len_out) = out.len else {
+        // R-STR-4: NULL length pointer → the buffer is ignored, nothing returned.
+        return match &out.buf {
+            Some(b) if b.iter().any(|c| *c != FILL) => Err(format!(
+                "len was NULL but the buffer was written: {}",
+                crate::exec::value::hex(b, 32)
+            )),
+            _ => Ok(()),
+        };
+    };
+    let n = match (&out.buf, arg.len) {
+        (Some(_), Some(n)) if n > 0 => n as i64,
+        _ => {
+            // R-STR-3: NULL buffer or n == 0 → only the length, strlen+1.
+            if let Some(b) = &out.buf {
+                if b.iter().any(|c| *c != FILL) {
+                    return Err("n was 0 but the buffer was written".into());
+                }
+            }
+            return if len_out as i64 == l {
+                Ok(())
+            } else {
+                Err(format!("*len = {len_out}, want strlen+1 = {l} (R-STR-3)"))
+            };
+        }
+    };
+    let buf = out.buf.as_deref().unwrap_or(&[]);
+    let k = (n - 1).min(l - 1) as usize;
+    let wb = want.as_bytes();
+    if buf.len() < k + 1 || buf[..k] != wb[..k] || buf[k] != 0 {
+        let got = String::from_utf8_lossy(&buf[..buf.len().min(k + 1)]).into_owned();
+        return Err(format!(
+            "buffer of {n} holds {got:?}, want the first {k} characters of {want:?} then NUL (R-STR-1/2)"
+        ));
+    }
+    if check == StrCheck::Exact && k as i64 != l - 1 {
+        return Err(format!("string cut at {k} of {} characters", l - 1));
+    }
+    let want_len = match check {
+        StrCheck::TruncatedN if l > n => n,
+        _ => l,
+    };
+    if len_out as i64 != want_len {
+        return Err(format!(
+            "*len = {len_out}, want {} = {want_len} (R-STR-2)",
+            if want_len == l { "strlen+1" } else { "n" }
+        ));
+    }
+    Ok(())
+}
+
+fn as_list(v: &Val) -> Vec<&Val> {
+    match v {
+        Val::List(l) => l.iter().collect(),
+        other => vec![other],
+    }
+}
+
+fn num_eq(a: &Val, b: &Val) -> bool {
+    match (a.num(), b.num()) {
+        (Some(x), Some(y)) => match (a.int(), b.int()) {
+            (Some(i), Some(j)) => i == j,
+            _ => x == y,
+        },
+        _ => a == b,
+    }
+}
+
+/// A predicate on a value; `resolve` turns an expression of the predicate into a value.
+pub fn pred(
+    p: &Pred,
+    v: &Val,
+    resolve: &dyn Fn(&crate::cases::expr::Expr) -> Result<Val, String>,
+) -> Result<(), String> {
+    let cmp =
+        |e: &crate::cases::expr::Expr, op: &str, ok: fn(f64, f64) -> bool| -> Result<(), String> {
+            let want = resolve(e)?;
+            let w = want
+                .num()
+                .ok_or_else(|| format!("{want} is not a number"))?;
+            for x in as_list(v) {
+                let g = x.num().ok_or_else(|| format!("{x} is not a number"))?;
+                if !ok(g, w) {
+                    return Err(format!("{x} is not {op} {want}"));
+                }
+            }
+            Ok(())
+        };
+    if let Some(e) = &p.eq {
+        let want = resolve(e)?;
+        let ok = match (&want, v) {
+            (Val::List(_), _) | (_, Val::Str(_) | Val::Bytes(_) | Val::Outs(_)) => {
+                *v == want || num_eq(v, &want)
+            }
+            _ => as_list(v).iter().all(|x| num_eq(x, &want)),
+        };
+        if !ok {
+            return Err(format!("{v}, want {want}"));
+        }
+    }
+    if let Some(e) = &p.ne {
+        let want = resolve(e)?;
+        if as_list(v).iter().any(|x| num_eq(x, &want)) {
+            return Err(format!("{v}, want anything but {want}"));
+        }
+    }
+    if let Some(e) = &p.lt {
+        cmp(e, "<", |a, b| a < b)?;
+    }
+    if let Some(e) = &p.le {
+        cmp(e, "<=", |a, b| a <= b)?;
+    }
+    if let Some(e) = &p.gt {
+        cmp(e, ">", |a, b| a > b)?;
+    }
+    if let Some(e) = &p.ge {
+        cmp(e, ">=", |a, b| a >= b)?;
+    }
+    if let Some((lo, hi)) = &p.between {
+        cmp(lo, ">=", |a, b| a >= b)?;
+        cmp(hi, "<=", |a, b| a <= b)?;
+    }
+    if let Some(set) = &p.one_of {
+        let vals: Vec<Val> = set.iter().map(resolve).collect::<Result<_, _>>()?;
+        for x in as_list(v) {
+            if !vals.iter().any(|w| num_eq(x, w)) {
+                let names: Vec<String> = vals.iter().map(|w| w.to_string()).collect();
+                return Err(format!("{x} is not one of [{}]", names.join(", ")));
+            }
+        }
+    }
+    if let Some(set) = &p.not_in {
+        let vals: Vec<Val> = set.iter().map(resolve).collect::<Result<_, _>>()?;
+        for x in as_list(v) {
+            if vals.iter().any(|w| num_eq(x, w)) {
+                return Err(format!("{x} is one of the excluded values"));
+            }
+        }
+    }
+    if let Some(each) = &p.each {
+        for (i, x) in as_list(v).into_iter().enumerate() {
+            pred(each, x, resolve).map_err(|e| format!("element {i}: {e}"))?;
+        }
+    }
+    let items = as_list(v);
+    if p.ascending == Some(true) {
+        for w in items.windows(2) {
+            if w[0].num() >= w[1].num() {
+                return Err(format!("{v} is not strictly ascending"));
+            }
+        }
+    }
+    if p.distinct == Some(true) {
+        let mut seen = BTreeSet::new();
+        for x in &items {
+            if !seen.insert(x.to_string()) {
+                return Err(format!("{x} appears twice in {v}"));
+            }
+        }
+    }
+    if let Some(e) = &p.length {
+        let want = resolve(e)?;
+        if !num_eq(&Val::Int(items.len() as i128), &want) {
+            return Err(format!("{} elements, want {want}", items.len()));
+        }
+    }
+    Ok(())
+}
+
+/// Two calls' OUT values are the same (R-CVAR-2: get_info immutable); strings compare
+/// by text and length.
+pub fn same_outs(
+    before: &BTreeMap<String, Val>,
+    now: &BTreeMap<String, Val>,
+) -> Result<(), String> {
+    for (k, b) in before {
+        let Some(n) = now.get(k) else { continue };
+        let same = match (b, n) {
+            (Val::Str(x), Val::Str(y)) => x.text() == y.text() && x.len == y.len,
+            _ => b == n,
+        };
+        if !same {
+            return Err(format!("{k} was {b}, now {n}"));
+        }
+    }
+    Ok(())
+}
+
+/// The built-in checks (specs/README.md lists them with their rules).
+pub fn builtin(
+    b: Builtin,
+    profile: &AbiProfile,
+    inv: &Inventory,
+    args: &BTreeMap<String, Val>,
+) -> Result<(), String> {
+    match b {
+        Builtin::NamesUnique => names_unique(inv),
+        Builtin::CategoriesAcyclic => acyclic(inv),
+        Builtin::ErrorCodes => error_codes(profile),
+        Builtin::VerbosityOrder => {
+            let v: Vec<Option<i64>> = Verbosity::ALL
+                .iter()
+                .map(|x| profile.verbosity.num(*x))
+                .collect();
+            for (w, names) in v.windows(2).zip(Verbosity::ALL.windows(2)) {
+                if let (Some(a), Some(b)) = (w[0], w[1]) {
+                    if a >= b {
+                        return Err(format!(
+                            "MPI_T_VERBOSITY_{} = {a} is not below MPI_T_VERBOSITY_{} = {b}",
+                            names[0], names[1]
+                        ));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Builtin::CatalogExtends => {
+            let (Some(Val::Snapshot(before)), Some(Val::Snapshot(after))) =
+                (args.get("before"), args.get("after"))
+            else {
+                return Err("catalog_extends needs `before` and `after` snapshots".into());
+            };
+            extends(before, after)
+        }
+    }
+}
+
+fn names_unique(inv: &Inventory) -> Result<(), String> {
+    let mut seen: BTreeMap<(String, String), i32> = BTreeMap::new();
+    for e in &inv.entries {
+        let scope = match e.kind {
+            Kind::Pvar => format!(
+                "pvar/{}",
+                e.attrs.get("var_class").cloned().unwrap_or_default()
+            ),
+            Kind::Item => format!("item/{}", e.attrs.get("enum").cloned().unwrap_or_default()),
+            Kind::Function | Kind::ThreadLevel => continue,
+            k => k.as_str().to_string(),
+        };
+        if let Some(first) = seen.insert((scope.clone(), e.name.clone()), e.index) {
+            return Err(format!(
+                "{scope} name {:?} at indices {first} and {}",
+                e.name, e.index
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn acyclic(inv: &Inventory) -> Result<(), String> {
+    let children: BTreeMap<i32, Vec<i32>> = inv
+        .of(Kind::Category)
+        .map(|e| {
+            (
+                e.index,
+                e.members.get("categories").cloned().unwrap_or_default(),
+            )
+        })
+        .collect();
+    // Depth-first with colours: grey on the stack, black done.
+    fn visit(
+        c: i32,
+        ch: &BTreeMap<i32, Vec<i32>>,
+        grey: &mut Vec<i32>,
+        black: &mut BTreeSet<i32>,
+    ) -> Result<(), String> {
+        if black.contains(&c) {
+            return Ok(());
+        }
+        if let Some(p) = grey.iter().position(|x| *x == c) {
+            let cycle: Vec<String> = grey[p..]
+                .iter()
+                .chain([&c])
+                .map(|x| x.to_string())
+                .collect();
+            return Err(format!("category cycle {}", cycle.join(" -> ")));
+        }
+        grey.push(c);
+        for k in ch.get(&c).into_iter().flatten() {
+            visit(*k, ch, grey, black)?;
+        }
+        grey.pop();
+        black.insert(c);
+        Ok(())
+    }
+    let mut black = BTreeSet::new();
+    for c in children.keys() {
+        visit(*c, &children, &mut Vec::new(), &mut black)?;
+    }
+    Ok(())
+}
+
+fn error_codes(p: &AbiProfile) -> Result<(), String> {
+    let mut seen: BTreeMap<i64, TErr> = BTreeMap::new();
+    for (e, v) in p.t_err.iter() {
+        let Some(v) = *v else {
+            return Err(format!("{e} is not defined by this ABI"));
+        };
+        if let Some(other) = seen.insert(v, e) {
+            return Err(format!("{other} and {e} are both {v}"));
+        }
+        if v <= p.success || v > p.err_lastcode {
+            return Err(format!(
+                "{e} = {v} is outside ({}, MPI_ERR_LASTCODE = {}]",
+                p.success, p.err_lastcode
+            ));
+        }
+        if let Some((name, _)) = p.mpi_err.iter().find(|(_, x)| **x == v) {
+            return Err(format!("{e} = {v} equals the error class {name}"));
+        }
+    }
+    Ok(())
+}
+
+fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
+    for b in &before.entries {
+        if matches!(b.kind, Kind::Function | Kind::ThreadLevel) {
+            continue;
+        }
+        let Some(a) = after.find(b.kind, b.index) else {
+            return Err(format!("{} vanished", b.subject()));
+        };
+        if a.name != b.name || a.desc != b.desc || a.attrs != b.attrs {
+            return Err(format!("{} changed: now {}", b.subject(), a.subject()));
+        }
+        for (k, old) in &b.members {
+            let new = a.members.get(k).cloned().unwrap_or_default();
+            if new.len() < old.len() || new[..old.len()] != old[..] {
+                return Err(format!(
+                    "{} {k} members {old:?} became {new:?} (R-CAT-1: only appended)",
+                    b.subject()
+                ));
+            }
+        }
+    }
+    for (k, v) in &before.globals {
+        if after.globals.get(k).copied().unwrap_or(0) < *v {
+            return Err(format!(
+                "{k} shrank from {v} to {}",
+                after.globals.get(k).copied().unwrap_or(0)
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(buf: &[u8], len: Option<i32>) -> StrOut {
+        StrOut {
+            buf: Some(buf.to_vec()),
+            len,
+            overrun: false,
+        }
+    }
+
+    #[test]
+    fn string_convention() {
+        let arg = StrArg::sized(4);
+        assert_eq!(
+            string(StrCheck::Truncated, arg, &out(b"abc\0", Some(7)), "abcdef"),
+            Ok(())
+        );
+        let e = string(StrCheck::Truncated, arg, &out(b"abc\0", Some(4)), "abcdef").unwrap_err();
+        assert!(e.contains("want strlen+1 = 7"), "{e}");
+        assert_eq!(
+            string(StrCheck::TruncatedN, arg, &out(b"abc\0", Some(4)), "abcdef"),
+            Ok(())
+        );
+        assert!(string(StrCheck::Truncated, arg, &out(b"abcd", Some(7)), "abcdef").is_err());
+        let mut o = out(b"abc\0", Some(7));
+        o.overrun = true;
+        assert!(string(StrCheck::Truncated, arg, &o, "abcdef").is_err());
+        let untouched = StrOut {
+            buf: Some(vec![FILL; 4]),
+            len: None,
+            overrun: false,
+        };
+        assert_eq!(
+            string(
+                StrCheck::Truncated,
+                StrArg {
+                    cap: Some(4),
+                    len: None
+                },
+                &untouched,
+                "ab"
+            ),
+            Ok(())
+        );
+        let null_buf = StrOut {
+            buf: None,
+            len: Some(3),
+            overrun: false,
+        };
+        assert_eq!(
+            string(
+                StrCheck::Truncated,
+                StrArg {
+                    cap: None,
+                    len: Some(9)
+                },
+                &null_buf,
+                "ab"
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            string(
+                StrCheck::Exact,
+                StrArg::sized(9),
+                &out(b"ab\0\xa5\xa5\xa5\xa5\xa5\xa5", Some(3)),
+                "ab"
+            ),
+            Ok(())
+        );
+    }
+}

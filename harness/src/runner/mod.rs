@@ -1,0 +1,195 @@
+//! The suite runner: plans jobs from the cases and the target's inventory, runs them
+//! in the worker pool, and turns the stream of results into report events. Runner and
+//! reports meet only through `RunEvent`s.
+
+pub mod plan;
+pub mod pool;
+pub mod protocol;
+pub mod return_codes;
+pub mod worker;
+
+use crate::cases::{Case, Suite};
+use crate::exec::inventory::Inventory;
+use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
+use crate::verdict::{CaseResult, Status};
+use protocol::{Hello, TargetFacts};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+/// Everything a run needs (the CLI fills it).
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub lib: PathBuf,
+    pub abi: String,
+    pub force: bool,
+    pub strict: bool,
+    pub jobs: usize,
+    pub timeout: Duration,
+    pub specs: PathBuf,
+    pub cases: Vec<String>,
+    pub areas: Vec<String>,
+    /// Show a progress bar (a terminal) or plain lines.
+    pub progress: Progress,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Bar,
+    Lines,
+    Quiet,
+}
+
+/// Why a run could not start (exit code 2).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Cases(#[from] mpit_reference::yaml::YamlError),
+    #[error("{0}")]
+    Target(String),
+    #[error("{0}")]
+    Filter(String),
+}
+
+/// Runs the suite against one library; `stop` interrupts it (Ctrl-C).
+pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
+    let suite = Suite::load(&cfg.specs)?;
+    let selected: Vec<&Case> =
+        plan::select(&suite, &cfg.cases, &cfg.areas).map_err(RunError::Filter)?;
+    let setup = pool::Setup {
+        hello: Hello {
+            lib: cfg.lib.clone(),
+            abi: cfg.abi.clone(),
+            force: cfg.force,
+            strict: cfg.strict,
+            specs: cfg.specs.clone(),
+            mpi_init: false,
+            single_job: false,
+            base_init: true,
+        },
+        jobs: cfg.jobs,
+        timeout: cfg.timeout,
+    };
+    let (facts, before) = pool::inventory(&setup, false).map_err(RunError::Target)?;
+    let after: Result<Inventory, String> = if selected
+        .iter()
+        .any(|c| c.requires(crate::cases::Require::MpiInit))
+    {
+        pool::inventory(&setup, true).map(|(_, inv)| inv)
+    } else {
+        Ok(Inventory::default())
+    };
+    let mut early: Vec<CaseResult> = Vec::new();
+    let jobs = plan::jobs(&selected, &before, &after, &mut early);
+    let planned = early.len() + jobs.iter().map(|j| j.subjects.len()).sum::<usize>();
+
+    let mut b = Builder::new();
+    b.event(RunEvent::Started {
+        target: target_info(cfg, &facts, &before),
+        options: RunOptions {
+            strict: cfg.strict,
+            jobs: cfg.jobs,
+            timeout_ms: cfg.timeout.as_millis() as u64,
+            cases: cfg.cases.clone(),
+            areas: cfg.areas.clone(),
+            abi: cfg.abi.clone(),
+            baseline: None,
+            waivers: None,
+        },
+        planned,
+    });
+    let bar = progress_bar(cfg.progress, planned as u64);
+    for r in early {
+        tick(&bar, cfg.progress, &r);
+        b.event(RunEvent::Result(r));
+    }
+    let (tx, rx) = mpsc::channel::<CaseResult>();
+    let runner = {
+        let (setup, stop) = (setup.clone(), stop.clone());
+        std::thread::spawn(move || pool::run(&setup, jobs, tx, stop))
+    };
+    for r in rx {
+        tick(&bar, cfg.progress, &r);
+        b.event(RunEvent::Result(r));
+    }
+    let outcome = runner.join().unwrap_or_default();
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
+    }
+    // The run-wide check speaks for the whole run only when the whole run happened.
+    if !outcome.interrupted && cfg.cases.is_empty() && cfg.areas.is_empty()
+        || cfg.areas.iter().any(|a| a == "errors")
+    {
+        if let Ok(table) = return_codes::Table::bundled() {
+            for r in return_codes::judge(&table, &outcome.log) {
+                b.event(RunEvent::Result(r));
+            }
+        }
+    }
+    b.event(RunEvent::Finished {
+        interrupted: outcome.interrupted || stop.load(Ordering::SeqCst),
+    });
+    Ok(b.finish())
+}
+
+fn target_info(cfg: &Config, f: &TargetFacts, inv: &Inventory) -> TargetInfo {
+    let mut counts: std::collections::BTreeMap<String, i64> = inv
+        .globals
+        .iter()
+        .map(|(k, v)| (k.trim_start_matches("num_").to_string(), *v))
+        .collect();
+    counts.retain(|_, v| *v >= 0);
+    TargetInfo {
+        path: cfg.lib.display().to_string(),
+        sha256: report::sha256_file(&cfg.lib).unwrap_or_default(),
+        abi_family: f.family.clone(),
+        abi_profile: f.profile.clone(),
+        detection: f.detection.clone(),
+        library_version: f.library_version.clone(),
+        mpi_version: f.mpi_version.map(|(a, b)| format!("{a}.{b}")),
+        counts,
+    }
+}
+
+fn progress_bar(p: Progress, total: u64) -> Option<indicatif::ProgressBar> {
+    (p == Progress::Bar).then(|| {
+        let bar = indicatif::ProgressBar::new(total);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        bar
+    })
+}
+
+fn tick(bar: &Option<indicatif::ProgressBar>, p: Progress, r: &CaseResult) {
+    match (bar, p) {
+        (Some(bar), _) => {
+            bar.inc(1);
+            bar.set_message(r.case.clone());
+            if r.status.is_bad() {
+                bar.println(format!(
+                    "{:>7} {} [{}] {}",
+                    r.status.as_str().to_uppercase(),
+                    r.case,
+                    r.subject,
+                    r.message
+                ));
+            }
+        }
+        (None, Progress::Lines) if r.status != Status::Pass => {
+            eprintln!(
+                "{:>7} {} [{}] {}",
+                r.status.as_str().to_uppercase(),
+                r.case,
+                r.subject,
+                r.message
+            );
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,124 @@
+//! From cases to jobs: filters (`--case`, `--area`), subjects from the inventory (before
+//! or after MPI_Init), and the results the supervisor can give without a worker
+//! (no subject to run on).
+
+use super::pool::Job;
+use crate::cases::InitMode;
+use crate::cases::{Case, Require, Suite};
+use crate::exec::inventory::Entry;
+use crate::exec::inventory::Inventory;
+use crate::verdict::{Area, CaseResult, Oracle, Status};
+
+/// Subjects per job: big catalogs are split so the pool's lanes stay busy.
+const CHUNK: usize = 200;
+
+/// The cases `--case` globs and `--area` names select (all when both are empty).
+pub fn select<'s>(
+    suite: &'s Suite,
+    cases: &[String],
+    areas: &[String],
+) -> Result<Vec<&'s Case>, String> {
+    let globs: Vec<glob::Pattern> = cases
+        .iter()
+        .map(|c| glob::Pattern::new(c).map_err(|e| format!("--case {c}: {e}")))
+        .collect::<Result<_, _>>()?;
+    let areas: Vec<Area> = areas
+        .iter()
+        .map(|a| a.parse::<Area>())
+        .collect::<Result<_, _>>()?;
+    let sel: Vec<&Case> = suite
+        .cases
+        .iter()
+        .filter(|c| cases.is_empty() || globs.iter().any(|g| g.matches(&c.id)))
+        .filter(|c| areas.is_empty() || areas.contains(&c.area()))
+        .collect();
+    if sel.is_empty() {
+        return Err("no case matches the --case / --area filters".into());
+    }
+    Ok(sel)
+}
+
+fn early(c: &Case, status: Status, message: String) -> CaseResult {
+    CaseResult {
+        case: c.id.clone(),
+        area: c.area(),
+        subject: String::new(),
+        status,
+        level: c.level,
+        clause: c.clause_text(),
+        oracle: Oracle::Spec,
+        message,
+        reading: None,
+        duration_ms: 0.0,
+        waived: None,
+        evidence: Vec::new(),
+    }
+}
+
+/// Jobs for the selected cases; cases with nothing to run on land in `early`.
+pub fn jobs(
+    cases: &[&Case],
+    before: &Inventory,
+    after: &Result<Inventory, String>,
+    early_results: &mut Vec<CaseResult>,
+) -> Vec<Job> {
+    let mut out = Vec::new();
+    for c in cases {
+        let mpi_init = c.requires(Require::MpiInit);
+        let inv = if mpi_init {
+            match after {
+                Ok(i) => i,
+                Err(e) => {
+                    early_results.push(early(
+                        c,
+                        Status::Error,
+                        format!("MPI_Init in a worker failed: {e}"),
+                    ));
+                    continue;
+                }
+            }
+        } else {
+            before
+        };
+        let (subjects, names): (Vec<Option<Entry>>, Vec<String>) = match c.for_each {
+            None => (vec![None], vec![String::new()]),
+            Some(kind) => inv
+                .of(kind)
+                .filter(|e| c.filter.accepts(&e.attrs))
+                .map(|e| (Some(e.clone()), e.subject()))
+                .unzip(),
+        };
+        if subjects.is_empty() {
+            let what = c.for_each.map_or("", |k| k.as_str());
+            let filtered = if c.filter.0.is_empty() {
+                ""
+            } else {
+                " matching the case's `where`"
+            };
+            early_results.push(early(
+                c,
+                Status::Skip,
+                format!(
+                    "no {what}{filtered} in the catalog{}",
+                    if mpi_init { " after MPI_Init" } else { "" }
+                ),
+            ));
+            continue;
+        }
+        for (s, n) in subjects.chunks(CHUNK).zip(names.chunks(CHUNK)) {
+            out.push(Job {
+                case: c.id.clone(),
+                area: c.area(),
+                level: c.level,
+                clause: c.clause_text(),
+                subjects: s.to_vec(),
+                names: n.to_vec(),
+                fresh: c.needs_fresh_process() || c.init == InitMode::Manual,
+                mpi_init,
+                base_init: c.init == InitMode::Auto,
+                inventory: (c.init == InitMode::Manual).then(|| Box::new(inv.clone())),
+            });
+        }
+    }
+    out
+}

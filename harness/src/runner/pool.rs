@@ -1,0 +1,460 @@
+//! The supervisor's side of the suite: a pool of worker processes fed jobs from a
+//! queue. A worker that dies by a signal turns the subject in flight into `crash`, one
+//! silent past the deadline into `timeout` (its whole process group is killed); the
+//! rest of its job goes back on the queue for a fresh worker. Results leave through a
+//! channel; the pool never loads vendor code.
+
+use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use crate::exec::inventory::Entry;
+use crate::exec::inventory::Inventory;
+use crate::exec::RcLog;
+use crate::verdict::{Area, CaseResult, Level, Oracle, Status};
+use std::collections::{BTreeSet, VecDeque};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// One unit of work: a case over some of its subjects.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub case: String,
+    pub area: Area,
+    pub level: Level,
+    pub clause: String,
+    pub subjects: Vec<Option<Entry>>,
+    /// Display names of the subjects (for results the supervisor has to write itself).
+    pub names: Vec<String>,
+    /// Needs a process of its own (and MPI_Init when `mpi_init`).
+    pub fresh: bool,
+    pub mpi_init: bool,
+    /// The worker holds a base MPI_T init (see `Hello::base_init`).
+    pub base_init: bool,
+    /// Sent along when the worker must not read its own.
+    pub inventory: Option<Box<Inventory>>,
+}
+
+impl Job {
+    fn result(&self, n: usize, status: Status, message: String) -> CaseResult {
+        CaseResult {
+            case: self.case.clone(),
+            area: self.area,
+            subject: self.names.get(n).cloned().unwrap_or_default(),
+            status,
+            level: self.level,
+            clause: self.clause.clone(),
+            oracle: Oracle::Spec,
+            message,
+            reading: None,
+            duration_ms: 0.0,
+            waived: None,
+            evidence: Vec::new(),
+        }
+    }
+
+    /// The subjects from `n` on, as a job of their own.
+    fn rest(&self, n: usize) -> Option<Job> {
+        (n < self.subjects.len()).then(|| Job {
+            subjects: self.subjects[n..].to_vec(),
+            names: self.names[n..].to_vec(),
+            ..self.clone()
+        })
+    }
+}
+
+/// A running worker process.
+pub struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    rx: Receiver<Result<FromWorker, String>>,
+    /// The last lines the library wrote to stderr (shown with a crash).
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The worker's private environment; dropped (directory removed) after the kill.
+    _env: crate::target::WorkerEnv,
+}
+
+/// Why talking to a worker stopped.
+#[derive(Debug)]
+pub enum Broke {
+    /// Killed by a signal (its name).
+    Crash(String),
+    Timeout,
+    /// Exited or said something unexpected.
+    Other(String),
+}
+
+impl Worker {
+    /// Starts `mpit-conform __suite-worker` in its own process group and waits for
+    /// `Ready`.
+    pub fn spawn(hello: &Hello, timeout: Duration) -> Result<(Worker, TargetFacts), String> {
+        let env = crate::target::worker_env(&hello.lib);
+        let exe =
+            std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+        let json = serde_json::to_string(hello).map_err(|e| e.to_string())?;
+        let mut child = Command::new(exe)
+            .arg("__suite-worker")
+            .arg(json)
+            .envs(env.vars())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Own process group: a timeout kills whatever the library started too.
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot start a worker: {e}"))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("worker pipes missing".into());
+        };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(m) = FromWorker::parse(&line) {
+                    if tx.send(m).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let t2 = tail.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Ok(mut q) = t2.lock() {
+                    if q.len() >= 20 {
+                        q.pop_front();
+                    }
+                    q.push_back(line);
+                }
+            }
+        });
+        let mut w = Worker {
+            child,
+            stdin,
+            rx,
+            stderr: tail,
+            _env: env,
+        };
+        match w.next(timeout) {
+            Ok(FromWorker::Ready(f)) => Ok((w, *f)),
+            Ok(FromWorker::CannotRun(e)) => {
+                w.kill();
+                Err(e)
+            }
+            Ok(other) => {
+                w.kill();
+                Err(format!("unexpected first message from worker: {other:?}"))
+            }
+            Err(b) => Err(w.explain(b)),
+        }
+    }
+
+    pub fn send(&mut self, m: &ToWorker) -> Result<(), Broke> {
+        let line = serde_json::to_string(m).map_err(|e| Broke::Other(e.to_string()))?;
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|_| self.ended())
+    }
+
+    /// The next protocol message within `timeout`.
+    pub fn next(&mut self, timeout: Duration) -> Result<FromWorker, Broke> {
+        match self.rx.recv_timeout(timeout) {
+            Ok(Ok(m)) => Ok(m),
+            Ok(Err(e)) => Err(Broke::Other(e)),
+            Err(RecvTimeoutError::Timeout) => {
+                self.kill();
+                Err(Broke::Timeout)
+            }
+            Err(RecvTimeoutError::Disconnected) => Err(self.ended()),
+        }
+    }
+
+    /// How the process ended (it closed its stdout).
+    fn ended(&mut self) -> Broke {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                _ => break None,
+            }
+        };
+        self.kill();
+        match status {
+            Some(s) => match s.signal() {
+                Some(sig) => Broke::Crash(signal_name(sig)),
+                None => Broke::Other(format!("worker exited with {s} in the middle of a job")),
+            },
+            None => Broke::Other("worker closed its output but did not exit".into()),
+        }
+    }
+
+    /// A one-line explanation with the library's last words.
+    pub fn explain(&self, b: Broke) -> String {
+        let tail: Vec<String> = self
+            .stderr
+            .lock()
+            .map(|q| q.iter().cloned().collect())
+            .unwrap_or_default();
+        let what = match b {
+            Broke::Crash(s) => format!("worker killed by {s}"),
+            Broke::Timeout => "worker timed out".into(),
+            Broke::Other(s) => s,
+        };
+        match tail.last() {
+            Some(l) => format!("{what}; library stderr: {}", l.trim()),
+            None => what,
+        }
+    }
+
+    /// Kills the worker's whole process group and reaps it.
+    pub fn kill(&mut self) {
+        if let Ok(pgid) = i32::try_from(self.child.id()) {
+            crate::target::ffi::kill_process_group(pgid);
+        }
+        let _ = self.child.wait();
+    }
+
+    /// Asks the worker to quit, then makes sure of it.
+    pub fn quit(mut self) {
+        let _ = self.send(&ToWorker::Quit);
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.kill();
+    }
+}
+
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        4 => "SIGILL".into(),
+        6 => "SIGABRT".into(),
+        7 => "SIGBUS".into(),
+        8 => "SIGFPE".into(),
+        9 => "SIGKILL".into(),
+        11 => "SIGSEGV".into(),
+        13 => "SIGPIPE".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
+}
+
+/// What the pool needs to start workers.
+#[derive(Clone)]
+pub struct Setup {
+    pub hello: Hello,
+    pub jobs: usize,
+    pub timeout: Duration,
+}
+
+/// What a pool run leaves besides its results.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub log: RcLog,
+    pub interrupted: bool,
+    pub workers_started: u64,
+}
+
+/// Runs every job; results go to `tx` as they arrive. Stops early when `stop` is set.
+pub fn run(
+    setup: &Setup,
+    jobs: Vec<Job>,
+    tx: Sender<CaseResult>,
+    stop: Arc<AtomicBool>,
+) -> Outcome {
+    // Fresh-process jobs first: their MPI_Init is the slow part, let it overlap.
+    let (mut fresh, rest): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.fresh);
+    fresh.extend(rest);
+    let queue = Arc::new(Mutex::new(VecDeque::from(fresh)));
+    let log = Arc::new(Mutex::new(RcLog::default()));
+    let started = Arc::new(AtomicU64::new(0));
+    let threads: Vec<_> = (0..setup.jobs.max(1))
+        .map(|_| {
+            let (q, tx, stop, log, setup, started) = (
+                queue.clone(),
+                tx.clone(),
+                stop.clone(),
+                log.clone(),
+                setup.clone(),
+                started.clone(),
+            );
+            std::thread::spawn(move || lane(&setup, &q, &tx, &stop, &log, &started))
+        })
+        .collect();
+    drop(tx);
+    for t in threads {
+        let _ = t.join();
+    }
+    let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+    Outcome {
+        log,
+        interrupted: stop.load(Ordering::SeqCst),
+        workers_started: started.load(Ordering::SeqCst),
+    }
+}
+
+/// One lane of the pool: at most one worker at a time.
+fn lane(
+    setup: &Setup,
+    q: &Mutex<VecDeque<Job>>,
+    tx: &Sender<CaseResult>,
+    stop: &AtomicBool,
+    log: &Mutex<RcLog>,
+    started: &AtomicU64,
+) {
+    let mut reusable: Option<Worker> = None;
+    let mut next_job = 0u64;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let Some(job) = q.lock().ok().and_then(|mut q| q.pop_front()) else {
+            break;
+        };
+        next_job += 1;
+        let mut w = match (job.fresh || !job.base_init, reusable.take()) {
+            (false, Some(w)) => w,
+            (fresh, old) => {
+                if let Some(old) = old {
+                    old.quit();
+                }
+                let hello = Hello {
+                    mpi_init: job.mpi_init,
+                    single_job: fresh,
+                    base_init: job.base_init,
+                    ..setup.hello.clone()
+                };
+                started.fetch_add(1, Ordering::SeqCst);
+                match Worker::spawn(&hello, setup.timeout) {
+                    Ok((w, _)) => w,
+                    Err(e) => {
+                        for n in 0..job.subjects.len() {
+                            let _ = tx.send(job.result(
+                                n,
+                                Status::Error,
+                                format!("could not start a worker: {e}"),
+                            ));
+                        }
+                        continue;
+                    }
+                }
+            }
+        };
+        let msg = ToWorker::Job {
+            job: next_job,
+            case: job.case.clone(),
+            subjects: job.subjects.clone(),
+            inventory: job.inventory.clone(),
+        };
+        let mut in_flight = 0usize;
+        let mut done: BTreeSet<usize> = BTreeSet::new();
+        let outcome: Result<bool, Broke> = (|| {
+            w.send(&msg)?;
+            loop {
+                if stop.load(Ordering::SeqCst) {
+                    return Err(Broke::Other("interrupted".into()));
+                }
+                match w.next(setup.timeout)? {
+                    FromWorker::Started { n, .. } => in_flight = n,
+                    FromWorker::Result { n, result, .. } => {
+                        done.insert(n);
+                        let _ = tx.send(*result);
+                    }
+                    FromWorker::Done { log: l, clean, .. } => {
+                        if let Ok(mut g) = log.lock() {
+                            g.merge(&l);
+                        }
+                        return Ok(clean);
+                    }
+                    FromWorker::CannotRun(e) => return Err(Broke::Other(e)),
+                    other => return Err(Broke::Other(format!("unexpected message {other:?}"))),
+                }
+            }
+        })();
+        match outcome {
+            Ok(true) if !job.fresh => reusable = Some(w),
+            Ok(_) => w.quit(),
+            Err(b) => {
+                if stop.load(Ordering::SeqCst) {
+                    w.kill();
+                    break;
+                }
+                let status = match &b {
+                    Broke::Crash(_) => Status::Crash,
+                    Broke::Timeout => Status::Timeout,
+                    Broke::Other(_) => Status::Error,
+                };
+                let what = match &b {
+                    Broke::Timeout => format!("no answer within {:?}", setup.timeout),
+                    _ => String::new(),
+                };
+                let msg = w.explain(b);
+                w.kill();
+                let n = if done.contains(&in_flight) {
+                    in_flight + 1
+                } else {
+                    in_flight
+                };
+                if n < job.subjects.len() {
+                    let text = if what.is_empty() {
+                        msg
+                    } else {
+                        format!("{what}: {msg}")
+                    };
+                    let _ = tx.send(job.result(n, status, text));
+                }
+                if let Some(rest) = job.rest(n + 1) {
+                    if let Ok(mut q) = q.lock() {
+                        q.push_front(rest);
+                    }
+                }
+            }
+        }
+    }
+    if let Some(w) = reusable {
+        w.quit();
+    }
+}
+
+/// Reads one inventory with a dedicated worker.
+pub fn inventory(setup: &Setup, mpi_init: bool) -> Result<(TargetFacts, Inventory), String> {
+    let hello = Hello {
+        mpi_init,
+        single_job: true,
+        base_init: true,
+        ..setup.hello.clone()
+    };
+    let (mut w, facts) = Worker::spawn(&hello, setup.timeout)?;
+    let got = w
+        .send(&ToWorker::Inventory)
+        .and_then(|_| w.next(setup.timeout));
+    match got {
+        Ok(FromWorker::Inventory(inv)) => {
+            w.quit();
+            Ok((facts, *inv))
+        }
+        Ok(other) => {
+            w.kill();
+            Err(format!(
+                "unexpected answer to an inventory request: {other:?}"
+            ))
+        }
+        Err(b) => {
+            let e = w.explain(b);
+            w.kill();
+            Err(e)
+        }
+    }
+}

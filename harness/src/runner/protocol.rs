@@ -1,0 +1,98 @@
+//! What the supervisor and a suite worker say to each other: one JSON document per
+//! line. The worker's stdout is shared with the vendor library (which may print), so
+//! protocol lines carry a marker and anything else is passed through as the library's
+//! own output.
+
+use crate::exec::inventory::{Entry, Inventory};
+use crate::exec::RcLog;
+use crate::verdict::CaseResult;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Prefix of every protocol line on the worker's stdout.
+pub const MARK: &str = "@@mpit-conform@@ ";
+
+/// Given on the worker's command line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Hello {
+    pub lib: PathBuf,
+    pub abi: String,
+    pub force: bool,
+    pub strict: bool,
+    /// The case directory (the worker loads the same cases; jobs name them by id).
+    pub specs: PathBuf,
+    /// Call MPI_Init (singleton) before anything else.
+    pub mpi_init: bool,
+    /// Serve one job, then exit (cases that change process state for good).
+    pub single_job: bool,
+    /// Hold one MPI_T_init_thread for the worker's whole life, so cases nest inside it
+    /// and none depends on re-initialization (which two real libraries get wrong: a case
+    /// of its own checks it, in a process of its own). Off for `init: manual` cases.
+    pub base_init: bool,
+}
+
+/// Supervisor → worker, one per line on stdin.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum ToWorker {
+    /// Read and send the inventory.
+    Inventory,
+    /// Run a case on these subjects (none: the case has no `for_each`).
+    Job {
+        job: u64,
+        case: String,
+        subjects: Vec<Option<Entry>>,
+        /// The supervisor's inventory, for workers that must not read one themselves
+        /// (no base init: reading would initialize MPI_T before the case does).
+        inventory: Option<Box<Inventory>>,
+    },
+    Quit,
+}
+
+/// Facts about the target, sent once the library is open.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TargetFacts {
+    pub library_version: String,
+    pub mpi_version: Option<(i32, i32)>,
+    pub family: String,
+    pub profile: String,
+    pub detection: Option<String>,
+    /// MPI-4.1 entry points the library does not export.
+    pub unsupported: Vec<String>,
+}
+
+/// Worker → supervisor.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum FromWorker {
+    Ready(Box<TargetFacts>),
+    /// The target cannot be loaded or started (the run exits 2).
+    CannotRun(String),
+    Inventory(Box<Inventory>),
+    /// Subject `n` of the job is about to run (so a crash can be pinned on it).
+    Started {
+        job: u64,
+        n: usize,
+    },
+    Result {
+        job: u64,
+        n: usize,
+        result: Box<CaseResult>,
+    },
+    /// The job is over; `clean` when MPI_T is finalized again and the worker can be
+    /// reused.
+    Done {
+        job: u64,
+        log: RcLog,
+        clean: bool,
+    },
+}
+
+impl FromWorker {
+    pub fn line(&self) -> String {
+        format!("{MARK}{}", serde_json::to_string(self).unwrap_or_default())
+    }
+    /// A protocol line, or `None` for the library's own output.
+    pub fn parse(line: &str) -> Option<Result<FromWorker, String>> {
+        let body = line.strip_prefix(MARK)?;
+        Some(serde_json::from_str(body).map_err(|e| format!("bad message from worker: {e}")))
+    }
+}

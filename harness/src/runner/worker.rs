@@ -1,0 +1,168 @@
+//! The suite worker: the same binary re-executed (`mpit-conform __suite-worker`), the
+//! only process that loads the vendor library. It answers jobs on stdin with results on
+//! stdout until told to quit; a crash or hang is the supervisor's to observe.
+
+use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use crate::cases::Suite;
+use crate::exec::inventory::{self, Inventory};
+use crate::exec::{self, Ctx, RcLog};
+use crate::target::{AbiChoice, Target};
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::ThreadLevel;
+use std::io::{BufRead, Write};
+
+fn send(m: &FromWorker) {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe means the supervisor is gone; nothing to do but stop.
+    if writeln!(out, "{}", m.line())
+        .and_then(|_| out.flush())
+        .is_err()
+    {
+        std::process::exit(3);
+    }
+}
+
+/// Serves until `Quit` or end of input; returns the exit code.
+pub fn serve(hello: &Hello) -> i32 {
+    let suite = match Suite::load(&hello.specs) {
+        Ok(s) => s,
+        Err(e) => {
+            send(&FromWorker::CannotRun(e.to_string()));
+            return 2;
+        }
+    };
+    let abi: AbiChoice = match hello.abi.parse() {
+        Ok(a) => a,
+        Err(e) => {
+            send(&FromWorker::CannotRun(e));
+            return 2;
+        }
+    };
+    let t = match Target::open(&hello.lib, &abi, hello.force) {
+        Ok(t) => t,
+        Err(e) => {
+            send(&FromWorker::CannotRun(e.to_string()));
+            return 2;
+        }
+    };
+    if hello.mpi_init {
+        match t.lib.mpi_init() {
+            Some((rc, ())) if t.rc(rc) == ReturnCode::Success => {}
+            Some((rc, ())) => {
+                send(&FromWorker::CannotRun(format!(
+                    "MPI_Init returned {}",
+                    t.rc(rc)
+                )));
+                return 2;
+            }
+            None => {
+                send(&FromWorker::CannotRun("MPI_Init is not exported".into()));
+                return 2;
+            }
+        }
+    }
+    // The base init (see `Hello::base_init`): cases nest inside it.
+    if hello.base_init {
+        let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
+        match t.lib.init_thread(single) {
+            Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
+            Some((rc, _)) => {
+                send(&FromWorker::CannotRun(format!(
+                    "MPI_T_init_thread returned {}",
+                    t.rc(rc)
+                )));
+                return 2;
+            }
+            None => {
+                send(&FromWorker::CannotRun(
+                    "MPI_T_init_thread is not exported".into(),
+                ));
+                return 2;
+            }
+        }
+    }
+    send(&FromWorker::Ready(Box::new(facts(&t))));
+    let mut own: Option<Inventory> = None;
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let msg: ToWorker = match serde_json::from_str(&line) {
+            Ok(m) => m,
+            Err(_) => continue,
+        };
+        match msg {
+            ToWorker::Quit => break,
+            ToWorker::Inventory => {
+                let i = own.get_or_insert_with(|| inventory::read(&t)).clone();
+                send(&FromWorker::Inventory(Box::new(i)));
+            }
+            ToWorker::Job {
+                job,
+                case,
+                subjects,
+                inventory: given,
+            } => {
+                let inv = match given {
+                    Some(i) => *i,
+                    // Under the base init, reading is a query like any other.
+                    None => own.get_or_insert_with(|| inventory::read(&t)).clone(),
+                };
+                let mut log = RcLog::default();
+                let ctx = Ctx {
+                    t: &t,
+                    inv: &inv,
+                    strict: hello.strict,
+                    mpi_version: t.lib.get_version().map(|(_, v)| v),
+                };
+                let Some(c) = suite.get(&case) else {
+                    send(&FromWorker::CannotRun(format!("unknown case {case}")));
+                    return 2;
+                };
+                for (n, s) in subjects.iter().enumerate() {
+                    send(&FromWorker::Started { job, n });
+                    let result = exec::run(&ctx, c, s.as_ref(), &mut log);
+                    send(&FromWorker::Result {
+                        job,
+                        n,
+                        result: Box::new(result),
+                    });
+                }
+                // Reusable when the base init is intact: MPI_T still answers a query.
+                let clean = !hello.single_job
+                    && hello.base_init
+                    && matches!(t.lib.cvar_get_num(), Some((rc, _)) if t.rc(rc) == ReturnCode::Success);
+                send(&FromWorker::Done { job, log, clean });
+                if hello.single_job {
+                    break;
+                }
+            }
+        }
+    }
+    // Leave MPI as a program should (R-FIN-4 is about MPI_T; MPI wants its finalize),
+    // unless a case already finalized it.
+    if hello.mpi_init && matches!(t.lib.finalized(), Some((_, false))) {
+        t.lib.mpi_finalize();
+    }
+    0
+}
+
+fn facts(t: &Target) -> TargetFacts {
+    TargetFacts {
+        library_version: t
+            .lib
+            .get_library_version()
+            .map(|(_, s)| s)
+            .unwrap_or_default(),
+        mpi_version: t.lib.get_version().map(|(_, v)| v),
+        family: t.profile.family.to_string(),
+        profile: t.profile_origin.clone(),
+        detection: t.detection.as_ref().map(|d| d.evidence.clone()),
+        unsupported: t
+            .lib
+            .entry_points()
+            .into_iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(n, _)| n.to_string())
+            .collect(),
+    }
+}
