@@ -6,7 +6,6 @@
 
 pub mod abi_probe;
 pub mod cases;
-pub mod checks;
 pub mod cli;
 pub mod coverage;
 pub mod exec;

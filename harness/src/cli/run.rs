@@ -138,7 +138,7 @@ fn print_summary(r: &Report, json: &Path) {
     let t = &r.target;
     println!("mpit-conform {} — {}", env!("CARGO_PKG_VERSION"), t.path);
     if let Some(d) = &t.detection {
-        println!("detected {} family: {d}", t.abi_family);
+        println!("detected {d}");
     }
     println!(
         "ABI profile {}; MPI {}; {}",
@@ -146,6 +146,12 @@ fn print_summary(r: &Report, json: &Path) {
         t.mpi_version.as_deref().unwrap_or("?"),
         t.library_version.lines().next().unwrap_or("")
     );
+    if !t.unresolved.is_empty() {
+        println!(
+            "ABI profile names objects the library does not export: {}",
+            t.unresolved.join(", ")
+        );
+    }
     let counts: Vec<String> = t.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     println!("catalog: {}", counts.join(", "));
     let by: Vec<String> = r

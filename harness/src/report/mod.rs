@@ -85,6 +85,10 @@ pub struct TargetInfo {
     /// Catalog sizes: cvars, pvars, categories, enums, events, sources.
     #[serde(default)]
     pub counts: BTreeMap<String, i64>,
+    /// Objects the ABI profile names that the library does not export (a profile that
+    /// does not fit the library).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unresolved: Vec<String>,
 }
 
 /// The options the run was made with (so a report says how to reproduce it).

@@ -149,6 +149,7 @@ fn target_info(cfg: &Config, f: &TargetFacts, inv: &Inventory) -> TargetInfo {
         library_version: f.library_version.clone(),
         mpi_version: f.mpi_version.map(|(a, b)| format!("{a}.{b}")),
         counts,
+        unresolved: f.unresolved.clone(),
     }
 }
 

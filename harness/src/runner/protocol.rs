@@ -58,6 +58,8 @@ pub struct TargetFacts {
     pub detection: Option<String>,
     /// MPI-4.1 entry points the library does not export.
     pub unsupported: Vec<String>,
+    /// Objects the profile names that the library does not export.
+    pub unresolved: Vec<String>,
 }
 
 /// Worker → supervisor.

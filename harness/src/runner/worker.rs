@@ -156,7 +156,10 @@ fn facts(t: &Target) -> TargetFacts {
         mpi_version: t.lib.get_version().map(|(_, v)| v),
         family: t.profile.family.to_string(),
         profile: t.profile_origin.clone(),
-        detection: t.detection.as_ref().map(|d| d.evidence.clone()),
+        detection: t
+            .detection
+            .as_ref()
+            .map(|d| format!("{} family: {}", d.family, d.evidence)),
         unsupported: t
             .lib
             .entry_points()
@@ -164,5 +167,6 @@ fn facts(t: &Target) -> TargetFacts {
             .filter(|(_, ok)| !ok)
             .map(|(n, _)| n.to_string())
             .collect(),
+        unresolved: t.unresolved.clone(),
     }
 }

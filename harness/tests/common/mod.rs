@@ -1,0 +1,130 @@
+//! Helpers shared by the integration tests: the binary, the reference cdylib, the real
+//! targets of scripts/install-targets.sh.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mpit-conform"))
+}
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The reference cdylib of this build profile, (re)built first: cargo does not build a
+/// dependency's cdylib for another crate's tests, and a stale copy must not be judged.
+pub fn reference_lib() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_mpit-conform"));
+    let dir = exe.parent().expect("bin dir").to_path_buf();
+    let mut c = Command::new(env!("CARGO"));
+    c.args(["build", "--quiet", "-p", "mpit-reference"])
+        .current_dir(repo());
+    if dir.ends_with("release") {
+        c.arg("--release");
+    }
+    assert!(
+        c.status().expect("cargo build").success(),
+        "building the reference cdylib"
+    );
+    dir.join("libmpit_reference.so")
+}
+
+pub fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = bin();
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run mpit-conform")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The real MPI libraries installed by scripts/install-targets.sh, as `name path abi`.
+/// With MPIT_REQUIRE_TARGETS=1 a missing list fails the test; otherwise it is skipped
+/// loudly.
+pub fn real_targets() -> Option<Vec<(String, String, String)>> {
+    let list = repo().join(".targets/targets.txt");
+    let required = std::env::var("MPIT_REQUIRE_TARGETS").as_deref() == Ok("1");
+    let Ok(text) = std::fs::read_to_string(&list) else {
+        assert!(
+            !required,
+            "MPIT_REQUIRE_TARGETS=1 but {} is missing: run scripts/install-targets.sh",
+            list.display()
+        );
+        eprintln!(
+            "SKIPPED (loudly): no {}; run scripts/install-targets.sh",
+            list.display()
+        );
+        return None;
+    };
+    let targets: Vec<_> = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() == 3).then(|| (f[0].to_string(), f[1].to_string(), f[2].to_string()))
+        })
+        .collect();
+    assert_eq!(targets.len(), 7, "seven targets in {}", list.display());
+    for (name, path, _) in &targets {
+        assert!(
+            !required || Path::new(path).exists(),
+            "MPIT_REQUIRE_TARGETS=1 but target {name} ({path}) is missing"
+        );
+    }
+    Some(targets)
+}
+
+/// A fresh scratch directory under the system temp dir.
+pub fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("mpit-test-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+/// Runs the suite and returns (exit code, report.json).
+pub fn suite(
+    lib: &Path,
+    extra: &[&str],
+    env: &[(&str, &str)],
+    out: &Path,
+) -> (Option<i32>, serde_json::Value) {
+    let mut args = vec![
+        "--lib",
+        lib.to_str().expect("utf-8 path"),
+        "-q",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ];
+    args.extend_from_slice(extra);
+    let o = run(&args, env);
+    let text = std::fs::read_to_string(out.join("report.json")).unwrap_or_else(|e| {
+        panic!(
+            "no report.json ({e}); exit {:?}\n{}\n{}",
+            o.status.code(),
+            stdout(&o),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    });
+    (
+        o.status.code(),
+        serde_json::from_str(&text).expect("report.json parses"),
+    )
+}
+
+/// `status → count` of a report.
+pub fn by_status(r: &serde_json::Value) -> std::collections::BTreeMap<String, u64> {
+    r["summary"]["by_status"]
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or(0)))
+                .collect()
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,167 @@
+//! The suite against the reference (zero fail), against the reference with each fault
+//! switched on alone (mutation score: every fault caught in its area), and against the
+//! seven real libraries (every run completes, no `error`).
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn results(r: &Value) -> &Vec<Value> {
+    r["results"].as_array().expect("results[]")
+}
+
+fn show(r: &Value, status: &str) -> String {
+    results(r)
+        .iter()
+        .filter(|x| x["status"] == status)
+        .take(20)
+        .map(|x| format!("  {} [{}] {}", x["case"], x["subject"], x["message"]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn reference_has_no_fail_and_no_unexplained_warn() {
+    let lib = reference_lib();
+    let out = scratch("ref");
+    let (code, r) = suite(&lib, &[], &[], &out);
+    let s = by_status(&r);
+    for bad in ["fail", "crash", "timeout", "error"] {
+        assert_eq!(
+            s.get(bad).copied().unwrap_or(0),
+            0,
+            "{bad}:\n{}",
+            show(&r, bad)
+        );
+    }
+    // The reference follows the literal reading everywhere: a warn would be unexplained.
+    assert_eq!(
+        s.get("warn").copied().unwrap_or(0),
+        0,
+        "warn:\n{}",
+        show(&r, "warn")
+    );
+    assert_eq!(code, Some(0));
+    // It really ran: every area has passing results, and the run-wide check spoke.
+    let areas: std::collections::BTreeSet<&str> = results(&r)
+        .iter()
+        .filter(|x| x["status"] == "pass")
+        .filter_map(|x| x["area"].as_str())
+        .collect();
+    for a in [
+        "strings",
+        "lifecycle",
+        "indices",
+        "errors",
+        "all_handles",
+        "cvars",
+        "pvars",
+        "categories",
+        "enums_datatypes",
+        "events",
+    ] {
+        assert!(
+            areas.contains(a),
+            "no passing result in area {a}: {areas:?}"
+        );
+    }
+    assert!(
+        results(&r)
+            .iter()
+            .any(|x| x["case"] == "errors.return_codes.allowed"),
+        "the run-wide return-code check ran"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Each of the reference's faults, switched on alone, must be caught in its own area:
+/// at least one `fail`, `crash` or `timeout` there (under --strict, so the faults that
+/// are the other reading of a sentence, or robustness, count too).
+#[test]
+fn mutation_score_is_100_percent() {
+    let lib = reference_lib();
+    let listing = run(&["faults"], &[]);
+    let faults: Vec<(String, String)> = stdout(&listing)
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.len() >= 2).then(|| (f[0].to_string(), f[1].to_string()))
+        })
+        .collect();
+    assert!(faults.len() >= 40, "faults listed: {}", faults.len());
+    let out = scratch("faults");
+    let mut missed = Vec::new();
+    let mut table = Vec::new();
+    for (fault, area) in &faults {
+        let dir = out.join(fault);
+        let (_, r) = suite(
+            &lib,
+            &["--strict", "--timeout", "3", "--area", area],
+            &[("MPIT_REFERENCE_FAULTS", fault)],
+            &dir,
+        );
+        let catching: Vec<String> = results(&r)
+            .iter()
+            .filter(|x| {
+                x["area"] == area.as_str()
+                    && matches!(x["status"].as_str(), Some("fail" | "crash" | "timeout"))
+            })
+            .map(|x| x["case"].as_str().unwrap_or("").to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if catching.is_empty() {
+            missed.push(fault.clone());
+        }
+        table.push(format!(
+            "{fault:<40} {area:<16} {}",
+            if catching.is_empty() {
+                "MISSED".to_string()
+            } else {
+                catching.join(", ")
+            }
+        ));
+    }
+    let caught = faults.len() - missed.len();
+    eprintln!(
+        "mutation score: {caught}/{} faults caught ({:.1}%)",
+        faults.len(),
+        100.0 * caught as f64 / faults.len() as f64
+    );
+    for l in &table {
+        eprintln!("  {l}");
+    }
+    assert!(
+        missed.is_empty(),
+        "faults not caught in their area: {missed:?}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Every real library runs the whole suite to a report: no `error` result, exit 0 or 1.
+#[test]
+fn real_targets_complete_the_suite() {
+    let Some(targets) = real_targets() else {
+        return;
+    };
+    let out = scratch("real");
+    for (name, path, abi) in &targets {
+        let (code, r) = suite(std::path::Path::new(path), &[], &[], &out.join(name));
+        assert!(matches!(code, Some(0 | 1)), "{name}: exit {code:?}");
+        assert_eq!(r["target"]["abi_family"], abi.as_str(), "{name}");
+        let s = by_status(&r);
+        eprintln!("{name}: {s:?}");
+        assert_eq!(
+            s.get("error").copied().unwrap_or(0),
+            0,
+            "{name} errors:\n{}",
+            show(&r, "error")
+        );
+        assert!(
+            s.get("pass").copied().unwrap_or(0) > 0,
+            "{name}: nothing passed, so nothing ran"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
