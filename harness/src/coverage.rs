@@ -16,6 +16,8 @@ pub enum Strength {
     Should,
     /// Undefined behaviour: only robustness cases can look at it.
     Ub,
+    /// Advice, or an obligation of the user: listed, not counted.
+    Info,
 }
 
 #[derive(Debug, Clone, Deserialize)]

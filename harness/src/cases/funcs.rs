@@ -124,6 +124,7 @@ funcs! {
     InfoFree = "info_free", "MPI_Info_free", ["info": Handle], ["info"];
     // Harness operations: several calls in one step, or the reference's test hooks.
     CatalogSnapshot = "catalog_snapshot", "catalog_snapshot", [], ["catalog", "counts"];
+    PmpiTwins = "pmpi_twins", "pmpi_twins", [], ["exported", "missing"];
     Deliveries = "deliveries", "deliveries", [], ["count", "tags", "safeties", "sources", "timestamps", "dropped", "freed"];
     Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [];
     RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [];

@@ -493,6 +493,28 @@ pub fn invoke(
                 ],
             )
         }
+        Func::PmpiTwins => {
+            // R-GEN-8: every exported MPI_T_* has its PMPI_T_* twin.
+            let exported: Vec<Func> = Func::mpi_t().filter(|f| lib.exports(f.c_name())).collect();
+            let missing: Vec<Val> = exported
+                .iter()
+                .filter(|f| !lib.exports(&format!("P{}", f.c_name())))
+                .map(|f| {
+                    Val::Str(StrOut {
+                        buf: Some(format!("P{}", f.c_name()).into_bytes()),
+                        len: None,
+                        overrun: false,
+                    })
+                })
+                .collect();
+            outs(
+                0,
+                [
+                    ("exported", int(exported.len() as i64)),
+                    ("missing", Val::List(missing)),
+                ],
+            )
+        }
         Func::Deliveries => {
             let d = ffi::take_deliveries();
             let dropped = ffi::take_dropped();
