@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use std::path::Path;
 
 #[test]
 fn catalog_yaml_round_trips_through_the_reference() {

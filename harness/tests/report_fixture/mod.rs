@@ -30,6 +30,7 @@ pub fn target() -> TargetInfo {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect(),
+        unresolved: Vec::new(),
     }
 }
 
