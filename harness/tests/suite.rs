@@ -72,6 +72,36 @@ fn reference_has_no_fail_and_no_unexplained_warn() {
             .any(|x| x["case"] == "errors.return_codes.allowed"),
         "the run-wide return-code check ran"
     );
+    // Snapshots of the reference run (insta): every (case, subject, status), and the
+    // Markdown summary with the run's times, host, paths and hashes redacted.
+    let listing: String = results(&r)
+        .iter()
+        .map(|x| {
+            format!(
+                "{} | {} | {} | {}\n",
+                x["case"].as_str().unwrap_or(""),
+                x["subject"].as_str().unwrap_or(""),
+                x["status"].as_str().unwrap_or(""),
+                x["clause"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    insta::assert_snapshot!("reference_results", listing);
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    let md: String = md
+        .lines()
+        .map(|l| {
+            if l.starts_with("**Target**") {
+                "**Target** [redacted: path, profile, version, sha256]".to_string()
+            } else if l.starts_with("**Run**") {
+                "**Run** [redacted: times, host, tool version]".to_string()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("reference_markdown", md);
     let _ = std::fs::remove_dir_all(&out);
 }
 
