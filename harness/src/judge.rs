@@ -370,7 +370,14 @@ fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
         if matches!(b.kind, Kind::Function | Kind::ThreadLevel) {
             continue;
         }
-        let Some(a) = after.find(b.kind, b.index) else {
+        // Items are numbered within their enum: match them by (enum, index).
+        let found = match b.kind {
+            Kind::Item => after
+                .of(Kind::Item)
+                .find(|a| a.index == b.index && a.attrs.get("enum") == b.attrs.get("enum")),
+            k => after.find(k, b.index),
+        };
+        let Some(a) = found else {
             return Err(format!("{} vanished", b.subject()));
         };
         if a.name != b.name || a.desc != b.desc || a.attrs != b.attrs {
@@ -400,6 +407,7 @@ fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::inventory::Entry;
 
     fn out(buf: &[u8], len: Option<i32>) -> StrOut {
         StrOut {
@@ -407,6 +415,27 @@ mod tests {
             len,
             overrun: false,
         }
+    }
+
+    #[test]
+    fn catalog_extends_matches_items_within_their_enum() {
+        let item = |e: &str, i: i32, name: &str| Entry {
+            kind: Kind::Item,
+            index: i,
+            name: name.into(),
+            desc: String::new(),
+            attrs: [("enum".to_string(), e.to_string())].into_iter().collect(),
+            vars: BTreeMap::new(),
+            members: BTreeMap::new(),
+        };
+        let inv = Inventory {
+            entries: vec![item("mode", 0, "off"), item("state", 0, "idle")],
+            ..Inventory::default()
+        };
+        assert_eq!(extends(&inv, &inv), Ok(()));
+        let mut renamed = inv.clone();
+        renamed.entries[1].name = "busy".into();
+        assert!(extends(&inv, &renamed).unwrap_err().contains("idle"));
     }
 
     #[test]

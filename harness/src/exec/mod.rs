@@ -320,6 +320,13 @@ impl<'a, 'c> Exec<'a, 'c> {
             for _ in 0..step.repeat.unwrap_or(1).max(1) {
                 let args = match self.args(func, step) {
                     Ok(a) => a,
+                    // A default the profile cannot name (Open MPI has no callback
+                    // safety constants) for a function the library does not export:
+                    // the missing function is the finding.
+                    Err(_) if self.not_exported(func) => {
+                        self.unsupported = Some(func.c_name().to_string());
+                        return false;
+                    }
                     Err(e) => return self.error(e),
                 };
                 let Some((code, outs)) = self.call_outs(func, &args) else {
@@ -371,6 +378,16 @@ impl<'a, 'c> Exec<'a, 'c> {
             }
         }
         true
+    }
+
+    /// Whether `func` is an MPI_T entry point the library lacks.
+    fn not_exported(&self, func: Func) -> bool {
+        self.ctx
+            .t
+            .lib
+            .entry_points()
+            .iter()
+            .any(|(n, ok)| *n == func.c_name() && !ok)
     }
 
     fn error(&mut self, message: String) -> bool {

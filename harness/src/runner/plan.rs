@@ -105,7 +105,11 @@ pub fn jobs(
             ));
             continue;
         }
-        for (s, n) in subjects.chunks(CHUNK).zip(names.chunks(CHUNK)) {
+        // A manual case starts with MPI_T never initialized in its process: one process
+        // per subject, so no subject runs after another's init/finalize (re-init is a
+        // case of its own; MPICH 4.0.2 crashes on it).
+        let chunk = if c.init == InitMode::Manual { 1 } else { CHUNK };
+        for (s, n) in subjects.chunks(chunk).zip(names.chunks(chunk)) {
             out.push(Job {
                 case: c.id.clone(),
                 area: c.area(),

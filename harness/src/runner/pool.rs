@@ -191,7 +191,16 @@ impl Worker {
         match status {
             Some(s) => match s.signal() {
                 Some(sig) => Broke::Crash(signal_name(sig)),
-                None => Broke::Other(format!("worker exited with {s} in the middle of a job")),
+                // A Rust panic (101) is the harness's own failure; any other exit in
+                // the middle of a job is the library ending the process (MPI_Abort,
+                // exit()), which is a crash of the call in flight.
+                None if s.code() == Some(101) => {
+                    Broke::Other(format!("worker exited with {s} in the middle of a job"))
+                }
+                None => Broke::Crash(format!(
+                    "exit({}) inside the library",
+                    s.code().map_or_else(|| "?".into(), |c| c.to_string())
+                )),
             },
             None => Broke::Other("worker closed its output but did not exit".into()),
         }
@@ -314,6 +323,8 @@ fn lane(
     log: &Mutex<RcLog>,
     started: &AtomicU64,
 ) {
+    // A single-job worker exits on its own; writing `Quit` to it must not kill the run.
+    crate::target::ffi::block_sigpipe_in_thread();
     let mut reusable: Option<Worker> = None;
     let mut next_job = 0u64;
     loop {
