@@ -125,6 +125,36 @@ pub fn pred(
     v: &Val,
     resolve: &dyn Fn(&crate::cases::expr::Expr) -> Result<Val, String>,
 ) -> Result<(), String> {
+    if p.skip.is_some() || p.take.is_some() {
+        // A slice of the list: the remaining checks look at it alone.
+        let count = |e: &Option<crate::cases::expr::Expr>| -> Result<Option<usize>, String> {
+            e.as_ref()
+                .map(|e| {
+                    let n = resolve(e)?;
+                    n.int()
+                        .map(|i| i.max(0) as usize)
+                        .ok_or_else(|| format!("{n} is not a count"))
+                })
+                .transpose()
+        };
+        let (skip, take) = (count(&p.skip)?.unwrap_or(0), count(&p.take)?);
+        let items = as_list(v);
+        let end = take.map_or(items.len(), |t| (skip + t).min(items.len()));
+        let slice = Val::List(
+            items
+                .get(skip.min(end)..end)
+                .unwrap_or_default()
+                .iter()
+                .map(|x| (*x).clone())
+                .collect(),
+        );
+        let rest = Pred {
+            skip: None,
+            take: None,
+            ..p.clone()
+        };
+        return pred(&rest, &slice, resolve).map_err(|e| format!("elements {skip}..{end}: {e}"));
+    }
     let cmp =
         |e: &crate::cases::expr::Expr, op: &str, ok: fn(f64, f64) -> bool| -> Result<(), String> {
             let want = resolve(e)?;
@@ -240,16 +270,19 @@ pub fn same_outs(
 }
 
 /// The built-in checks (specs/README.md lists them with their rules).
+/// `mpi_version` is what the library reports (MPI_Get_version), for rules that depend
+/// on it.
 pub fn builtin(
     b: Builtin,
     profile: &AbiProfile,
     inv: &Inventory,
     args: &BTreeMap<String, Val>,
+    mpi_version: Option<(i32, i32)>,
 ) -> Result<(), String> {
     match b {
         Builtin::NamesUnique => names_unique(inv),
         Builtin::CategoriesAcyclic => acyclic(inv),
-        Builtin::ErrorCodes => error_codes(profile),
+        Builtin::ErrorCodes => error_codes(profile, mpi_version),
         Builtin::VerbosityOrder => {
             let v: Vec<Option<i64>> = Verbosity::ALL
                 .iter()
@@ -343,10 +376,18 @@ fn acyclic(inv: &Inventory) -> Result<(), String> {
     Ok(())
 }
 
-fn error_codes(p: &AbiProfile) -> Result<(), String> {
+/// R-RC-2 on the profile: every MPI_T_ERR_* defined (NOT_ACCESSIBLE and NOT_SUPPORTED
+/// arrived with MPI-4.0: not required of a library that reports an older MPI; the
+/// deprecated INVALID_ITEM is required), distinct, in (MPI_SUCCESS, MPI_ERR_LASTCODE],
+/// and none equal to an MPI error class.
+fn error_codes(p: &AbiProfile, mpi_version: Option<(i32, i32)>) -> Result<(), String> {
     let mut seen: BTreeMap<i64, TErr> = BTreeMap::new();
     for (e, v) in p.t_err.iter() {
         let Some(v) = *v else {
+            let since_4_0 = matches!(e, TErr::NotAccessible | TErr::NotSupported);
+            if since_4_0 && mpi_version.is_some_and(|v| v < (4, 0)) {
+                continue;
+            }
             return Err(format!("{e} is not defined by this ABI"));
         };
         if let Some(other) = seen.insert(v, e) {
@@ -415,6 +456,107 @@ mod tests {
             len,
             overrun: false,
         }
+    }
+
+    #[test]
+    fn error_codes_of_a_profile() {
+        let std = AbiProfile::standard();
+        let with = |e: TErr, v: Option<i64>| {
+            let mut p = std.clone();
+            p.t_err = mpit_reference::profile::ConstMap::from_fn(|k| {
+                if k == e {
+                    v
+                } else {
+                    *std.t_err.get(k)
+                }
+            });
+            p
+        };
+        assert_eq!(error_codes(&std, Some((4, 1))), Ok(()));
+        let p = with(TErr::NotSupported, None);
+        assert_eq!(error_codes(&p, Some((3, 1))), Ok(()));
+        assert!(error_codes(&p, Some((4, 0))).is_err());
+        let p = with(TErr::InvalidItem, None);
+        assert!(error_codes(&p, Some((3, 1))).unwrap_err().contains("INVALID_ITEM"));
+        let p = with(TErr::InvalidItem, std.code(TErr::InvalidIndex));
+        assert!(error_codes(&p, None).unwrap_err().contains("are both"));
+        let p = with(TErr::Memory, Some(std.err_lastcode + 1));
+        assert!(error_codes(&p, None).unwrap_err().contains("outside"));
+        let p = with(TErr::Invalid, Some(std.mpi_err["MPI_ERR_ARG"]));
+        assert!(error_codes(&p, None).unwrap_err().contains("error class"));
+    }
+
+    #[test]
+    fn skip_and_take_slice_a_list() {
+        use crate::cases::expr::{Expr, Term};
+        let n = |i: i64| Some(Expr::Sum(vec![(1, Term::Int(i))]));
+        let resolve = |e: &Expr| -> Result<Val, String> {
+            match e {
+                Expr::Sum(t) => match &t[0].1 {
+                    Term::Int(i) => Ok(Val::Int(*i as i128)),
+                    _ => Err("?".into()),
+                },
+                _ => Err("?".into()),
+            }
+        };
+        let v = Val::List([4, 2, -7, -7].into_iter().map(Val::Int).collect());
+        let sentinels = Pred {
+            skip: n(2),
+            each: Some(Box::new(Pred {
+                eq: n(-7),
+                ..Pred::default()
+            })),
+            ..Pred::default()
+        };
+        assert_eq!(pred(&sentinels, &v, &resolve), Ok(()));
+        let members = Pred {
+            take: n(2),
+            ge: n(0),
+            length: n(2),
+            ..Pred::default()
+        };
+        assert_eq!(pred(&members, &v, &resolve), Ok(()));
+        let too_many = Pred {
+            take: n(3),
+            ge: n(0),
+            ..Pred::default()
+        };
+        let e = pred(&too_many, &v, &resolve).unwrap_err();
+        assert!(e.starts_with("elements 0..3:"), "{e}");
+        let past_end = Pred {
+            skip: n(9),
+            length: n(0),
+            ..Pred::default()
+        };
+        assert_eq!(pred(&past_end, &v, &resolve), Ok(()));
+    }
+
+    #[test]
+    fn error_codes_of_a_profile() {
+        let std = AbiProfile::standard();
+        let with = |e: TErr, v: Option<i64>| {
+            let mut p = std.clone();
+            p.t_err = mpit_reference::profile::ConstMap::from_fn(|k| {
+                if k == e {
+                    v
+                } else {
+                    *std.t_err.get(k)
+                }
+            });
+            p
+        };
+        assert_eq!(error_codes(&std, Some((4, 1))), Ok(()));
+        let p = with(TErr::NotSupported, None);
+        assert_eq!(error_codes(&p, Some((3, 1))), Ok(()));
+        assert!(error_codes(&p, Some((4, 0))).is_err());
+        let p = with(TErr::InvalidItem, None);
+        assert!(error_codes(&p, Some((3, 1))).unwrap_err().contains("INVALID_ITEM"));
+        let p = with(TErr::InvalidItem, std.code(TErr::InvalidIndex));
+        assert!(error_codes(&p, None).unwrap_err().contains("are both"));
+        let p = with(TErr::Memory, Some(std.err_lastcode + 1));
+        assert!(error_codes(&p, None).unwrap_err().contains("outside"));
+        let p = with(TErr::Invalid, Some(std.mpi_err["MPI_ERR_ARG"]));
+        assert!(error_codes(&p, None).unwrap_err().contains("error class"));
     }
 
     #[test]

@@ -368,6 +368,13 @@ pub struct Pred {
     /// For lists: the number of elements.
     #[serde(default)]
     pub length: Option<Expr>,
+    /// For lists: the other checks look at the list without its first N elements (e.g.
+    /// the entries of `indices` past the count, which must keep the sentinel).
+    #[serde(default)]
+    pub skip: Option<Expr>,
+    /// For lists: the other checks look at the first N elements only (after `skip`).
+    #[serde(default)]
+    pub take: Option<Expr>,
 }
 
 /// `Pred` as written: a scalar (equality) or a mapping of operators.
@@ -380,7 +387,7 @@ impl<'de> Deserialize<'de> for PredSpec {
         impl<'de> Visitor<'de> for V {
             type Value = PredSpec;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a value, or a mapping of eq/ne/lt/le/gt/ge/between/in/not_in/each/ascending/distinct/length")
+                f.write_str("a value, or a mapping of eq/ne/lt/le/gt/ge/between/in/not_in/each/ascending/distinct/length/skip/take")
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<PredSpec, E> {
                 eq(ExprVisitor.visit_i64(v)?)

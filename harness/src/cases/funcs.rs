@@ -63,7 +63,7 @@ funcs! {
     CvarGetIndex = "cvar_get_index", "MPI_T_cvar_get_index", ["name": Text], ["index"];
     CvarHandleAlloc = "cvar_handle_alloc", "MPI_T_cvar_handle_alloc", ["index": Int, "obj": Obj], ["handle", "count"];
     CvarHandleFree = "cvar_handle_free", "MPI_T_cvar_handle_free", ["handle": Handle], ["handle"];
-    CvarRead = "cvar_read", "MPI_T_cvar_read", ["handle": Handle], ["value", "bytes", "overrun"];
+    CvarRead = "cvar_read", "MPI_T_cvar_read", ["handle": Handle], ["value", "bytes", "overrun", "strlen"];
     CvarWrite = "cvar_write", "MPI_T_cvar_write", ["handle": Handle, "data": Data], [];
     PvarGetNum = "pvar_get_num", "MPI_T_pvar_get_num", [], ["num"];
     PvarGetInfo = "pvar_get_info", "MPI_T_pvar_get_info", ["index": Int, "name": Str, "desc": Str],
@@ -75,19 +75,19 @@ funcs! {
     PvarHandleFree = "pvar_handle_free", "MPI_T_pvar_handle_free", ["session": Handle, "handle": Handle], ["handle"];
     PvarStart = "pvar_start", "MPI_T_pvar_start", ["session": Handle, "handle": Handle], [];
     PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [];
-    PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun"];
+    PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
     PvarWrite = "pvar_write", "MPI_T_pvar_write", ["session": Handle, "handle": Handle, "data": Data], [];
     PvarReset = "pvar_reset", "MPI_T_pvar_reset", ["session": Handle, "handle": Handle], [];
-    PvarReadreset = "pvar_readreset", "MPI_T_pvar_readreset", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun"];
+    PvarReadreset = "pvar_readreset", "MPI_T_pvar_readreset", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
     CategoryGetNum = "category_get_num", "MPI_T_category_get_num", [], ["num"];
     CategoryGetInfo = "category_get_info", "MPI_T_category_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "desc", "num_cvars", "num_pvars", "num_categories"];
     CategoryGetNumEvents = "category_get_num_events", "MPI_T_category_get_num_events", ["index": Int], ["num"];
     CategoryGetIndex = "category_get_index", "MPI_T_category_get_index", ["name": Text], ["index"];
-    CategoryGetCvars = "category_get_cvars", "MPI_T_category_get_cvars", ["index": Int, "len": Int], ["indices"];
-    CategoryGetPvars = "category_get_pvars", "MPI_T_category_get_pvars", ["index": Int, "len": Int], ["indices"];
-    CategoryGetEvents = "category_get_events", "MPI_T_category_get_events", ["index": Int, "len": Int], ["indices"];
-    CategoryGetCategories = "category_get_categories", "MPI_T_category_get_categories", ["index": Int, "len": Int], ["indices"];
+    CategoryGetCvars = "category_get_cvars", "MPI_T_category_get_cvars", ["index": Int, "len": Int], ["indices", "overrun"];
+    CategoryGetPvars = "category_get_pvars", "MPI_T_category_get_pvars", ["index": Int, "len": Int], ["indices", "overrun"];
+    CategoryGetEvents = "category_get_events", "MPI_T_category_get_events", ["index": Int, "len": Int], ["indices", "overrun"];
+    CategoryGetCategories = "category_get_categories", "MPI_T_category_get_categories", ["index": Int, "len": Int], ["indices", "overrun"];
     CategoryChanged = "category_changed", "MPI_T_category_changed", [], ["update_number"];
     SourceGetNum = "source_get_num", "MPI_T_source_get_num", [], ["num"];
     SourceGetInfo = "source_get_info", "MPI_T_source_get_info", ["index": Int, "name": Str, "desc": Str],

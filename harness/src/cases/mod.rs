@@ -250,16 +250,32 @@ pub struct Reading {
 }
 
 /// What a step iterates over (`for_all:`): every catalog entry of a kind (with the
-/// step's `where:`), or the elements of a saved list (`$name`).
+/// step's `where:`), the elements of a saved list (`$name`), or the integers
+/// `0..n-1` (`range($num_cvars)`: every index below a count, whether or not the
+/// inventory could read it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForAll {
     Kind(Kind),
     List(String),
+    Range(Expr),
 }
 
 impl<'de> Deserialize<'de> for ForAll {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ForAll, D::Error> {
         let s = String::deserialize(d)?;
+        if let Some(inner) = s
+            .trim()
+            .strip_prefix("range(")
+            .and_then(|r| r.strip_suffix(')'))
+        {
+            return match expr::parse_expr(inner) {
+                Ok(e @ Expr::Sum(_)) => Ok(ForAll::Range(e)),
+                Ok(_) => Err(serde::de::Error::custom(format!(
+                    "`range(...)` takes a number or `$variable` expression, not `{inner}`"
+                ))),
+                Err(e) => Err(serde::de::Error::custom(e)),
+            };
+        }
         if let Some(v) = s.strip_prefix('$') {
             return Ok(ForAll::List(v.to_string()));
         }
@@ -370,6 +386,10 @@ pub struct Case {
     pub for_each: Option<Kind>,
     #[serde(default, rename = "where")]
     pub filter: Filter,
+    /// Only the first N subjects (in index order) that `where` accepts: for a check one
+    /// subject shows as well as all (e.g. a use-after-free probe, undefined behaviour).
+    #[serde(default)]
+    pub first: Option<usize>,
     #[serde(default)]
     pub buffers: Option<Buffers>,
     pub steps: Vec<Step>,
@@ -511,6 +531,12 @@ fn validate(c: &Case, area: Area) -> Result<(), Invalid> {
     if !c.filter.0.is_empty() && c.for_each.is_none() {
         return bad("where:", "`where` needs `for_each`".into());
     }
+    if c.first.is_some() && c.for_each.is_none() {
+        return bad("first:", "`first` needs `for_each`".into());
+    }
+    if c.first == Some(0) {
+        return bad("first:", "`first: 0` selects no subject".into());
+    }
     if c.buffers.is_some()
         && !matches!(c.for_each, Some(k) if k != Kind::Function && k != Kind::ThreadLevel)
     {
@@ -543,6 +569,21 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
                     &format!("${v}"),
                     format!("`${v}` is not defined before this step"),
                 );
+            }
+            local.insert("item".into());
+        }
+        Some(ForAll::Range(e)) => {
+            if let Expr::Sum(terms) = e {
+                for (_, t) in terms {
+                    if let Term::Var(v) = t {
+                        if !defined.contains(v) {
+                            return bad(
+                                &format!("${v}"),
+                                format!("`${v}` is not defined before this step"),
+                            );
+                        }
+                    }
+                }
             }
             local.insert("item".into());
         }
@@ -693,7 +734,9 @@ fn validate_expect(
 
 /// Every expression inside a predicate.
 pub fn pred_exprs(p: &expr::Pred) -> Vec<&Expr> {
-    let mut v: Vec<&Expr> = [&p.eq, &p.ne, &p.lt, &p.le, &p.gt, &p.ge, &p.length]
+    let mut v: Vec<&Expr> = [
+        &p.eq, &p.ne, &p.lt, &p.le, &p.gt, &p.ge, &p.length, &p.skip, &p.take,
+    ]
         .into_iter()
         .flatten()
         .collect();
@@ -742,6 +785,20 @@ cases:
     }
 
     #[test]
+    fn for_all_range() {
+        let text = OK.replace(
+            "args: {index: $index, name: $buffer}",
+            "for_all: range($num_cvars + 1)\n        args: {index: $item}",
+        );
+        let c = parse_file(&text, "t.yaml").unwrap();
+        assert!(matches!(c[0].steps[0].for_all, Some(ForAll::Range(_))));
+        let e = err(&text.replace("range($num_cvars + 1)", "range($nope)"));
+        assert!(e.contains("`$nope` is not defined"), "{e}");
+        let e = err(&text.replace("range($num_cvars + 1)", "range(null_buf)"));
+        assert!(e.contains("takes a number"), "{e}");
+    }
+
+    #[test]
     fn errors_are_located() {
         let e = err(&OK.replace("rc: MPI_SUCCESS", "rc: MPI_T_ERR_NOPE"));
         assert!(e.starts_with("t.yaml:13:"), "{e}");
@@ -762,6 +819,10 @@ cases:
         assert!(e.starts_with("t.yaml:7:"), "{e}");
         let e = err(&OK.replace("len+1,", "lenn,"));
         assert!(e.contains("bad buffer size"), "{e}");
+        let e = err(&OK.replace("level: must", "level: must\n    first: 0"));
+        assert!(e.contains("`first: 0` selects no subject"), "{e}");
+        let one = parse_file(&OK.replace("level: must", "level: must\n    first: 1"), "t.yaml");
+        assert_eq!(one.unwrap()[0].first, Some(1));
         let e = err(&OK.replace("id: strings.", "id: cvars."));
         assert!(e.contains("must start with `strings.`"), "{e}");
     }

@@ -178,6 +178,12 @@ pub fn invoke(
             [
                 ("value", read(h, &b)),
                 ("overrun", int(b.overrun as i32)),
+                // Bytes before the first NUL (the whole buffer when it has none): an
+                // MPI_CHAR value must end within `count` (R-TYPE-2).
+                (
+                    "strlen",
+                    int(b.bytes.iter().position(|c| *c == 0).unwrap_or(b.bytes.len()) as i64),
+                ),
                 ("bytes", Val::Bytes(b)),
             ],
         )
@@ -327,12 +333,16 @@ pub fn invoke(
                 _ => Members::Categories,
             };
             let len = a.int("len").clamp(0, 1 << 20) as usize;
-            // The sentinel -7 is no valid index: entries the call must leave alone keep it.
-            lib.category_members(which, a.int("index"), len, -7)
-                .map(|(rc, v)| {
+            // The sentinel -7 is no valid index: entries the call must leave alone keep it,
+            // and guard entries past `len` show a write beyond the array.
+            lib.category_members_guarded(which, a.int("index"), len, -7)
+                .map(|(rc, (v, overrun))| {
                     outs(
                         rc,
-                        [("indices", Val::List(v.into_iter().map(int).collect()))],
+                        [
+                            ("indices", Val::List(v.into_iter().map(int).collect())),
+                            ("overrun", int(overrun as i32)),
+                        ],
                     )
                 })?
         }

@@ -69,6 +69,9 @@ struct Exec<'a, 'c> {
     buffer: Option<Size>,
     /// The catalog entry of the current `for_all` iteration.
     current: Option<&'c Entry>,
+    /// The position of the current `for_all` iteration (a `same_as` naming a list
+    /// compares with its element at this position).
+    iteration: Option<usize>,
     log: &'c mut RcLog,
 }
 
@@ -94,6 +97,10 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         r.message = why;
         return r;
     }
+    // Handle values among a subject's variables (enum handles: addresses in Open MPI and
+    // MPICH) are valid only in the process that read them: take this worker's own reading
+    // of the same entry when it has one.
+    let subject = subject.map(|s| local_entry(ctx.inv, s).unwrap_or(s));
     let sizes: Vec<Option<Size>> = match &case.buffers {
         Some(b) => b.sizes.iter().map(|s| Some(*s)).collect(),
         None => vec![None],
@@ -110,6 +117,7 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         depth: 0,
         buffer: None,
         current: None,
+        iteration: None,
         log,
     };
     for size in sizes {
@@ -148,6 +156,13 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         }
     }
     r
+}
+
+/// The entry of `inv` that is `s` (same kind, index and name; items also the same enum).
+fn local_entry<'i>(inv: &'i Inventory, s: &Entry) -> Option<&'i Entry> {
+    inv.of(s.kind).find(|e| {
+        e.index == s.index && e.name == s.name && e.attrs.get("enum") == s.attrs.get("enum")
+    })
 }
 
 fn size_text(s: Size) -> String {
@@ -199,6 +214,7 @@ impl<'a, 'c> Exec<'a, 'c> {
         self.handles.clear();
         self.buffer = size;
         self.current = None;
+        self.iteration = None;
     }
 
     fn level_status(&self, level: Level) -> Status {
@@ -257,7 +273,8 @@ impl<'a, 'c> Exec<'a, 'c> {
                     Err(e) => return self.error(e),
                 }
             }
-            if let Err(msg) = judge::builtin(b, &self.ctx.t.profile, self.ctx.inv, &args) {
+            let (p, v) = (&self.ctx.t.profile, self.ctx.mpi_version);
+            if let Err(msg) = judge::builtin(b, p, self.ctx.inv, &args, v) {
                 let status = self.level_status(self.case.level);
                 self.findings.push(Finding {
                     status,
@@ -297,6 +314,12 @@ impl<'a, 'c> Exec<'a, 'c> {
                 Some(other) => vec![(None, Some(other.clone()))],
                 None => return self.error(format!("`${v}` is not set")),
             },
+            Some(ForAll::Range(e)) => match self.int(e) {
+                Ok(n) => (0..n.clamp(0, 1 << 20))
+                    .map(|i| (None, Some(Val::Int(i as i128))))
+                    .collect(),
+                Err(e) => return self.error(e),
+            },
         };
         let collect = step.for_all.is_some();
         if collect {
@@ -304,7 +327,10 @@ impl<'a, 'c> Exec<'a, 'c> {
                 self.vars.insert(var.clone(), Val::List(Vec::new()));
             }
         }
-        for (entry, item) in items {
+        for (position, (entry, item)) in items.into_iter().enumerate() {
+            if collect {
+                self.iteration = Some(position);
+            }
             let saved_vars = self.vars.clone();
             if let Some(e) = entry {
                 for (k, v) in &e.vars {
@@ -373,6 +399,7 @@ impl<'a, 'c> Exec<'a, 'c> {
                 }
             }
             self.current = None;
+            self.iteration = None;
             if !keep {
                 return false;
             }
@@ -754,7 +781,14 @@ impl<'a, 'c> Exec<'a, 'c> {
             judge::pred(&p.0, v, &|e| self.value(e)).map_err(|e| format!("{call} {field}: {e}"))?;
         }
         if let Some(e) = &x.same_as {
-            match self.value(e)? {
+            let saved = match (self.value(e)?, self.iteration) {
+                // A list collected by an earlier `for_all`: the element of this iteration.
+                (Val::List(l), Some(i)) => l.get(i).cloned().ok_or_else(|| {
+                    format!("same_as: the saved list has no element {i} (iterate the same entries)")
+                })?,
+                (v, _) => v,
+            };
+            match saved {
                 Val::Outs(before) => judge::same_outs(&before, outs).map_err(|e| {
                     format!("{call}: {e} (R-CVAR-2: get_info answers never change)")
                 })?,

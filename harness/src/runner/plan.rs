@@ -85,6 +85,7 @@ pub fn jobs(
             Some(kind) => inv
                 .of(kind)
                 .filter(|e| c.filter.accepts(&e.attrs))
+                .take(c.first.unwrap_or(usize::MAX))
                 .map(|e| (Some(e.clone()), e.subject()))
                 .unzip(),
         };

@@ -1,7 +1,7 @@
 //! Categories (MPI-4.1 §15.3.9) and enumerations (§15.3.5).
 
 use super::strings::StrSlot;
-use super::{Called, Lib, Members, RawHandle, StrArg, StrOut};
+use super::{Called, Lib, Members, RawHandle, StrArg, StrOut, GUARD};
 use std::ffi::c_int;
 
 /// Every OUT value of `MPI_T_category_get_info`.
@@ -76,6 +76,30 @@ impl Lib {
         // SAFETY: the array holds `len` ints and `len` is passed.
         let rc = unsafe { f(cat, len as c_int, v.as_mut_ptr()) };
         Some((rc, v))
+    }
+
+    /// As [`Lib::category_members`], with [`GUARD`] more sentinel entries past the `len`
+    /// the call is told about: the second value says whether the call wrote into them (an
+    /// overrun of `indices[]`, R-CAT-1), caught entry-exactly instead of corrupting memory.
+    pub fn category_members_guarded(
+        &self,
+        which: Members,
+        cat: i32,
+        len: usize,
+        sentinel: i32,
+    ) -> Called<(Vec<i32>, bool)> {
+        let f = match which {
+            Members::Cvars => self.raw.category_get_cvars,
+            Members::Pvars => self.raw.category_get_pvars,
+            Members::Events => self.raw.category_get_events,
+            Members::Categories => self.raw.category_get_categories,
+        }?;
+        let mut v = vec![sentinel; len + GUARD];
+        // SAFETY: the array holds `len + GUARD` ints and `len` is passed.
+        let rc = unsafe { f(cat, len as c_int, v.as_mut_ptr()) };
+        let overrun = v[len..].iter().any(|x| *x != sentinel);
+        v.truncate(len);
+        Some((rc, (v, overrun)))
     }
 
     pub fn enum_get_info(&self, e: RawHandle, name: StrArg) -> Called<(i32, StrOut)> {
