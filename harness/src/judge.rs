@@ -158,6 +158,23 @@ pub fn pred(
     let cmp =
         |e: &crate::cases::expr::Expr, op: &str, ok: fn(f64, f64) -> bool| -> Result<(), String> {
             let want = resolve(e)?;
+            if let Val::List(ws) = &want {
+                // Against a saved list (e.g. an earlier read of the same pvar): element
+                // by element, the lists of equal length.
+                let xs = as_list(v);
+                if xs.len() != ws.len() {
+                    return Err(format!("{v} and {want} differ in length"));
+                }
+                for (x, w) in xs.into_iter().zip(ws) {
+                    let (Some(g), Some(n)) = (x.num(), w.num()) else {
+                        return Err(format!("{x} or {w} is not a number"));
+                    };
+                    if !ok(g, n) {
+                        return Err(format!("{v} is not {op} {want} element by element"));
+                    }
+                }
+                return Ok(());
+            }
             let w = want
                 .num()
                 .ok_or_else(|| format!("{want} is not a number"))?;
@@ -578,6 +595,23 @@ mod tests {
         let mut renamed = inv.clone();
         renamed.entries[1].name = "busy".into();
         assert!(extends(&inv, &renamed).unwrap_err().contains("idle"));
+    }
+
+    #[test]
+    fn comparisons_against_a_saved_list_are_element_wise() {
+        use crate::cases::expr::{Expr, Term};
+        let saved = Val::List(vec![Val::Int(3), Val::Float(0.5)]);
+        let resolve = |_: &Expr| -> Result<Val, String> { Ok(saved.clone()) };
+        let ge = Pred {
+            ge: Some(Expr::Sum(vec![(1, Term::Var("prev".into()))])),
+            ..Pred::default()
+        };
+        let up = Val::List(vec![Val::Int(4), Val::Float(0.5)]);
+        assert_eq!(pred(&ge, &up, &resolve), Ok(()));
+        let down = Val::List(vec![Val::Int(4), Val::Float(0.25)]);
+        assert!(pred(&ge, &down, &resolve).unwrap_err().contains("element by element"));
+        let short = Val::List(vec![Val::Int(4)]);
+        assert!(pred(&ge, &short, &resolve).unwrap_err().contains("length"));
     }
 
     #[test]

@@ -92,10 +92,14 @@ funcs! {
     SourceGetNum = "source_get_num", "MPI_T_source_get_num", [], ["num"];
     SourceGetInfo = "source_get_info", "MPI_T_source_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "desc", "ordering", "ticks_per_second", "max_ticks"];
+    // MPI_T_source_get_info asking only for the info object (every other OUT NULL).
+    SourceGetInfoObject = "source_get_info_object", "MPI_T_source_get_info", ["index": Int], ["info"];
     SourceGetTimestamp = "source_get_timestamp", "MPI_T_source_get_timestamp", ["index": Int], ["timestamp"];
     EventGetNum = "event_get_num", "MPI_T_event_get_num", [], ["num"];
     EventGetInfo = "event_get_info", "MPI_T_event_get_info", ["index": Int, "name": Str, "desc": Str, "capacity": Int],
-        ["name", "verbosity", "datatypes", "displacements", "num_elements", "enumtype", "desc", "bind"];
+        ["name", "verbosity", "datatypes", "displacements", "num_elements", "enumtype", "desc", "bind", "overrun"];
+    // MPI_T_event_get_info asking only for the info object (every other OUT NULL).
+    EventGetInfoObject = "event_get_info_object", "MPI_T_event_get_info", ["index": Int], ["info"];
     EventGetIndex = "event_get_index", "MPI_T_event_get_index", ["name": Text], ["index"];
     EventHandleAlloc = "event_handle_alloc", "MPI_T_event_handle_alloc", ["index": Int, "obj": Obj, "info": Handle], ["registration"];
     EventHandleSetInfo = "event_handle_set_info", "MPI_T_event_handle_set_info", ["registration": Handle, "info": Handle], [];
@@ -125,7 +129,8 @@ funcs! {
     // Harness operations: several calls in one step, or the reference's test hooks.
     CatalogSnapshot = "catalog_snapshot", "catalog_snapshot", [], ["catalog", "counts"];
     PmpiTwins = "pmpi_twins", "pmpi_twins", [], ["exported", "missing"];
-    Deliveries = "deliveries", "deliveries", [], ["count", "tags", "safeties", "sources", "timestamps", "dropped", "freed"];
+    Deliveries = "deliveries", "deliveries", [], ["count", "tags", "safeties", "sources", "timestamps", "instances", "call_rcs", "data_ok",
+        "dropped", "dropped_tags", "dropped_sources", "dropped_at", "freed"];
     Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [];
     RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [];
 }
@@ -136,7 +141,13 @@ impl Func {
         Func::ALL
             .iter()
             .copied()
-            .filter(|f| f.c_name().starts_with("MPI_T_"))
+            .filter(|f| f.c_name().starts_with("MPI_T_") && !f.is_variant())
+    }
+
+    /// A second spelling of an MPI_T function that passes other arguments (e.g.
+    /// `source_get_info_object`: only the info OUT pointer); not a subject of its own.
+    pub fn is_variant(self) -> bool {
+        matches!(self, Func::SourceGetInfoObject | Func::EventGetInfoObject)
     }
 
     pub fn param(self, name: &str) -> Option<Param> {

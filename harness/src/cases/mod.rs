@@ -136,6 +136,7 @@ pub const FILTER_KEYS: &[&str] = &[
     "has_desc",
     "writable",
     "function",
+    "name",
 ];
 
 impl<'de> Deserialize<'de> for Filter {

@@ -306,6 +306,7 @@ pub fn invoke(
                             ("enumtype", int(o.enumtype as u64)),
                             ("desc", Val::Str(o.desc)),
                             ("bind", int(o.bind)),
+                            ("overrun", int(o.overrun as i32)),
                         ],
                     )
                 })?
@@ -393,6 +394,12 @@ pub fn invoke(
         Func::PvarWrite => lib
             .pvar_write(a.handle("session"), a.handle("handle"), a.data("data"))
             .map(|(rc, ())| outs(rc, []))?,
+        Func::SourceGetInfoObject => lib
+            .source_get_info_object(a.int("index"))
+            .map(|(rc, i)| outs(rc, [("info", int(i))]))?,
+        Func::EventGetInfoObject => lib
+            .event_get_info_object(a.int("index"))
+            .map(|(rc, i)| outs(rc, [("info", int(i))]))?,
         Func::SourceGetTimestamp => lib
             .source_get_timestamp(a.int("index"))
             .map(|(rc, ts)| outs(rc, [("timestamp", int(ts))]))?,
@@ -528,22 +535,18 @@ pub fn invoke(
         Func::Deliveries => {
             let d = ffi::take_deliveries();
             let dropped = ffi::take_dropped();
+            let dropped_at = ffi::take_dropped_positions();
             let freed = ffi::take_freed();
+            let list = |v: Vec<Val>| Val::List(v);
             outs(
                 0,
                 [
                     ("count", int(d.len() as i64)),
-                    (
-                        "tags",
-                        Val::List(d.iter().map(|x| int(x.tag as u64)).collect()),
-                    ),
-                    (
-                        "safeties",
-                        Val::List(d.iter().map(|x| int(x.safety)).collect()),
-                    ),
+                    ("tags", list(d.iter().map(|x| int(x.tag as u64)).collect())),
+                    ("safeties", list(d.iter().map(|x| int(x.safety)).collect())),
                     (
                         "sources",
-                        Val::List(
+                        list(
                             d.iter()
                                 .map(|x| int(x.source.map_or(-1, |s| s.1)))
                                 .collect(),
@@ -551,20 +554,35 @@ pub fn invoke(
                     ),
                     (
                         "timestamps",
-                        Val::List(
+                        list(
                             d.iter()
                                 .map(|x| int(x.timestamp.map_or(-1, |s| s.1)))
                                 .collect(),
                         ),
                     ),
                     (
-                        "dropped",
-                        Val::List(dropped.iter().map(|x| int(x.1)).collect()),
+                        "instances",
+                        list(d.iter().map(|x| int(x.instance as u64)).collect()),
+                    ),
+                    ("call_rcs", list(d.iter().flat_map(call_rcs).collect())),
+                    (
+                        "data_ok",
+                        list(d.iter().map(|x| int(data_ok(lib, handles, x))).collect()),
+                    ),
+                    ("dropped", list(dropped.iter().map(|x| int(x.1)).collect())),
+                    (
+                        "dropped_tags",
+                        list(dropped.iter().map(|x| int(x.0 as u64)).collect()),
                     ),
                     (
-                        "freed",
-                        Val::List(freed.iter().map(|x| int(*x as u64)).collect()),
+                        "dropped_sources",
+                        list(dropped.iter().map(|x| int(x.2)).collect()),
                     ),
+                    (
+                        "dropped_at",
+                        list(dropped_at.iter().map(|x| int(*x as u64)).collect()),
+                    ),
+                    ("freed", list(freed.iter().map(|x| int(*x as u64)).collect())),
                 ],
             )
         }
@@ -575,6 +593,45 @@ pub fn invoke(
             .reference_raise_event(a.int("index"), a.int("cb_safety"))
             .map(|(rc, ())| outs(rc, []))?,
     })
+}
+
+/// The return codes of the calls the recorder made inside one callback
+/// (event_get_timestamp, event_get_source, event_read per element, event_copy), raw.
+fn call_rcs(d: &ffi::Delivery) -> Vec<Val> {
+    let mut v: Vec<i32> = Vec::new();
+    v.extend(d.timestamp.map(|x| x.0));
+    v.extend(d.source.map(|x| x.0));
+    v.extend(d.elements.iter().map(|x| x.0));
+    v.extend(d.copy.as_ref().map(|x| x.0));
+    v.into_iter().map(int).collect()
+}
+
+/// Whether one delivery's data agree (§15.3.8.6): every element read and the copy
+/// succeeded, nothing was written past a buffer, and element k of the copy, at the
+/// displacement `event_get_info` gives, holds the bytes event_read returned for it.
+/// 1 yes, 0 no, -1 when the registration is unknown to the executor (not judged).
+fn data_ok(lib: &ffi::Lib, handles: &BTreeMap<u64, HandleMeta>, d: &ffi::Delivery) -> i32 {
+    let Some(m) = handles.get(&(d.registration as u64)).filter(|m| m.kind == Kind::Event) else {
+        return -1;
+    };
+    let Some((0, info)) = lib.event_get_info(m.index, StrArg::LEN_ONLY, StrArg::LEN_ONLY, 64)
+    else {
+        return -1;
+    };
+    let Some((0, copy)) = &d.copy else { return 0 };
+    if copy.overrun || d.elements.len() != info.num_elements.max(0) as usize {
+        return 0;
+    }
+    for ((rc, el), disp) in d.elements.iter().zip(&info.displacements) {
+        let Ok(at) = usize::try_from(*disp) else {
+            return 0;
+        };
+        let got = copy.bytes.get(at..at + el.bytes.len());
+        if *rc != 0 || el.overrun || got != Some(&el.bytes[..]) {
+            return 0;
+        }
+    }
+    1
 }
 
 /// Byte sizes of an event type's elements (for the recorder's `event_read` calls).

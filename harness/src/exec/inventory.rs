@@ -318,6 +318,7 @@ pub fn read(t: &Target) -> Inventory {
     for f in Func::mpi_t() {
         let mut e = entry(Kind::Function, 0, &StrOut::default(), &StrOut::default());
         e.name = f.c_name().to_string();
+        e.attrs.insert("name".into(), e.name.clone());
         e.attrs.insert("function".into(), f.yaml().to_string());
         inv.entries.push(e);
     }
@@ -332,6 +333,7 @@ pub fn read(t: &Target) -> Inventory {
             &StrOut::default(),
         );
         e.name = l.spelling().to_string();
+        e.attrs.insert("name".into(), e.name.clone());
         e.vars.insert("required".into(), v);
         inv.entries.push(e);
     }
@@ -346,6 +348,8 @@ fn entry(kind: Kind, index: i32, name: &StrOut, desc: &StrOut) -> Entry {
     vars.insert("desc_len".into(), desc.len() as i64 + 1);
     let mut attrs = BTreeMap::new();
     attrs.insert("has_desc".into(), (!desc.is_empty()).to_string());
+    // `where: {name: ...}`: a case about one named entry (e.g. of the reference's catalog).
+    attrs.insert("name".into(), name.clone());
     Entry {
         kind,
         index,

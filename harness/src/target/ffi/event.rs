@@ -30,7 +30,14 @@ pub struct RawEventInfo {
     pub enumtype: RawHandle,
     pub desc: StrOut,
     pub bind: c_int,
+    /// The call wrote an array entry at or past `capacity` (§15.3.8.2: the arrays are
+    /// filled up to the capacity `num_elements` gave), seen in guard entries after them.
+    pub overrun: bool,
 }
+
+/// Guard entries after each array of `event_get_info`, and the value they hold.
+const ARRAY_GUARD: usize = 4;
+const DISP_SENTINEL: isize = -7;
 
 impl Lib {
     pub fn source_get_num(&self) -> Called<i32> {
@@ -116,13 +123,15 @@ impl Lib {
         let f = self.raw.event_get_info?;
         let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
         // MPI_Datatype array_of_datatypes[]: `capacity` handles of the family's width
-        // (4-byte ints for MPICH); 8 bytes each are allocated so any width fits.
-        let mut types = vec![0u8; capacity * 8];
+        // (4-byte ints for MPICH); 8 bytes each are allocated so any width fits. Both
+        // arrays get ARRAY_GUARD entries more, filled, to catch writes past capacity.
+        let mut types = vec![super::FILL; (capacity + ARRAY_GUARD) * 8];
         let mut o = RawEventInfo {
-            displacements: vec![-1; capacity],
+            displacements: vec![-1; capacity + ARRAY_GUARD],
             num_elements: capacity as c_int,
             ..RawEventInfo::default()
         };
+        o.displacements[capacity..].fill(DISP_SENTINEL);
         // SAFETY: the arrays hold `capacity` elements of their types and num_elements
         // says so (INOUT); the other pointers are NULL or storage of this frame.
         let rc = unsafe {
@@ -142,6 +151,11 @@ impl Lib {
             )
         };
         let w = self.handle_width;
+        o.overrun = types[capacity * w..].iter().any(|b| *b != super::FILL)
+            || o.displacements[capacity..]
+                .iter()
+                .any(|d| *d != DISP_SENTINEL);
+        o.displacements.truncate(capacity);
         o.datatypes = (0..capacity)
             .map(|k| obj_from_bytes(&types[k * w..(k + 1) * w], w))
             .collect();

@@ -36,7 +36,10 @@ pub use cvar::RawCvarInfo;
 pub use event::{RawEventInfo, RawSourceInfo};
 pub use mpit_reference::model::Members;
 pub use pvar::RawPvarInfo;
-pub use recorder::{lost_records, take_deliveries, take_dropped, take_freed, Delivery, Recording};
+pub use recorder::{
+    lost_records, take_deliveries, take_dropped, take_dropped_positions, take_freed, Delivery,
+    Recording,
+};
 pub use strings::{StrArg, StrOut};
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};

@@ -57,6 +57,11 @@ impl Recording {
 pub struct Delivery {
     pub tag: usize,
     pub safety: i32,
+    /// The instance handle the callback was given: valid only during that invocation
+    /// (§15.3.8.4), kept so a case can probe it afterwards (a robustness check).
+    pub instance: RawHandle,
+    /// The registration the callback was given.
+    pub registration: RawHandle,
     pub timestamp: Option<(i32, i64)>,
     pub source: Option<(i32, i32)>,
     pub elements: Vec<(i32, BufOut)>,
@@ -79,6 +84,9 @@ struct State {
     reg_tags: BTreeMap<RawHandle, usize>,
     deliveries: Vec<Delivery>,
     dropped: Vec<(usize, u64, i32)>,
+    /// For each dropped-handler call: how many event deliveries were recorded before it
+    /// (since the last drain), so the order of both kinds of call can be judged.
+    dropped_at: Vec<usize>,
     freed: Vec<usize>,
 }
 
@@ -88,6 +96,7 @@ static STATE: Mutex<State> = Mutex::new(State {
     reg_tags: BTreeMap::new(),
     deliveries: Vec::new(),
     dropped: Vec::new(),
+    dropped_at: Vec::new(),
     freed: Vec::new(),
 });
 
@@ -128,6 +137,13 @@ pub fn take_dropped() -> Vec<(usize, u64, i32)> {
     std::mem::take(&mut state().dropped)
 }
 
+/// Drains the positions of the dropped-handler calls (one per [`take_dropped`] entry):
+/// the number of event deliveries recorded before each, counted from the last drain of
+/// the deliveries. Drain it together with [`take_deliveries`] and [`take_dropped`].
+pub fn take_dropped_positions() -> Vec<usize> {
+    std::mem::take(&mut state().dropped_at)
+}
+
 /// Drains the free callbacks seen (their tags).
 pub fn take_freed() -> Vec<usize> {
     std::mem::take(&mut state().freed)
@@ -138,7 +154,7 @@ pub fn lost_records() -> u64 {
     LOST.load(Ordering::Relaxed)
 }
 
-fn record_event(inst: RawHandle, safety: c_int, tag: usize) {
+fn record_event(inst: RawHandle, reg: RawHandle, safety: c_int, tag: usize) {
     let found = with_state(|s| match s.recordings.get(&tag) {
         Some(c) => Some((c.raw, Some(c.element_sizes.clone()))),
         None => s.last.map(|r| (r, None)),
@@ -147,6 +163,8 @@ fn record_event(inst: RawHandle, safety: c_int, tag: usize) {
     let mut d = Delivery {
         tag,
         safety,
+        instance: inst,
+        registration: reg,
         timestamp: None,
         source: None,
         elements: Vec::new(),
@@ -173,9 +191,9 @@ fn record_event(inst: RawHandle, safety: c_int, tag: usize) {
 }
 
 /// `MPI_T_event_cb_function`.
-extern "C" fn on_event(inst: RawHandle, _reg: RawHandle, safety: c_int, user_data: *mut c_void) {
+extern "C" fn on_event(inst: RawHandle, reg: RawHandle, safety: c_int, user_data: *mut c_void) {
     let tag = user_data as usize;
-    let _ = catch_unwind(AssertUnwindSafe(|| record_event(inst, safety, tag)));
+    let _ = catch_unwind(AssertUnwindSafe(|| record_event(inst, reg, safety, tag)));
 }
 
 /// `MPI_T_event_dropped_cb_function` (MPI-4.1: `MPI_Count count` first).
@@ -188,7 +206,10 @@ extern "C" fn on_dropped(
 ) {
     let tag = user_data as usize;
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        with_state(|s| s.dropped.push((tag, count as u64, source_index)))
+        with_state(|s| {
+            s.dropped.push((tag, count as u64, source_index));
+            s.dropped_at.push(s.deliveries.len());
+        })
     }));
 }
 
@@ -291,6 +312,7 @@ mod tests {
         on_dropped(3, 7, 1, 0, 41 as *mut c_void);
         on_freed(7, 0, 42 as *mut c_void);
         assert!(take_dropped().contains(&(41, 3, 1)));
+        assert!(!take_dropped_positions().is_empty());
         assert!(take_freed().contains(&42));
         assert!(take_dropped().iter().all(|d| d.0 != 41), "drained");
     }
