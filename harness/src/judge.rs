@@ -609,7 +609,9 @@ mod tests {
         let up = Val::List(vec![Val::Int(4), Val::Float(0.5)]);
         assert_eq!(pred(&ge, &up, &resolve), Ok(()));
         let down = Val::List(vec![Val::Int(4), Val::Float(0.25)]);
-        assert!(pred(&ge, &down, &resolve).unwrap_err().contains("element by element"));
+        assert!(pred(&ge, &down, &resolve)
+            .unwrap_err()
+            .contains("element by element"));
         let short = Val::List(vec![Val::Int(4)]);
         assert!(pred(&ge, &short, &resolve).unwrap_err().contains("length"));
     }

@@ -582,7 +582,10 @@ pub fn invoke(
                         "dropped_at",
                         list(dropped_at.iter().map(|x| int(*x as u64)).collect()),
                     ),
-                    ("freed", list(freed.iter().map(|x| int(*x as u64)).collect())),
+                    (
+                        "freed",
+                        list(freed.iter().map(|x| int(*x as u64)).collect()),
+                    ),
                 ],
             )
         }
@@ -611,7 +614,10 @@ fn call_rcs(d: &ffi::Delivery) -> Vec<Val> {
 /// displacement `event_get_info` gives, holds the bytes event_read returned for it.
 /// 1 yes, 0 no, -1 when the registration is unknown to the executor (not judged).
 fn data_ok(lib: &ffi::Lib, handles: &BTreeMap<u64, HandleMeta>, d: &ffi::Delivery) -> i32 {
-    let Some(m) = handles.get(&(d.registration as u64)).filter(|m| m.kind == Kind::Event) else {
+    let Some(m) = handles
+        .get(&(d.registration as u64))
+        .filter(|m| m.kind == Kind::Event)
+    else {
         return -1;
     };
     let Some((0, info)) = lib.event_get_info(m.index, StrArg::LEN_ONLY, StrArg::LEN_ONLY, 64)
