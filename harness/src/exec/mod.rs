@@ -331,15 +331,20 @@ impl<'a, 'c> Exec<'a, 'c> {
             if collect {
                 self.iteration = Some(position);
             }
-            let saved_vars = self.vars.clone();
+            // The iteration's variables shadow others of the same name until its end
+            // (restored one by one: cloning every variable, the lists being collected
+            // among them, per iteration would be quadratic).
+            let mut shadowed: Vec<(String, Option<Val>)> = Vec::new();
             if let Some(e) = entry {
                 for (k, v) in &e.vars {
-                    self.vars.insert(k.clone(), Val::Int(*v as i128));
+                    let old = self.vars.insert(k.clone(), Val::Int(*v as i128));
+                    shadowed.push((k.clone(), old));
                 }
                 self.current = Some(e);
             }
             if let Some(v) = item {
-                self.vars.insert("item".into(), v);
+                let old = self.vars.insert("item".into(), v);
+                shadowed.push(("item".into(), old));
             }
             let mut keep = true;
             let mut saves: Vec<(String, Val)> = Vec::new();
@@ -378,15 +383,15 @@ impl<'a, 'c> Exec<'a, 'c> {
                 }
             }
             if collect {
-                // Restore the iteration's variables, keep the collected lists.
-                let lists: Vec<(String, Val)> = step
-                    .save
-                    .keys()
-                    .filter_map(|k| self.vars.get(k).map(|v| (k.clone(), v.clone())))
-                    .collect();
-                self.vars = saved_vars;
-                for (k, v) in lists {
-                    self.vars.insert(k, v);
+                // Restore the shadowed variables; the collected lists stay.
+                for (k, old) in shadowed.into_iter().rev() {
+                    if step.save.contains_key(&k) {
+                        continue;
+                    }
+                    match old {
+                        Some(v) => self.vars.insert(k, v),
+                        None => self.vars.remove(&k),
+                    };
                 }
                 for (k, v) in saves {
                     if let Some(Val::List(l)) = self.vars.get_mut(&k) {
@@ -781,12 +786,29 @@ impl<'a, 'c> Exec<'a, 'c> {
             judge::pred(&p.0, v, &|e| self.value(e)).map_err(|e| format!("{call} {field}: {e}"))?;
         }
         if let Some(e) = &x.same_as {
-            let saved = match (self.value(e)?, self.iteration) {
+            // A saved variable is looked at in place (a list collected over a whole
+            // catalog is not copied per call).
+            let by_ref = match e {
+                Expr::Sum(t) if t.len() == 1 && t[0].0 == 1 => match &t[0].1 {
+                    Term::Var(v) => self.vars.get(v),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let owned;
+            let value = match by_ref {
+                Some(v) => v,
+                None => {
+                    owned = self.value(e)?;
+                    &owned
+                }
+            };
+            let saved = match (value, self.iteration) {
                 // A list collected by an earlier `for_all`: the element of this iteration.
                 (Val::List(l), Some(i)) => l.get(i).cloned().ok_or_else(|| {
                     format!("same_as: the saved list has no element {i} (iterate the same entries)")
                 })?,
-                (v, _) => v,
+                (v, _) => v.clone(),
             };
             match saved {
                 Val::Outs(before) => judge::same_outs(&before, outs).map_err(|e| {
