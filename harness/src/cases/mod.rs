@@ -326,6 +326,11 @@ pub struct Step {
     pub for_all: Option<ForAll>,
     #[serde(default, rename = "where")]
     pub filter: Filter,
+    /// The call passes an argument the standard lets an implementation leave unchecked
+    /// (R-GEN-3: a bad index, a NULL or freed handle): a crash or hang inside it is
+    /// reported at the step's level (`warn`, `fail` under --strict), not as `crash`.
+    #[serde(default)]
+    pub erroneous: bool,
 }
 
 /// The resolved callee of a step.
@@ -673,6 +678,15 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
     if let Some(x) = &step.expect {
         validate_expect(x, func, &local, &check_var)?;
     }
+    let level = step.expect.as_ref().and_then(|x| x.level).unwrap_or(c.level);
+    if step.erroneous && (level == Level::Must || step.call.is_none()) {
+        return bad(
+            "erroneous:",
+            "`erroneous` marks a call whose expectation is `should` or `robustness` \
+             (a crash on an argument the standard leaves undefined is no MUST failure)"
+                .into(),
+        );
+    }
     for (var, out) in &step.save {
         if let Some(f) = func {
             if out != "all" && !f.outs().contains(&out.as_str()) {
@@ -824,6 +838,8 @@ cases:
         assert!(e.contains("`first: 0` selects no subject"), "{e}");
         let one = parse_file(&OK.replace("level: must", "level: must\n    first: 1"), "t.yaml");
         assert_eq!(one.unwrap()[0].first, Some(1));
+        let e = err(&OK.replace("      - call: cvar_get_info", "      - erroneous: true\n        call: cvar_get_info"));
+        assert!(e.contains("`erroneous` marks a call"), "{e}");
         let e = err(&OK.replace("id: strings.", "id: cvars."));
         assert!(e.contains("must start with `strings.`"), "{e}");
     }

@@ -42,7 +42,13 @@ pub struct Ctx<'a> {
     pub inv: &'a Inventory,
     pub strict: bool,
     pub mpi_version: Option<(i32, i32)>,
+    /// Told the call text before an `erroneous` step's call and `None` after it, so the
+    /// supervisor can judge a crash inside it by the step's level (the worker sends it).
+    pub erroneous: Option<&'a ErroneousHook<'a>>,
 }
+
+/// See `Ctx::erroneous`.
+pub type ErroneousHook<'a> = dyn Fn(Option<&str>) + 'a;
 
 /// A broken expectation.
 #[derive(Debug, Clone)]
@@ -360,7 +366,15 @@ impl<'a, 'c> Exec<'a, 'c> {
                     }
                     Err(e) => return self.error(e),
                 };
-                let Some((code, outs)) = self.call_outs(func, &args) else {
+                let hook = self.ctx.erroneous.filter(|_| step.erroneous);
+                if let Some(h) = hook {
+                    h(Some(&call_text(func, &args)));
+                }
+                let called = self.call_outs(func, &args);
+                if let Some(h) = hook {
+                    h(None);
+                }
+                let Some((code, outs)) = called else {
                     return false;
                 };
                 if let Some(x) = &step.expect {
@@ -823,6 +837,15 @@ impl<'a, 'c> Exec<'a, 'c> {
         }
         Ok(())
     }
+}
+
+/// `MPI_T_cvar_read(handle: 0)`: a call as a crash report names it.
+fn call_text(func: Func, args: &BTreeMap<&'static str, Arg>) -> String {
+    let a: Vec<String> = args
+        .iter()
+        .map(|(k, v)| format!("{k}: {}", v.to_json()))
+        .collect();
+    format!("{}({})", func.c_name(), a.join(", "))
 }
 
 /// A constant of a case (`MPI_T_ERR_INVALID_INDEX`, `MPI_COMM_WORLD`) as this target

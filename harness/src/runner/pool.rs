@@ -371,6 +371,8 @@ fn lane(
         };
         let mut in_flight = 0usize;
         let mut done: BTreeSet<usize> = BTreeSet::new();
+        // The `erroneous` call in flight, if any (subject, call text).
+        let mut erroneous: Option<(usize, String)> = None;
         let outcome: Result<bool, Broke> = (|| {
             w.send(&msg)?;
             loop {
@@ -379,6 +381,7 @@ fn lane(
                 }
                 match w.next(setup.timeout)? {
                     FromWorker::Started { n, .. } => in_flight = n,
+                    FromWorker::Erroneous { n, call, .. } => erroneous = call.map(|c| (n, c)),
                     FromWorker::Result { n, result, .. } => {
                         done.insert(n);
                         let _ = tx.send(*result);
@@ -419,11 +422,29 @@ fn lane(
                     in_flight
                 };
                 if n < job.subjects.len() {
-                    let text = if what.is_empty() {
+                    let mut text = if what.is_empty() {
                         msg
                     } else {
                         format!("{what}: {msg}")
                     };
+                    let mut status = status;
+                    // A crash or hang inside a call with an argument the standard leaves
+                    // undefined (R-GEN-3) is reported at the case's level (DESIGN.md:
+                    // robustness warns), with the call named.
+                    if let Some((_, call)) = erroneous.as_ref().filter(|(m, _)| *m == n) {
+                        if matches!(status, Status::Crash | Status::Timeout) {
+                            text = format!(
+                                "{} inside {call}, whose argument the standard leaves \
+                                 undefined (R-GEN-3): {text}",
+                                status.as_str()
+                            );
+                            status = if setup.hello.strict {
+                                Status::Fail
+                            } else {
+                                Status::Warn
+                            };
+                        }
+                    }
                     let _ = tx.send(job.result(n, status, text));
                 }
                 if let Some(rest) = job.rest(n + 1) {

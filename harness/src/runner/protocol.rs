@@ -74,6 +74,13 @@ pub enum FromWorker {
         job: u64,
         n: usize,
     },
+    /// Subject `n` is about to make an `erroneous` call (its text), or has returned from
+    /// it (`None`): a crash or hang in between is judged at the case's level.
+    Erroneous {
+        job: u64,
+        n: usize,
+        call: Option<String>,
+    },
     Result {
         job: u64,
         n: usize,

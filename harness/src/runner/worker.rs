@@ -108,17 +108,27 @@ pub fn serve(hello: &Hello) -> i32 {
                     None => own.get_or_insert_with(|| inventory::read(&t)).clone(),
                 };
                 let mut log = RcLog::default();
+                let current = std::cell::Cell::new(0usize);
+                let erroneous = |call: Option<&str>| {
+                    send(&FromWorker::Erroneous {
+                        job,
+                        n: current.get(),
+                        call: call.map(str::to_string),
+                    })
+                };
                 let ctx = Ctx {
                     t: &t,
                     inv: &inv,
                     strict: hello.strict,
                     mpi_version: t.lib.get_version().map(|(_, v)| v),
+                    erroneous: Some(&erroneous),
                 };
                 let Some(c) = suite.get(&case) else {
                     send(&FromWorker::CannotRun(format!("unknown case {case}")));
                     return 2;
                 };
                 for (n, s) in subjects.iter().enumerate() {
+                    current.set(n);
                     send(&FromWorker::Started { job, n });
                     let result = exec::run(&ctx, c, s.as_ref(), &mut log);
                     send(&FromWorker::Result {
