@@ -436,7 +436,22 @@ fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
             k => after.find(k, b.index),
         };
         let Some(a) = found else {
-            return Err(format!("{} vanished", b.subject()));
+            // Say how: a count that shrank, or the call that now fails for the index.
+            let call = format!("_{}_get_info({})", b.kind.as_str(), b.index);
+            let why = after
+                .failures
+                .iter()
+                .find(|f| f.contains(&call))
+                .cloned()
+                .unwrap_or_else(|| {
+                    let key = match b.kind {
+                        Kind::Category => "num_categories".to_string(),
+                        k => format!("num_{}s", k.as_str()),
+                    };
+                    let n = |i: &Inventory| i.globals.get(&key).copied().unwrap_or(0);
+                    format!("{key} {} before, {} after", n(before), n(after))
+                });
+            return Err(format!("{} vanished ({why})", b.subject()));
         };
         if a.name != b.name || a.desc != b.desc || a.attrs != b.attrs {
             return Err(format!("{} changed: now {}", b.subject(), a.subject()));
@@ -595,6 +610,34 @@ mod tests {
         let mut renamed = inv.clone();
         renamed.entries[1].name = "busy".into();
         assert!(extends(&inv, &renamed).unwrap_err().contains("idle"));
+    }
+
+    #[test]
+    fn catalog_extends_says_how_an_entry_vanished() {
+        let cvar = |i: i32| Entry {
+            kind: Kind::Cvar,
+            index: i,
+            name: format!("v{i}"),
+            desc: String::new(),
+            attrs: BTreeMap::new(),
+            vars: BTreeMap::new(),
+            members: BTreeMap::new(),
+        };
+        let before = Inventory {
+            entries: vec![cvar(0), cvar(1)],
+            globals: [("num_cvars".to_string(), 2)].into_iter().collect(),
+            ..Inventory::default()
+        };
+        let mut after = before.clone();
+        after.entries.remove(1);
+        after.globals.insert("num_cvars".into(), 3);
+        after.failures = vec!["MPI_T_cvar_get_info(1) returned MPI_T_ERR_INVALID_INDEX".into()];
+        let e = extends(&before, &after).unwrap_err();
+        assert!(e.contains("cvar 1 v1 vanished (MPI_T_cvar_get_info(1) returned"), "{e}");
+        after.failures.clear();
+        after.globals.insert("num_cvars".into(), 1);
+        let e = extends(&before, &after).unwrap_err();
+        assert!(e.contains("(num_cvars 2 before, 1 after)"), "{e}");
     }
 
     #[test]

@@ -213,12 +213,19 @@ pub fn read(t: &Target) -> Inventory {
         ] {
             e.vars.insert(format!("num_{key}"), n as i64);
             let n = n.clamp(0, 1 << 20) as usize;
+            // Guard entries past `n`: a library writing more than it was told (R-CAT-1)
+            // is a finding for the category cases, not a corrupted heap here.
             let got = t
                 .lib
-                .category_members(which, i, n, -1)
+                .category_members_guarded(which, i, n, -1)
                 .filter(|(rc, _)| *rc == 0);
+            if let Some((_, (_, true))) = got {
+                inv.failures.push(format!(
+                    "MPI_T_category_get_{key}({i}, {n}) wrote past {n} entries"
+                ));
+            }
             e.members
-                .insert(key.into(), got.map(|(_, v)| v).unwrap_or_default());
+                .insert(key.into(), got.map(|(_, (v, _))| v).unwrap_or_default());
         }
         inv.entries.push(e);
     }
