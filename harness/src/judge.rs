@@ -35,8 +35,17 @@ pub fn rc_text(want: &RcSet) -> String {
 
 /// MPI-4.1 §15.3.3 for one (buf, len) pair: `arg` as passed, `out` as returned, `want`
 /// the string the library holds (from the inventory). `Err` says what broke.
-pub fn string(check: StrCheck, arg: StrArg, out: &StrOut, want: &str) -> Result<(), String> {
-    let l = want.len() as i64 + 1;
+pub fn string(
+    check: StrCheck,
+    arg: StrArg,
+    out: &StrOut,
+    want: impl AsRef<[u8]>,
+) -> Result<(), String> {
+    // Bytes, not text: a library's string need not be UTF-8 (Intel MPI's descriptions
+    // hold Latin-1 bytes), and lengths are in bytes.
+    let wb = want.as_ref();
+    let want = String::from_utf8_lossy(wb);
+    let l = wb.len() as i64 + 1;
     if out.overrun {
         return Err(format!(
             "wrote past the {}-byte buffer (R-STR-1)",
@@ -79,7 +88,6 @@ pub fn string(check: StrCheck, arg: StrArg, out: &StrOut, want: &str) -> Result<
     };
     let buf = out.buf.as_deref().unwrap_or(&[]);
     let k = (n - 1).min(l - 1) as usize;
-    let wb = want.as_bytes();
     if buf.len() < k + 1 || buf[..k] != wb[..k] || buf[k] != 0 {
         let got = String::from_utf8_lossy(&buf[..buf.len().min(k + 1)]).into_owned();
         return Err(format!(
@@ -221,19 +229,19 @@ pub fn pred(
         cmp(hi, "<=", |a, b| a <= b)?;
     }
     if let Some(set) = &p.one_of {
-        let vals: Vec<Val> = set.iter().map(resolve).collect::<Result<_, _>>()?;
+        let vals = resolve_set(set, resolve)?;
         for x in as_list(v) {
-            if !vals.iter().any(|w| num_eq(x, w)) {
-                let names: Vec<String> = vals.iter().map(|w| w.to_string()).collect();
+            if !vals.iter().any(|(_, w)| num_eq(x, w)) {
+                let names: Vec<&str> = vals.iter().map(|(n, _)| n.as_str()).collect();
                 return Err(format!("{x} is not one of [{}]", names.join(", ")));
             }
         }
     }
     if let Some(set) = &p.not_in {
-        let vals: Vec<Val> = set.iter().map(resolve).collect::<Result<_, _>>()?;
+        let vals = resolve_set(set, resolve)?;
         for x in as_list(v) {
-            if vals.iter().any(|w| num_eq(x, w)) {
-                return Err(format!("{x} is one of the excluded values"));
+            if let Some((n, _)) = vals.iter().find(|(_, w)| num_eq(x, w)) {
+                return Err(format!("{x} is {n}, one of the excluded values"));
             }
         }
     }
@@ -265,6 +273,38 @@ pub fn pred(
         }
     }
     Ok(())
+}
+
+/// The values of an `in` / `not_in` list, each with its name as written (a constant's
+/// name, else the value). A constant the target's ABI profile does not define (e.g.
+/// MPI_T_BIND_MPI_SESSION in an MPI-3.1 library's header) cannot be the value and is
+/// left out; a list none of whose members is defined is an error.
+fn resolve_set(
+    set: &[crate::cases::expr::Expr],
+    resolve: &dyn Fn(&crate::cases::expr::Expr) -> Result<Val, String>,
+) -> Result<Vec<(String, Val)>, String> {
+    use crate::cases::expr::{Expr, Term};
+    let mut out = Vec::new();
+    for e in set {
+        match resolve(e) {
+            Ok(v) => {
+                let name = match e {
+                    Expr::Sum(t) if t.len() == 1 && t[0].0 == 1 => match &t[0].1 {
+                        Term::Const(c) => c.clone(),
+                        _ => v.to_string(),
+                    },
+                    _ => v.to_string(),
+                };
+                out.push((name, v));
+            }
+            Err(m) if m.contains("is not defined by the") => {}
+            Err(m) => return Err(m),
+        }
+    }
+    if out.is_empty() {
+        return Err("no member of the list is defined by this target's ABI profile".into());
+    }
+    Ok(out)
 }
 
 /// Two calls' OUT values are the same (R-CVAR-2: get_info immutable); strings compare
@@ -329,7 +369,7 @@ pub fn builtin(
 }
 
 fn names_unique(inv: &Inventory) -> Result<(), String> {
-    let mut seen: BTreeMap<(String, String), i32> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, Vec<u8>), i32> = BTreeMap::new();
     for e in &inv.entries {
         let scope = match e.kind {
             Kind::Pvar => format!(
@@ -340,7 +380,7 @@ fn names_unique(inv: &Inventory) -> Result<(), String> {
             Kind::Function | Kind::ThreadLevel => continue,
             k => k.as_str().to_string(),
         };
-        if let Some(first) = seen.insert((scope.clone(), e.name.clone()), e.index) {
+        if let Some(first) = seen.insert((scope.clone(), e.bytes("name")), e.index) {
             return Err(format!(
                 "{scope} name {:?} at indices {first} and {}",
                 e.name, e.index
@@ -453,7 +493,7 @@ fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
                 });
             return Err(format!("{} vanished ({why})", b.subject()));
         };
-        if a.name != b.name || a.desc != b.desc || a.attrs != b.attrs {
+        if a.name != b.name || a.desc != b.desc || a.raw != b.raw || a.attrs != b.attrs {
             return Err(format!("{} changed: now {}", b.subject(), a.subject()));
         }
         for (k, old) in &b.members {
@@ -601,6 +641,7 @@ mod tests {
             attrs: [("enum".to_string(), e.to_string())].into_iter().collect(),
             vars: BTreeMap::new(),
             members: BTreeMap::new(),
+            raw: BTreeMap::new(),
         };
         let inv = Inventory {
             entries: vec![item("mode", 0, "off"), item("state", 0, "idle")],
@@ -613,6 +654,40 @@ mod tests {
     }
 
     #[test]
+    fn in_lists_name_their_members_and_leave_out_undefined_constants() {
+        use crate::cases::expr::{Expr, Term};
+        let c = |n: &str| Expr::Sum(vec![(1, Term::Const(n.into()))]);
+        let resolve = |e: &Expr| -> Result<Val, String> {
+            match e {
+                Expr::Sum(t) => match &t[0].1 {
+                    Term::Const(n) if n == "MPI_T_BIND_MPI_COMM" => Ok(Val::Int(2)),
+                    Term::Const(n) => Err(format!("{n} is not defined by the mpich ABI profile")),
+                    _ => Err("?".into()),
+                },
+                _ => Err("?".into()),
+            }
+        };
+        let p = Pred {
+            one_of: Some(vec![c("MPI_T_BIND_MPI_COMM"), c("MPI_T_BIND_MPI_SESSION")]),
+            ..Pred::default()
+        };
+        assert_eq!(pred(&p, &Val::Int(2), &resolve), Ok(()));
+        let e = pred(&p, &Val::Int(12), &resolve).unwrap_err();
+        assert_eq!(e, "12 is not one of [MPI_T_BIND_MPI_COMM]");
+        let none = Pred {
+            one_of: Some(vec![c("MPI_T_BIND_MPI_SESSION")]),
+            ..Pred::default()
+        };
+        assert!(pred(&none, &Val::Int(2), &resolve).unwrap_err().contains("no member"));
+        let excluded = Pred {
+            not_in: Some(vec![c("MPI_T_BIND_MPI_COMM")]),
+            ..Pred::default()
+        };
+        let e = pred(&excluded, &Val::Int(2), &resolve).unwrap_err();
+        assert!(e.contains("is MPI_T_BIND_MPI_COMM"), "{e}");
+    }
+
+    #[test]
     fn catalog_extends_says_how_an_entry_vanished() {
         let cvar = |i: i32| Entry {
             kind: Kind::Cvar,
@@ -622,6 +697,7 @@ mod tests {
             attrs: BTreeMap::new(),
             vars: BTreeMap::new(),
             members: BTreeMap::new(),
+            raw: BTreeMap::new(),
         };
         let before = Inventory {
             entries: vec![cvar(0), cvar(1)],
@@ -657,6 +733,18 @@ mod tests {
             .contains("element by element"));
         let short = Val::List(vec![Val::Int(4)]);
         assert!(pred(&ge, &short, &resolve).unwrap_err().contains("length"));
+    }
+
+    #[test]
+    fn strings_are_judged_as_bytes() {
+        // "r\xe9seau" (Latin-1): 6 bytes, 7 with the NUL, whatever its lossy text says.
+        let want: &[u8] = b"r\xe9seau";
+        let arg = StrArg::sized(4);
+        assert_eq!(
+            string(StrCheck::Truncated, arg, &out(b"r\xe9s\0", Some(7)), want),
+            Ok(())
+        );
+        assert!(string(StrCheck::Truncated, arg, &out(b"r\xe9s\0", Some(9)), want).is_err());
     }
 
     #[test]

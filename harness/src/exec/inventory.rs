@@ -29,9 +29,22 @@ pub struct Entry {
     /// Category members by kind, in index order (R-CAT-1: only appended).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub members: BTreeMap<String, Vec<i32>>,
+    /// The bytes of `name` / `desc` when they are not UTF-8 (those fields then hold a
+    /// lossy copy): strings are judged byte by byte (see [`Entry::bytes`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub raw: BTreeMap<String, Vec<u8>>,
 }
 
 impl Entry {
+    /// The bytes of `name` or `desc` as the library returned them.
+    pub fn bytes(&self, field: &str) -> Vec<u8> {
+        match self.raw.get(field) {
+            Some(b) => b.clone(),
+            None if field == "desc" => self.desc.as_bytes().to_vec(),
+            None => self.name.as_bytes().to_vec(),
+        }
+    }
+
     /// `cvar 12 MPIR_CVAR_ASYNC_PROGRESS`, as reports show a subject.
     pub fn subject(&self) -> String {
         match self.kind {
@@ -348,11 +361,23 @@ pub fn read(t: &Target) -> Inventory {
 }
 
 fn entry(kind: Kind, index: i32, name: &StrOut, desc: &StrOut) -> Entry {
+    let bytes = |o: &StrOut| {
+        let b = o.buf.as_deref().unwrap_or(&[]);
+        b[..b.iter().position(|c| *c == 0).unwrap_or(b.len())].to_vec()
+    };
+    let mut raw = BTreeMap::new();
+    for (field, o) in [("name", name), ("desc", desc)] {
+        let b = bytes(o);
+        if std::str::from_utf8(&b).is_err() {
+            raw.insert(field.to_string(), b);
+        }
+    }
+    let (name_bytes, desc_bytes) = (bytes(name).len(), bytes(desc).len());
     let (name, desc) = (text(name), text(desc));
     let mut vars = BTreeMap::new();
     vars.insert("index".into(), index as i64);
-    vars.insert("len".into(), name.len() as i64 + 1);
-    vars.insert("desc_len".into(), desc.len() as i64 + 1);
+    vars.insert("len".into(), name_bytes as i64 + 1);
+    vars.insert("desc_len".into(), desc_bytes as i64 + 1);
     let mut attrs = BTreeMap::new();
     attrs.insert("has_desc".into(), (!desc.is_empty()).to_string());
     // `where: {name: ...}`: a case about one named entry (e.g. of the reference's catalog).
@@ -365,6 +390,7 @@ fn entry(kind: Kind, index: i32, name: &StrOut, desc: &StrOut) -> Entry {
         attrs,
         vars,
         members: BTreeMap::new(),
+        raw,
     }
 }
 

@@ -436,6 +436,22 @@ impl<'a, 'c> Exec<'a, 'c> {
             .any(|(n, ok)| *n == func.c_name() && !ok)
     }
 
+    /// `MPI_INT, 0x7f.. = &ompi_mpi_c_bool`: datatype handles as the target names them
+    /// (at most the first eight of a list).
+    fn datatype_names(&self, v: &Val) -> String {
+        let one = |x: &Val| {
+            let raw = x.int().unwrap_or(0) as u64;
+            self.ctx.t.datatype(raw).map_or_else(
+                || self.ctx.t.describe_datatype(raw),
+                |d| d.spelling().to_string(),
+            )
+        };
+        match v {
+            Val::List(l) => l.iter().take(8).map(one).collect::<Vec<_>>().join(", "),
+            x => one(x),
+        }
+    }
+
     fn error(&mut self, message: String) -> bool {
         self.findings.push(Finding {
             status: Status::Error,
@@ -492,7 +508,7 @@ impl<'a, 'c> Exec<'a, 'c> {
     }
 
     /// The string a (buf, len) parameter is compared with, and its length + 1.
-    fn string_for(&self, func: Func, param: &str) -> Option<String> {
+    fn string_for(&self, func: Func, param: &str) -> Option<Vec<u8>> {
         let e = self.entry()?;
         let matches = matches!(
             (func, e.kind),
@@ -504,13 +520,7 @@ impl<'a, 'c> Exec<'a, 'c> {
                 | (Func::EnumGetInfo, Kind::Enum)
                 | (Func::EnumGetItem, Kind::Item)
         );
-        matches.then(|| {
-            if param == "desc" {
-                e.desc.clone()
-            } else {
-                e.name.clone()
-            }
-        })
+        matches.then(|| e.bytes(if param == "desc" { "desc" } else { "name" }))
     }
 
     fn str_arg(&self, func: Func, param: &str, e: Option<&Expr>) -> Result<StrArg, String> {
@@ -797,7 +807,14 @@ impl<'a, 'c> Exec<'a, 'c> {
             let Some(v) = outs.get(field) else {
                 return Err(format!("{call} has no OUT value {field}"));
             };
-            judge::pred(&p.0, v, &|e| self.value(e)).map_err(|e| format!("{call} {field}: {e}"))?;
+            judge::pred(&p.0, v, &|e| self.value(e)).map_err(|e| {
+                // Datatype handles are numbers (Open MPI: addresses): name them.
+                let names = match field.as_str() {
+                    "datatype" | "datatypes" => format!(" ({})", self.datatype_names(v)),
+                    _ => String::new(),
+                };
+                format!("{call} {field}: {e}{names}")
+            })?;
         }
         if let Some(e) = &x.same_as {
             // A saved variable is looked at in place (a list collected over a whole
