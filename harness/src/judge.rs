@@ -464,6 +464,27 @@ fn error_codes(p: &AbiProfile, mpi_version: Option<(i32, i32)>) -> Result<(), St
 }
 
 fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
+    // Both the first entry that broke and every count that shrank: a re-init that loses
+    // 72 cvars reads "cvar 416 ... changed ...; num_cvars shrank from 1259 to 1187".
+    let shrunk: Vec<String> = before
+        .globals
+        .iter()
+        .filter_map(|(k, v)| {
+            let now = after.globals.get(k).copied().unwrap_or(0);
+            (now < *v).then(|| format!("{k} shrank from {v} to {now}"))
+        })
+        .collect();
+    let broke = first_broken(before, after);
+    let all: Vec<String> = broke.into_iter().chain(shrunk).collect();
+    if all.is_empty() {
+        Ok(())
+    } else {
+        Err(all.join("; "))
+    }
+}
+
+/// The first entry of `before` that `after` lost, changed or reordered the members of.
+fn first_broken(before: &Inventory, after: &Inventory) -> Option<String> {
     for b in &before.entries {
         if matches!(b.kind, Kind::Function | Kind::ThreadLevel) {
             continue;
@@ -491,30 +512,22 @@ fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
                     let n = |i: &Inventory| i.globals.get(&key).copied().unwrap_or(0);
                     format!("{key} {} before, {} after", n(before), n(after))
                 });
-            return Err(format!("{} vanished ({why})", b.subject()));
+            return Some(format!("{} vanished ({why})", b.subject()));
         };
         if a.name != b.name || a.desc != b.desc || a.raw != b.raw || a.attrs != b.attrs {
-            return Err(format!("{} changed: now {}", b.subject(), a.subject()));
+            return Some(format!("{} changed: now {}", b.subject(), a.subject()));
         }
         for (k, old) in &b.members {
             let new = a.members.get(k).cloned().unwrap_or_default();
             if new.len() < old.len() || new[..old.len()] != old[..] {
-                return Err(format!(
+                return Some(format!(
                     "{} {k} members {old:?} became {new:?} (R-CAT-1: only appended)",
                     b.subject()
                 ));
             }
         }
     }
-    for (k, v) in &before.globals {
-        if after.globals.get(k).copied().unwrap_or(0) < *v {
-            return Err(format!(
-                "{k} shrank from {v} to {}",
-                after.globals.get(k).copied().unwrap_or(0)
-            ));
-        }
-    }
-    Ok(())
+    None
 }
 
 #[cfg(test)]
@@ -678,7 +691,9 @@ mod tests {
             one_of: Some(vec![c("MPI_T_BIND_MPI_SESSION")]),
             ..Pred::default()
         };
-        assert!(pred(&none, &Val::Int(2), &resolve).unwrap_err().contains("no member"));
+        assert!(pred(&none, &Val::Int(2), &resolve)
+            .unwrap_err()
+            .contains("no member"));
         let excluded = Pred {
             not_in: Some(vec![c("MPI_T_BIND_MPI_COMM")]),
             ..Pred::default()
@@ -709,11 +724,15 @@ mod tests {
         after.globals.insert("num_cvars".into(), 3);
         after.failures = vec!["MPI_T_cvar_get_info(1) returned MPI_T_ERR_INVALID_INDEX".into()];
         let e = extends(&before, &after).unwrap_err();
-        assert!(e.contains("cvar 1 v1 vanished (MPI_T_cvar_get_info(1) returned"), "{e}");
+        assert!(
+            e.contains("cvar 1 v1 vanished (MPI_T_cvar_get_info(1) returned"),
+            "{e}"
+        );
         after.failures.clear();
         after.globals.insert("num_cvars".into(), 1);
         let e = extends(&before, &after).unwrap_err();
         assert!(e.contains("(num_cvars 2 before, 1 after)"), "{e}");
+        assert!(e.ends_with("; num_cvars shrank from 2 to 1"), "{e}");
     }
 
     #[test]
