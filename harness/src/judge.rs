@@ -544,34 +544,6 @@ mod tests {
     }
 
     #[test]
-    fn error_codes_of_a_profile() {
-        let std = AbiProfile::standard();
-        let with = |e: TErr, v: Option<i64>| {
-            let mut p = std.clone();
-            p.t_err = mpit_reference::profile::ConstMap::from_fn(|k| {
-                if k == e {
-                    v
-                } else {
-                    *std.t_err.get(k)
-                }
-            });
-            p
-        };
-        assert_eq!(error_codes(&std, Some((4, 1))), Ok(()));
-        let p = with(TErr::NotSupported, None);
-        assert_eq!(error_codes(&p, Some((3, 1))), Ok(()));
-        assert!(error_codes(&p, Some((4, 0))).is_err());
-        let p = with(TErr::InvalidItem, None);
-        assert!(error_codes(&p, Some((3, 1))).unwrap_err().contains("INVALID_ITEM"));
-        let p = with(TErr::InvalidItem, std.code(TErr::InvalidIndex));
-        assert!(error_codes(&p, None).unwrap_err().contains("are both"));
-        let p = with(TErr::Memory, Some(std.err_lastcode + 1));
-        assert!(error_codes(&p, None).unwrap_err().contains("outside"));
-        let p = with(TErr::Invalid, Some(std.mpi_err["MPI_ERR_ARG"]));
-        assert!(error_codes(&p, None).unwrap_err().contains("error class"));
-    }
-
-    #[test]
     fn skip_and_take_slice_a_list() {
         use crate::cases::expr::{Expr, Term};
         let n = |i: i64| Some(Expr::Sum(vec![(1, Term::Int(i))]));
