@@ -810,7 +810,7 @@ impl<'a, 'c> Exec<'a, 'c> {
             judge::pred(&p.0, v, &|e| self.value(e)).map_err(|e| {
                 // Datatype handles are numbers (Open MPI: addresses): name them.
                 let names = match field.as_str() {
-                    "datatype" | "datatypes" => format!(" ({})", self.datatype_names(v)),
+                    "datatype" | "datatypes" => format!(" (got {})", self.datatype_names(v)),
                     _ => String::new(),
                 };
                 format!("{call} {field}: {e}{names}")
