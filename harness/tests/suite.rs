@@ -195,3 +195,120 @@ fn real_targets_complete_the_suite() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Issue 4's "done when": `mpit-conform coverage` maps at least 95% of the digest's MUST
+/// rules to cases.
+#[test]
+fn coverage_of_must_rules_is_at_least_95_percent() {
+    let o = run(&["coverage"], &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = stdout(&o);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("MUST"))
+        .expect("a MUST line");
+    let pct: f64 = line
+        .rsplit('(')
+        .next()
+        .and_then(|p| p.trim_end_matches("%)").parse().ok())
+        .unwrap_or_else(|| panic!("percentage in {line}"));
+    eprintln!("{line}");
+    assert!(pct >= 95.0, "{out}");
+}
+
+/// Bad input to a suite run: one line on stderr naming the problem (file:line:col for
+/// YAML), exit 2, no panic, and no report written.
+#[test]
+fn suite_bad_input_is_one_line_and_exit_2() {
+    let lib = reference_lib();
+    let dir = scratch("badinput");
+    let good = std::fs::read_to_string(repo().join("specs/cases/errors-general.yaml")).unwrap();
+    let spec = |name: &str, text: &str| {
+        let d = dir.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("cases.yaml"), text).unwrap();
+        d
+    };
+    let typo = spec(
+        "typo",
+        &good.replace("    level: must\n    steps:", "    levle: must\n    steps:"),
+    );
+    let rc = spec(
+        "rc",
+        &good.replace("rc: MPI_T_ERR_INVALID_NAME}", "rc: MPI_T_ERR_INVALID_NAM}"),
+    );
+    let ty = spec(
+        "type",
+        &good.replace("exported: {gt: 0}", "exported: {gt: [0]}"),
+    );
+    let waivers = dir.join("w.yaml");
+    std::fs::write(&waivers, "- case: \"strings.*\"\n  target: \"*\"\n").unwrap();
+    let baseline = dir.join("old.json");
+    std::fs::write(&baseline, "{\"format_version\": 99}").unwrap();
+    let out = dir.join("out");
+    let l = lib.to_str().unwrap();
+    let o = out.to_str().unwrap();
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["--lib", l, "--specs", typo.to_str().unwrap()],
+            format!("{}:", typo.join("cases.yaml").display()),
+        ),
+        (
+            vec!["--lib", l, "--specs", rc.to_str().unwrap()],
+            "unknown return code `MPI_T_ERR_INVALID_NAM`".into(),
+        ),
+        (
+            vec!["--lib", l, "--specs", ty.to_str().unwrap()],
+            format!("{}:", ty.join("cases.yaml").display()),
+        ),
+        (
+            vec!["--lib", l, "--waivers", waivers.to_str().unwrap()],
+            "reason".into(),
+        ),
+        (
+            vec!["--lib", l, "--baseline", baseline.to_str().unwrap()],
+            "format_version 99".into(),
+        ),
+        (vec![], "--lib PATH is required".into()),
+        (
+            vec!["--lib", l, "--area", "nowhere"],
+            "unknown area `nowhere`".into(),
+        ),
+    ];
+    for (mut args, want) in cases {
+        args.extend(["-q", "--out", o]);
+        let r = run(&args, &[]);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(&want), "{args:?}: want {want:?} in {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: one line: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            !out.join("report.json").exists(),
+            "{args:?}: no report on bad input"
+        );
+    }
+    let typo_err = String::from_utf8_lossy(
+        &run(
+            &[
+                "--lib",
+                l,
+                "--specs",
+                typo.to_str().unwrap(),
+                "-q",
+                "--out",
+                o,
+            ],
+            &[],
+        )
+        .stderr,
+    )
+    .to_string();
+    assert!(typo_err.contains("unknown field `levle`"), "{typo_err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
