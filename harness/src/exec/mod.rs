@@ -79,6 +79,8 @@ struct Exec<'a, 'c> {
     /// compares with its element at this position).
     iteration: Option<usize>,
     log: &'c mut RcLog,
+    /// The call in flight is an `erroneous` step's (its return code is logged apart).
+    erroneous_now: bool,
 }
 
 /// Runs `case` on `subject` (None for cases without `for_each`).
@@ -125,6 +127,7 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         current: None,
         iteration: None,
         log,
+        erroneous_now: false,
     };
     for size in sizes {
         x.reset(size);
@@ -370,7 +373,9 @@ impl<'a, 'c> Exec<'a, 'c> {
                 if let Some(h) = hook {
                     h(Some(&call_text(func, &args)));
                 }
+                self.erroneous_now = step.erroneous;
                 let called = self.call_outs(func, &args);
+                self.erroneous_now = false;
                 if let Some(h) = hook {
                     h(None);
                 }
@@ -663,10 +668,11 @@ impl<'a, 'c> Exec<'a, 'c> {
         };
         let code = t.rc(rc);
         if func.c_name().starts_with("MPI_T_") {
+            let key = crate::runner::return_codes::log_key(func.c_name(), self.erroneous_now);
             *self
                 .log
                 .0
-                .entry(func.c_name().to_string())
+                .entry(key)
                 .or_default()
                 .entry(code.to_string())
                 .or_default() += 1;

@@ -122,7 +122,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         || cfg.areas.iter().any(|a| a == "errors")
     {
         if let Ok(table) = return_codes::Table::bundled() {
-            for r in return_codes::judge(&table, &outcome.log) {
+            for r in return_codes::judge(&table, &outcome.log, cfg.strict) {
                 b.event(RunEvent::Result(r));
             }
         }

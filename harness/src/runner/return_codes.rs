@@ -47,48 +47,113 @@ impl Table {
     }
 }
 
-/// One result per function seen in the run.
-pub fn judge(table: &Table, log: &RcLog) -> Vec<CaseResult> {
-    log.0
-        .iter()
-        .map(|(f, codes)| {
+/// The log key of a call made by an `erroneous` step (R-GEN-3: its arguments are ones
+/// the standard leaves undefined): its codes are judged at robustness level.
+pub const ERRONEOUS: &str = " (erroneous)";
+
+/// The key under which `exec` logs a call's return code.
+pub fn log_key(function: &str, erroneous: bool) -> String {
+    if erroneous {
+        format!("{function}{ERRONEOUS}")
+    } else {
+        function.to_string()
+    }
+}
+
+/// One result per function seen in the run. A code the table does not allow is a
+/// `fail` (R-RC-1/R-RC-3, R-NA-1) when a valid call returned it; when only `erroneous`
+/// calls did, undefined behaviour allows it: `warn` (`fail` under --strict).
+pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
+    // function → [codes of other calls, codes of erroneous calls]
+    let mut by_fn: BTreeMap<&str, [BTreeMap<&str, u64>; 2]> = BTreeMap::new();
+    for (key, codes) in &log.0 {
+        let (f, slot) = match key.strip_suffix(ERRONEOUS) {
+            Some(f) => (f, 1),
+            None => (key.as_str(), 0),
+        };
+        let m = &mut by_fn.entry(f).or_default()[slot];
+        for (c, n) in codes {
+            *m.entry(c.as_str()).or_default() += n;
+        }
+    }
+    let lenient = if strict { Status::Fail } else { Status::Warn };
+    by_fn
+        .into_iter()
+        .map(|(f, [valid, erroneous])| {
             let allowed = table.allowed(f);
-            let bad: Vec<String> = codes
-                .iter()
-                .filter(|(c, _)| *c != "MPI_SUCCESS" && !allowed.contains(*c))
-                .map(|(c, n)| format!("{c} ×{n}"))
-                .collect();
-            let seen: Vec<String> = codes.iter().map(|(c, n)| format!("{c} ×{n}")).collect();
+            let bad = |m: &BTreeMap<&str, u64>| -> Vec<String> {
+                m.iter()
+                    .filter(|(c, _)| **c != "MPI_SUCCESS" && !allowed.contains(**c))
+                    .map(|(c, n)| format!("{c} ×{n}"))
+                    .collect()
+            };
+            let list = |m: &BTreeMap<&str, u64>| -> String {
+                m.iter()
+                    .map(|(c, n)| format!("{c} ×{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let seen = match (valid.is_empty(), erroneous.is_empty()) {
+                (_, true) => list(&valid),
+                (true, false) => format!("in erroneous calls {}", list(&erroneous)),
+                (false, false) => format!(
+                    "{}; in erroneous calls {}",
+                    list(&valid),
+                    list(&erroneous)
+                ),
+            };
+            let (bad_valid, bad_erroneous) = (bad(&valid), bad(&erroneous));
             // R-NA-1's harness rule (digest §7.3): NOT_ACCESSIBLE where it is allowed is
             // still a quality warning outside a callback, and the harness calls these
             // functions from no callback.
-            let not_accessible = codes.contains_key(NOT_ACCESSIBLE);
-            let (status, level) = match (bad.is_empty(), not_accessible) {
-                (false, _) => (Status::Fail, Level::Must),
-                (true, true) => (Status::Warn, Level::Should),
-                (true, false) => (Status::Pass, Level::Must),
+            let not_accessible =
+                valid.contains_key(NOT_ACCESSIBLE) || erroneous.contains_key(NOT_ACCESSIBLE);
+            let (status, level, message) = if !bad_valid.is_empty() {
+                (
+                    Status::Fail,
+                    Level::Must,
+                    format!(
+                        "returned codes the table does not allow for it: {} (seen: {seen})",
+                        bad_valid.join(", ")
+                    ),
+                )
+            } else if !bad_erroneous.is_empty() {
+                (
+                    lenient,
+                    Level::Robustness,
+                    format!(
+                        "returned codes the table does not allow for it, but only to calls \
+                         whose arguments the standard leaves undefined (R-GEN-3): {} \
+                         (seen: {seen})",
+                        bad_erroneous.join(", ")
+                    ),
+                )
+            } else if not_accessible {
+                (
+                    lenient,
+                    Level::Should,
+                    format!(
+                        "{NOT_ACCESSIBLE} outside any callback (allowed, but high-quality \
+                         implementations return it only when absolutely necessary; seen: \
+                         {seen})"
+                    ),
+                )
+            } else {
+                (
+                    Status::Pass,
+                    Level::Must,
+                    format!("every return code allowed: {seen}"),
+                )
             };
             CaseResult {
                 case: CASE.into(),
                 area: Area::Errors,
-                subject: f.clone(),
+                subject: f.to_string(),
                 status,
                 level,
                 clause: CLAUSE.into(),
                 oracle: Oracle::RunWide,
-                message: match status {
-                    Status::Pass => format!("every return code allowed: {}", seen.join(", ")),
-                    Status::Warn => format!(
-                        "{NOT_ACCESSIBLE} outside any callback (allowed, but high-quality \
-                         implementations return it only when absolutely necessary; seen: {})",
-                        seen.join(", ")
-                    ),
-                    _ => format!(
-                        "returned codes the table does not allow for it: {} (seen: {})",
-                        bad.join(", "),
-                        seen.join(", ")
-                    ),
-                },
+                message,
                 reading: None,
                 duration_ms: 0.0,
                 waived: None,
@@ -134,14 +199,31 @@ mod tests {
             .entry("MPI_T_cvar_read".into())
             .or_default()
             .insert("MPI_T_ERR_NOT_ACCESSIBLE".into(), 1);
-        let r = judge(&t, &log);
+        // An MPI error class from an erroneous call only: robustness (warn).
+        log.0
+            .entry(log_key("MPI_T_pvar_write", true))
+            .or_default()
+            .insert("MPI_ERR_INTERN".into(), 1);
+        log.0
+            .entry("MPI_T_pvar_write".into())
+            .or_default()
+            .insert("MPI_SUCCESS".into(), 2);
+        let strict = judge(&t, &log, true);
+        assert_eq!(
+            strict.iter().filter(|x| x.status == Status::Fail).count(),
+            3
+        );
+        let r = judge(&t, &log, false);
         assert_eq!(r.iter().filter(|x| x.status == Status::Fail).count(), 1);
+        let w = r.iter().find(|x| x.subject == "MPI_T_pvar_write").unwrap();
+        assert_eq!((w.status, w.level), (Status::Warn, Level::Robustness));
+        assert!(w.message.contains("in erroneous calls MPI_ERR_INTERN ×1"), "{}", w.message);
         let warned: Vec<&str> = r
             .iter()
             .filter(|x| x.status == Status::Warn)
             .map(|x| x.subject.as_str())
             .collect();
-        assert_eq!(warned, ["MPI_T_cvar_read"]);
-        assert_eq!(r.len(), 3);
+        assert_eq!(warned, ["MPI_T_cvar_read", "MPI_T_pvar_write"]);
+        assert_eq!(r.len(), 4);
     }
 }
