@@ -182,7 +182,11 @@ pub fn invoke(
                 // MPI_CHAR value must end within `count` (R-TYPE-2).
                 (
                     "strlen",
-                    int(b.bytes.iter().position(|c| *c == 0).unwrap_or(b.bytes.len()) as i64),
+                    int(b
+                        .bytes
+                        .iter()
+                        .position(|c| *c == 0)
+                        .unwrap_or(b.bytes.len()) as i64),
                 ),
                 ("bytes", Val::Bytes(b)),
             ],

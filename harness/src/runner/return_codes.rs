@@ -96,11 +96,9 @@ pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
             let seen = match (valid.is_empty(), erroneous.is_empty()) {
                 (_, true) => list(&valid),
                 (true, false) => format!("in erroneous calls {}", list(&erroneous)),
-                (false, false) => format!(
-                    "{}; in erroneous calls {}",
-                    list(&valid),
-                    list(&erroneous)
-                ),
+                (false, false) => {
+                    format!("{}; in erroneous calls {}", list(&valid), list(&erroneous))
+                }
             };
             let (bad_valid, bad_erroneous) = (bad(&valid), bad(&erroneous));
             // R-NA-1's harness rule (digest §7.3): NOT_ACCESSIBLE where it is allowed is
@@ -217,7 +215,11 @@ mod tests {
         assert_eq!(r.iter().filter(|x| x.status == Status::Fail).count(), 1);
         let w = r.iter().find(|x| x.subject == "MPI_T_pvar_write").unwrap();
         assert_eq!((w.status, w.level), (Status::Warn, Level::Robustness));
-        assert!(w.message.contains("in erroneous calls MPI_ERR_INTERN ×1"), "{}", w.message);
+        assert!(
+            w.message.contains("in erroneous calls MPI_ERR_INTERN ×1"),
+            "{}",
+            w.message
+        );
         let warned: Vec<&str> = r
             .iter()
             .filter(|x| x.status == Status::Warn)
