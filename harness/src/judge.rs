@@ -607,7 +607,9 @@ mod tests {
         assert_eq!(error_codes(&p, Some((3, 1))), Ok(()));
         assert!(error_codes(&p, Some((4, 0))).is_err());
         let p = with(TErr::InvalidItem, None);
-        assert!(error_codes(&p, Some((3, 1))).unwrap_err().contains("INVALID_ITEM"));
+        assert!(error_codes(&p, Some((3, 1)))
+            .unwrap_err()
+            .contains("INVALID_ITEM"));
         let p = with(TErr::InvalidItem, std.code(TErr::InvalidIndex));
         assert!(error_codes(&p, None).unwrap_err().contains("are both"));
         let p = with(TErr::Memory, Some(std.err_lastcode + 1));

@@ -678,7 +678,11 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
     if let Some(x) = &step.expect {
         validate_expect(x, func, &local, &check_var)?;
     }
-    let level = step.expect.as_ref().and_then(|x| x.level).unwrap_or(c.level);
+    let level = step
+        .expect
+        .as_ref()
+        .and_then(|x| x.level)
+        .unwrap_or(c.level);
     if step.erroneous && (level == Level::Must || step.call.is_none()) {
         return bad(
             "erroneous:",
@@ -836,9 +840,15 @@ cases:
         assert!(e.contains("bad buffer size"), "{e}");
         let e = err(&OK.replace("level: must", "level: must\n    first: 0"));
         assert!(e.contains("`first: 0` selects no subject"), "{e}");
-        let one = parse_file(&OK.replace("level: must", "level: must\n    first: 1"), "t.yaml");
+        let one = parse_file(
+            &OK.replace("level: must", "level: must\n    first: 1"),
+            "t.yaml",
+        );
         assert_eq!(one.unwrap()[0].first, Some(1));
-        let e = err(&OK.replace("      - call: cvar_get_info", "      - erroneous: true\n        call: cvar_get_info"));
+        let e = err(&OK.replace(
+            "      - call: cvar_get_info",
+            "      - erroneous: true\n        call: cvar_get_info",
+        ));
         assert!(e.contains("`erroneous` marks a call"), "{e}");
         let e = err(&OK.replace("id: strings.", "id: cvars."));
         assert!(e.contains("must start with `strings.`"), "{e}");
