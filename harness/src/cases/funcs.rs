@@ -76,6 +76,8 @@ funcs! {
     PvarStart = "pvar_start", "MPI_T_pvar_start", ["session": Handle, "handle": Handle], [];
     PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [];
     PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
+    // MPI_T_pvar_read made from inside a signal handler (R-PVAR-ASYNC).
+    PvarReadInSignal = "pvar_read_in_signal_handler", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
     PvarWrite = "pvar_write", "MPI_T_pvar_write", ["session": Handle, "handle": Handle, "data": Data], [];
     PvarReset = "pvar_reset", "MPI_T_pvar_reset", ["session": Handle, "handle": Handle], [];
     PvarReadreset = "pvar_readreset", "MPI_T_pvar_readreset", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
@@ -147,7 +149,10 @@ impl Func {
     /// A second spelling of an MPI_T function that passes other arguments (e.g.
     /// `source_get_info_object`: only the info OUT pointer); not a subject of its own.
     pub fn is_variant(self) -> bool {
-        matches!(self, Func::SourceGetInfoObject | Func::EventGetInfoObject)
+        matches!(
+            self,
+            Func::SourceGetInfoObject | Func::EventGetInfoObject | Func::PvarReadInSignal
+        )
     }
 
     pub fn param(self, name: &str) -> Option<Param> {

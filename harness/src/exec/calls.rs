@@ -386,12 +386,12 @@ pub fn invoke(
         Func::PvarReset => lib
             .pvar_reset(a.handle("session"), a.handle("handle"))
             .map(|(rc, ())| outs(rc, []))?,
-        Func::PvarRead | Func::PvarReadreset => {
+        Func::PvarRead | Func::PvarReadreset | Func::PvarReadInSignal => {
             let (s, h) = (a.handle("session"), a.handle("handle"));
-            let got = if f == Func::PvarRead {
-                lib.pvar_read(s, h, bytes_for(h))
-            } else {
-                lib.pvar_readreset(s, h, bytes_for(h))
+            let got = match f {
+                Func::PvarRead => lib.pvar_read(s, h, bytes_for(h)),
+                Func::PvarReadInSignal => lib.pvar_read_in_signal_handler(s, h, bytes_for(h)),
+                _ => lib.pvar_readreset(s, h, bytes_for(h)),
             };
             got.map(|(rc, b)| read_outs(rc, h, b))?
         }

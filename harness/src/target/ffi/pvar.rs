@@ -158,3 +158,124 @@ impl Lib {
         Some((rc, ()))
     }
 }
+
+/// `MPI_T_pvar_read` from inside a signal handler (MPI-4.1 §15.3.7, R-PVAR-ASYNC: start,
+/// stop, read, write and reset should be usable from any context, signal handlers
+/// included). The harness raises `SIGUSR2` on its own thread with a handler of its own
+/// installed; the handler makes the one call with arguments prepared beforehand and
+/// stores the return code. The signal is synchronous (raise on the calling thread, not
+/// interrupting the library), so the probe asks only whether the library serves a
+/// read in signal-handler context, not whether it is reentrant.
+mod in_signal {
+    use std::ffi::{c_int, c_void};
+    use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    /// The call the handler makes: function, session, handle, buffer; its return code.
+    static FUNC: AtomicUsize = AtomicUsize::new(0);
+    static SESSION: AtomicUsize = AtomicUsize::new(0);
+    static HANDLE: AtomicUsize = AtomicUsize::new(0);
+    static BUF: AtomicUsize = AtomicUsize::new(0);
+    static RC: AtomicI32 = AtomicI32::new(i32::MIN);
+    /// One probe at a time (the statics above are its arguments).
+    static ONE: Mutex<()> = Mutex::new(());
+
+    type ReadFn = unsafe extern "C" fn(usize, usize, *mut c_void) -> c_int;
+
+    extern "C" fn handler(_sig: c_int) {
+        let f = FUNC.load(Ordering::SeqCst);
+        if f == 0 {
+            return;
+        }
+        // SAFETY: FUNC holds the resolved MPI_T_pvar_read of the loaded library (set by
+        // `read` below, which keeps the library loaded for the whole probe).
+        let f = unsafe { std::mem::transmute::<usize, ReadFn>(f) };
+        let buf = BUF.load(Ordering::SeqCst) as *mut c_void;
+        // SAFETY: the arguments the caller prepared; `buf` is a live BufSlot of the size
+        // the handle needs.
+        let rc = unsafe {
+            f(
+                SESSION.load(Ordering::SeqCst),
+                HANDLE.load(Ordering::SeqCst),
+                buf,
+            )
+        };
+        RC.store(rc, Ordering::SeqCst);
+    }
+
+    /// Runs `f(session, handle, buf)` inside a SIGUSR2 handler; `None` when the handler
+    /// could not be installed or did not run.
+    pub(super) fn read(
+        f: ReadFn,
+        session: usize,
+        handle: usize,
+        buf: *mut c_void,
+    ) -> Option<c_int> {
+        let _one = ONE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        FUNC.store(f as usize, Ordering::SeqCst);
+        SESSION.store(session, Ordering::SeqCst);
+        HANDLE.store(handle, Ordering::SeqCst);
+        BUF.store(buf as usize, Ordering::SeqCst);
+        RC.store(i32::MIN, Ordering::SeqCst);
+        // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value; the
+        // handler has the plain `void (*)(int)` signature sa_sigaction holds without
+        // SA_SIGINFO; the previous action is restored before returning.
+        let ran = unsafe {
+            let mut new: libc::sigaction = std::mem::zeroed();
+            let h: extern "C" fn(c_int) = handler;
+            new.sa_sigaction = h as usize;
+            libc::sigemptyset(&mut new.sa_mask);
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGUSR2, &new, &mut old) != 0 {
+                false
+            } else {
+                let raised = libc::raise(libc::SIGUSR2) == 0;
+                libc::sigaction(libc::SIGUSR2, &old, std::ptr::null_mut());
+                raised
+            }
+        };
+        FUNC.store(0, Ordering::SeqCst);
+        let rc = RC.load(Ordering::SeqCst);
+        (ran && rc != i32::MIN).then_some(rc)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        extern "C" fn fake_read(s: usize, h: usize, buf: *mut c_void) -> c_int {
+            if !buf.is_null() {
+                // SAFETY: the test passes a pointer to a live u64.
+                unsafe { *buf.cast::<u64>() = 42 };
+            }
+            (s + h) as c_int
+        }
+
+        #[test]
+        fn the_call_runs_inside_the_handler() {
+            let mut word: u64 = 0;
+            let got = read(fake_read, 2, 3, std::ptr::addr_of_mut!(word).cast());
+            assert_eq!(got, Some(5));
+            assert_eq!(word, 42);
+        }
+    }
+}
+
+impl Lib {
+    /// `MPI_T_pvar_read(session, handle, buf)` made from inside a signal handler (see
+    /// [`in_signal`]), buffer as in [`Lib::pvar_read`]. A handler that did not run
+    /// reports `i32::MIN` as the return code (no MPI code has that value).
+    pub fn pvar_read_in_signal_handler(
+        &self,
+        s: RawHandle,
+        h: RawHandle,
+        bytes: usize,
+    ) -> Called<BufOut> {
+        let f = self.raw.pvar_read?;
+        let mut b = BufSlot::new(bytes);
+        let rc = in_signal::read(f, s, h, b.ptr()).unwrap_or(i32::MIN);
+        Some((rc, b.out()))
+    }
+}
