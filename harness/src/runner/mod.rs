@@ -182,7 +182,7 @@ fn tick(bar: &Option<indicatif::ProgressBar>, p: Progress, r: &CaseResult) {
                 ));
             }
         }
-        (None, Progress::Lines) if r.status != Status::Pass => {
+        (None, Progress::Lines) if r.status.is_bad() => {
             eprintln!(
                 "{:>7} {} [{}] {}",
                 r.status.as_str().to_uppercase(),
