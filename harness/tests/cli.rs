@@ -182,8 +182,10 @@ fn force_proceeds_with_a_contradicting_family() {
         &[],
     );
     let out = stdout(&o);
+    // A contradicting profile makes some cases impossible to run (`error`, exit 2),
+    // but the run proceeds to a report.
     assert!(
-        matches!(o.status.code(), Some(0 | 1)),
+        matches!(o.status.code(), Some(0..=2)),
         "{out}{}",
         String::from_utf8_lossy(&o.stderr)
     );

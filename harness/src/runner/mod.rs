@@ -11,7 +11,7 @@ pub mod worker;
 use crate::cases::{Case, Suite};
 use crate::exec::inventory::Inventory;
 use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
-use crate::verdict::{CaseResult, Status};
+use crate::verdict::CaseResult;
 use protocol::{Hello, TargetFacts};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
