@@ -753,12 +753,10 @@ fn validate_expect(
 
 /// Every expression inside a predicate.
 pub fn pred_exprs(p: &expr::Pred) -> Vec<&Expr> {
-    let mut v: Vec<&Expr> = [
+    let single = [
         &p.eq, &p.ne, &p.lt, &p.le, &p.gt, &p.ge, &p.length, &p.skip, &p.take,
-    ]
-        .into_iter()
-        .flatten()
-        .collect();
+    ];
+    let mut v: Vec<&Expr> = single.into_iter().flatten().collect();
     if let Some((a, b)) = &p.between {
         v.push(a);
         v.push(b);
