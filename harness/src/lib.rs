@@ -1,7 +1,7 @@
 //! mpit-conform as a library: the binary (`main.rs`), the integration tests and the
 //! fuzz targets all enter here.
 //!
-//! Layers (DESIGN.md "Shape"): `cli` → runner (`supervisor` · `worker`) → `checks`
+//! Layers (DESIGN.md "Shape"): `cli` → `runner` (pool · worker · protocol) → `exec` → `judge`
 //! → `target` (safe API · ffi); `verdict` and `report` beside them.
 
 pub mod abi_probe;
@@ -12,7 +12,5 @@ pub mod exec;
 pub mod judge;
 pub mod report;
 pub mod runner;
-pub mod supervisor;
 pub mod target;
 pub mod verdict;
-pub mod worker;

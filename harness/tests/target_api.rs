@@ -7,6 +7,9 @@
 //!
 //! The reference keeps one model per process, so the tests here take one lock each.
 
+mod common;
+
+use common::{real_targets, reference_lib};
 use mpit_conform::target::ffi::{
     take_deliveries, take_dropped, take_freed, BufOut, ObjArg, RawHandle, Recording, StrArg,
 };
@@ -15,31 +18,9 @@ use mpit_reference::catalog::{Appears, Catalog};
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::{Bind, CbSafety, Datatype, PvarClass, TErr, ThreadLevel};
 use mpit_reference::value::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The reference cdylib of this build profile, (re)built once (as in tests/cli.rs).
-fn reference_lib() -> PathBuf {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let exe = PathBuf::from(env!("CARGO_BIN_EXE_mpit-conform"));
-        let dir = exe.parent().expect("bin dir").to_path_buf();
-        let mut c = Command::new(env!("CARGO"));
-        c.args(["build", "--quiet", "-p", "mpit-reference"])
-            .current_dir(repo());
-        if dir.ends_with("release") {
-            c.arg("--release");
-        }
-        assert!(c.status().expect("cargo build").success());
-        dir.join("libmpit_reference.so")
-    })
-    .clone()
-}
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// One test at a time in the reference's process-wide model.
 fn serial() -> MutexGuard<'static, ()> {
@@ -825,34 +806,6 @@ fn bind_in_child(lib: &Path) -> BindReport {
         .find_map(|l| l.find("BIND-REPORT ").map(|i| &l[i + 12..]))
         .unwrap_or_else(|| panic!("{}: no report: {out}", lib.display()));
     serde_json::from_str(line).expect("report")
-}
-
-/// The real MPI libraries installed by scripts/install-targets.sh, as `name path abi`
-/// (as in tests/cli.rs: with MPIT_REQUIRE_TARGETS=1 a missing list fails).
-fn real_targets() -> Option<Vec<(String, String, String)>> {
-    let list = repo().join(".targets/targets.txt");
-    let required = std::env::var("MPIT_REQUIRE_TARGETS").as_deref() == Ok("1");
-    let Ok(text) = std::fs::read_to_string(&list) else {
-        assert!(
-            !required,
-            "MPIT_REQUIRE_TARGETS=1 but {} is missing",
-            list.display()
-        );
-        eprintln!(
-            "SKIPPED (loudly): no {}; run scripts/install-targets.sh",
-            list.display()
-        );
-        return None;
-    };
-    let t: Vec<_> = text
-        .lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.len() == 3).then(|| (f[0].to_string(), f[1].to_string(), f[2].to_string()))
-        })
-        .collect();
-    assert_eq!(t.len(), 7, "seven targets in {}", list.display());
-    Some(t)
 }
 
 /// The MPI-side checks of a child's report: MPI_Initialized / MPI_Finalized, and the

@@ -1,28 +1,23 @@
 //! `mpit-conform catalog`: read a library's catalog in a worker and print it.
 
 use super::{request, TargetArgs};
-use crate::supervisor::{self, Outcome};
+use crate::runner::pool;
 use crate::target::catalog::{count_line, CatalogDump};
-use crate::worker::Reply;
-use anyhow::{bail, Result};
-use std::time::Duration;
+use anyhow::{anyhow, Result};
 
+/// Reads the catalog in a worker process (the only kind of process that loads vendor
+/// code), after a singleton MPI_Init when `after_init`.
 pub fn read_catalog(t: &TargetArgs, after_init: bool) -> Result<CatalogDump> {
-    let req = request(t, after_init)?;
-    match supervisor::run(&req, Duration::from_secs(t.timeout)) {
-        Outcome::Replied(Reply::Catalog(d)) => Ok(*d),
-        Outcome::Replied(Reply::CannotRun(e)) => bail!("{e}"),
-        Outcome::Crash(sig) => bail!(
-            "{}: the library crashed ({sig}) while its catalog was read",
-            req.lib.display()
-        ),
-        Outcome::Timeout(d) => bail!(
-            "{}: no answer within {}s while its catalog was read",
-            req.lib.display(),
-            d.as_secs()
-        ),
-        Outcome::Broken(e) => bail!("{e}"),
-    }
+    let setup = request(t)?;
+    let lib = setup.hello.lib.display().to_string();
+    pool::catalog(&setup, after_init).map_err(|e| {
+        // A library's own load errors are already one line naming the file.
+        if e.starts_with("worker ") {
+            anyhow!("{lib}: {e} while its catalog was read")
+        } else {
+            anyhow!("{e}")
+        }
+    })
 }
 
 pub fn print_table(d: &CatalogDump) {

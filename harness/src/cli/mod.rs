@@ -6,7 +6,6 @@ mod catalog;
 mod run;
 
 use crate::abi_probe::{self, Compiler, Probe};
-use crate::worker::{self, Request};
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use mpit_reference::faults::Faults;
@@ -142,8 +141,6 @@ enum Cmd {
         #[arg(long, value_name = "FILE.yaml")]
         out: Option<PathBuf>,
     },
-    #[command(name = "__worker", hide = true)]
-    Worker { request: String },
     #[command(name = "__suite-worker", hide = true)]
     SuiteWorker { hello: String },
 }
@@ -158,11 +155,6 @@ enum Format {
 pub fn main() -> Result<u8> {
     let cli = Cli::parse();
     match cli.cmd {
-        Some(Cmd::Worker { request }) => {
-            let req: Request =
-                serde_json::from_str(&request).context("malformed worker request")?;
-            Ok(worker::serve(&req) as u8)
-        }
         Some(Cmd::SuiteWorker { hello }) => {
             let h = serde_json::from_str(&hello).context("malformed worker hello")?;
             Ok(crate::runner::worker::serve(&h) as u8)
@@ -206,7 +198,9 @@ pub fn main() -> Result<u8> {
     }
 }
 
-fn request(t: &TargetArgs, after_init: bool) -> Result<Request> {
+/// The worker setup for a one-question command (`catalog`), with the input checked
+/// before any worker loads vendor code.
+fn request(t: &TargetArgs) -> Result<crate::runner::pool::Setup> {
     let Some(lib) = &t.lib else {
         bail!("--lib PATH is required (the MPI library to judge)")
     };
@@ -217,15 +211,22 @@ fn request(t: &TargetArgs, after_init: bool) -> Result<Request> {
         .abi
         .parse::<crate::target::AbiChoice>()
         .map_err(anyhow::Error::msg)?;
-    // A profile file is checked here, before any worker loads vendor code.
     if let crate::target::AbiChoice::File(p) = &abi {
         mpit_reference::profile::AbiProfile::load(p)?;
     }
-    Ok(Request {
-        lib: lib.clone(),
-        abi: t.abi.clone(),
-        force: t.force,
-        after_init,
+    Ok(crate::runner::pool::Setup {
+        hello: crate::runner::protocol::Hello {
+            lib: lib.clone(),
+            abi: t.abi.clone(),
+            force: t.force,
+            strict: false,
+            specs: crate::cases::default_dir(),
+            mpi_init: false,
+            single_job: true,
+            base_init: true,
+        },
+        jobs: 1,
+        timeout: std::time::Duration::from_secs(t.timeout.max(1)),
     })
 }
 

@@ -8,6 +8,7 @@ use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::exec::inventory::Entry;
 use crate::exec::inventory::Inventory;
 use crate::exec::RcLog;
+use crate::target::catalog::CatalogDump;
 use crate::verdict::{Area, CaseResult, Level, Oracle, Status};
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Write};
@@ -460,8 +461,9 @@ fn lane(
     }
 }
 
-/// Reads one inventory with a dedicated worker.
-pub fn inventory(setup: &Setup, mpi_init: bool) -> Result<(TargetFacts, Inventory), String> {
+/// Asks a dedicated worker (base MPI_T init, MPI_Init first when `mpi_init`) one
+/// question and returns its answer; the worker is gone afterwards.
+fn ask(setup: &Setup, mpi_init: bool, q: ToWorker) -> Result<(TargetFacts, FromWorker), String> {
     let hello = Hello {
         mpi_init,
         single_job: true,
@@ -469,24 +471,33 @@ pub fn inventory(setup: &Setup, mpi_init: bool) -> Result<(TargetFacts, Inventor
         ..setup.hello.clone()
     };
     let (mut w, facts) = Worker::spawn(&hello, setup.timeout)?;
-    let got = w
-        .send(&ToWorker::Inventory)
-        .and_then(|_| w.next(setup.timeout));
-    match got {
-        Ok(FromWorker::Inventory(inv)) => {
+    match w.send(&q).and_then(|_| w.next(setup.timeout)) {
+        Ok(answer) => {
             w.quit();
-            Ok((facts, *inv))
-        }
-        Ok(other) => {
-            w.kill();
-            Err(format!(
-                "unexpected answer to an inventory request: {other:?}"
-            ))
+            Ok((facts, answer))
         }
         Err(b) => {
             let e = w.explain(b);
             w.kill();
             Err(e)
         }
+    }
+}
+
+/// Reads one inventory with a dedicated worker.
+pub fn inventory(setup: &Setup, mpi_init: bool) -> Result<(TargetFacts, Inventory), String> {
+    match ask(setup, mpi_init, ToWorker::Inventory)? {
+        (facts, FromWorker::Inventory(inv)) => Ok((facts, *inv)),
+        (_, other) => Err(format!(
+            "unexpected answer to an inventory request: {other:?}"
+        )),
+    }
+}
+
+/// Reads the decoded catalog with a dedicated worker (`mpit-conform catalog`).
+pub fn catalog(setup: &Setup, mpi_init: bool) -> Result<CatalogDump, String> {
+    match ask(setup, mpi_init, ToWorker::Catalog)? {
+        (_, FromWorker::Catalog(d)) => Ok(*d),
+        (_, other) => Err(format!("unexpected answer to a catalog request: {other:?}")),
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::exec::inventory::{Entry, Inventory};
 use crate::exec::RcLog;
+use crate::target::catalog::CatalogDump;
 use crate::verdict::CaseResult;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -36,6 +37,8 @@ pub struct Hello {
 pub enum ToWorker {
     /// Read and send the inventory.
     Inventory,
+    /// Read and send the decoded catalog (`mpit-conform catalog`).
+    Catalog,
     /// Run a case on these subjects (none: the case has no `for_each`).
     Job {
         job: u64,
@@ -69,6 +72,7 @@ pub enum FromWorker {
     /// The target cannot be loaded or started (the run exits 2).
     CannotRun(String),
     Inventory(Box<Inventory>),
+    Catalog(Box<CatalogDump>),
     /// Subject `n` of the job is about to run (so a crash can be pinned on it).
     Started {
         job: u64,

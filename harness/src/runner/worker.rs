@@ -92,6 +92,10 @@ pub fn serve(hello: &Hello) -> i32 {
         };
         match msg {
             ToWorker::Quit => break,
+            ToWorker::Catalog => {
+                let d = crate::target::catalog::read(&t, hello.mpi_init);
+                send(&FromWorker::Catalog(Box::new(d)));
+            }
             ToWorker::Inventory => {
                 let i = own.get_or_insert_with(|| inventory::read(&t)).clone();
                 send(&FromWorker::Inventory(Box::new(i)));
