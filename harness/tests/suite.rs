@@ -191,6 +191,37 @@ fn real_targets_complete_the_suite() {
             "{name} errors:\n{}",
             show(&r, "error")
         );
+        // Known real deviations stay found (a harness change that loses one is a bug):
+        // Open MPI's boolean cvars are MPI_C_BOOL (R-TYPE-1); every other family returns
+        // n for a truncated name (the other reading of R-STR-2, a warn naming it).
+        let of = |case: &str, status: &str| -> Vec<&Value> {
+            results(&r)
+                .iter()
+                .filter(|x| x["case"] == case && x["status"] == status)
+                .collect()
+        };
+        if abi == "openmpi" {
+            let bools = of("enums_datatypes.cvar.datatype", "fail");
+            assert!(
+                bools.len() >= 80
+                    && bools.iter().all(|x| x["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("= &ompi_mpi_c_bool"))),
+                "{name}: R-TYPE-1 on MPI_C_BOOL cvars: {} fails",
+                bools.len()
+            );
+        } else {
+            let warns = of("strings.cvar.name.sizes", "warn");
+            assert!(
+                warns.len() > 300 && warns.iter().all(|x| x["reading"].is_string()),
+                "{name}: R-STR-2 reading on every cvar name: {}",
+                warns.len()
+            );
+            assert!(
+                of("enums_datatypes.cvar.datatype", "fail").is_empty(),
+                "{name}"
+            );
+        }
         assert!(
             s.get("pass").copied().unwrap_or(0) > 0,
             "{name}: nothing passed, so nothing ran"
