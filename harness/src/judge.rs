@@ -48,8 +48,9 @@ pub fn string(
     let l = wb.len() as i64 + 1;
     if out.overrun {
         return Err(format!(
-            "wrote past the {}-byte buffer (R-STR-1)",
-            arg.cap.unwrap_or(0)
+            "wrote outside the {}-byte buffer, at byte offsets {:?} (R-STR-1)",
+            arg.cap.unwrap_or(0),
+            out.stray
         ));
     }
     if check == StrCheck::NonEmpty {
@@ -540,6 +541,7 @@ mod tests {
             buf: Some(buf.to_vec()),
             len,
             overrun: false,
+            stray: vec![],
         }
     }
 
@@ -761,6 +763,7 @@ mod tests {
             buf: Some(vec![FILL; 4]),
             len: None,
             overrun: false,
+            stray: vec![],
         };
         assert_eq!(
             string(
@@ -778,6 +781,7 @@ mod tests {
             buf: None,
             len: Some(3),
             overrun: false,
+            stray: vec![],
         };
         assert_eq!(
             string(

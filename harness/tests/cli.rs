@@ -461,3 +461,112 @@ fn wrong_architecture_is_one_line_and_exit_2() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The worker processes a supervisor has started (children of `pid`).
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...: comm may hold spaces, so split after the last ')'.
+        let Some(rest) = stat.rsplit_once(')').map(|x| x.1) else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(pid) {
+            out.extend(e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()));
+        }
+    }
+    out
+}
+
+/// Alive: present and not a zombie (a reaped or zombie worker has stopped running).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|x| x.1.trim_start().starts_with('Z'))
+        })
+        .is_some_and(|zombie| !zombie)
+}
+
+/// Ctrl-C during a run (issue 4 §3): SIGINT to the supervisor while its worker hangs in
+/// a vendor call stops the run at once; the workers are killed, the partial report is
+/// written and marked interrupted, and the exit code is 2 (incomplete verdict).
+#[test]
+fn sigint_stops_the_run_and_writes_an_interrupted_report() {
+    let lib = reference_lib();
+    let dir = scratch("sigint");
+    let mut child = bin()
+        .args([
+            "--lib",
+            lib.to_str().unwrap(),
+            "-q",
+            "--timeout",
+            "120",
+            "--out",
+        ])
+        .arg(&dir)
+        .args(["--case", "pvars.session.create_free", "--case", "strings.*"])
+        .env("MPIT_REFERENCE_FAULTS", "hang-in-call")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until a worker runs, then give it time to be inside the hanging call.
+    let t0 = std::time::Instant::now();
+    let mut workers = Vec::new();
+    while workers.is_empty() && t0.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        workers = children(pid);
+    }
+    assert!(!workers.is_empty(), "no worker started");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    workers = children(pid);
+    let sent = std::time::Instant::now();
+    // SAFETY: sends a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(pid as i32, libc::SIGINT) }, 0);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("the run did not stop within 30 s of SIGINT");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(2), "stderr: {err}");
+    assert!(
+        sent.elapsed() < std::time::Duration::from_secs(10),
+        "SIGINT took {:?} to stop the run (the hang's timeout is 120 s)",
+        sent.elapsed()
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for w in workers {
+        assert!(!alive(w), "worker {w} outlived the interrupted run");
+    }
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(r["interrupted"], true, "{err}");
+    // Nothing is claimed for the hanging case: no pass was made up for it.
+    let results = r["results"].as_array().unwrap();
+    assert!(
+        !results
+            .iter()
+            .any(|x| x["case"] == "pvars.session.create_free" && x["status"] == "pass"),
+        "a pass for the case that was hanging"
+    );
+    // No report is left half-written next to the finished one.
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

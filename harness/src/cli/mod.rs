@@ -227,6 +227,7 @@ fn request(t: &TargetArgs) -> Result<crate::runner::pool::Setup> {
         },
         jobs: 1,
         timeout: std::time::Duration::from_secs(t.timeout.max(1)),
+        stop: Default::default(),
     })
 }
 

@@ -72,8 +72,7 @@ pub fn decode(inv: &Inventory, m: &HandleMeta, b: &BufOut) -> Val {
         Value::Doubles(v) => Val::List(v.into_iter().map(Val::Float).collect()),
         Value::Chars(s) => Val::Str(StrOut {
             buf: Some(s.into_bytes()),
-            len: None,
-            overrun: false,
+            ..StrOut::default()
         }),
     }
 }
@@ -523,8 +522,7 @@ pub fn invoke(
                 .map(|f| {
                     Val::Str(StrOut {
                         buf: Some(format!("P{}", f.c_name()).into_bytes()),
-                        len: None,
-                        overrun: false,
+                        ..StrOut::default()
                     })
                 })
                 .collect();

@@ -55,10 +55,14 @@ impl Val {
                 }
                 if s.overrun {
                     m.insert("overrun".into(), json!(true));
+                    m.insert("stray_offsets".into(), json!(s.stray));
                 }
                 Json::Object(m)
             }
-            Val::Bytes(b) => json!({"bytes": hex(&b.bytes, 64), "overrun": b.overrun}),
+            Val::Bytes(b) if b.overrun => {
+                json!({"bytes": hex(&b.bytes, 64), "overrun": true, "stray_offsets": b.stray})
+            }
+            Val::Bytes(b) => json!({"bytes": hex(&b.bytes, 64), "overrun": false}),
             Val::List(l) => Json::Array(l.iter().map(Val::to_json).collect()),
             Val::Outs(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
             Val::Snapshot(inv) => json!({"entries": inv.entries.len(), "globals": inv.globals}),

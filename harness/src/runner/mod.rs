@@ -70,6 +70,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         },
         jobs: cfg.jobs,
         timeout: cfg.timeout,
+        stop: stop.clone(),
     };
     let (facts, before) = pool::inventory(&setup, false).map_err(RunError::Target)?;
     let after: Result<Inventory, String> = if selected
@@ -106,8 +107,8 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     }
     let (tx, rx) = mpsc::channel::<CaseResult>();
     let runner = {
-        let (setup, stop) = (setup.clone(), stop.clone());
-        std::thread::spawn(move || pool::run(&setup, jobs, tx, stop))
+        let setup = setup.clone();
+        std::thread::spawn(move || pool::run(&setup, jobs, tx))
     };
     for r in rx {
         tick(&bar, cfg.progress, &r);

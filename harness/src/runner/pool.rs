@@ -75,6 +75,8 @@ pub struct Worker {
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// The worker's private environment; dropped (directory removed) after the kill.
     _env: crate::target::WorkerEnv,
+    /// The run's Ctrl-C flag: a wait for this worker ends early when it is set.
+    stop: Arc<AtomicBool>,
 }
 
 /// Why talking to a worker stopped.
@@ -83,14 +85,20 @@ pub enum Broke {
     /// Killed by a signal (its name).
     Crash(String),
     Timeout,
+    /// The run was interrupted (Ctrl-C) while waiting for the worker.
+    Interrupted,
     /// Exited or said something unexpected.
     Other(String),
 }
 
 impl Worker {
     /// Starts `mpit-conform __suite-worker` in its own process group and waits for
-    /// `Ready`.
-    pub fn spawn(hello: &Hello, timeout: Duration) -> Result<(Worker, TargetFacts), String> {
+    /// `Ready`. Waits end early when `stop` is set.
+    pub fn spawn(
+        hello: &Hello,
+        timeout: Duration,
+        stop: Arc<AtomicBool>,
+    ) -> Result<(Worker, TargetFacts), String> {
         let env = crate::target::worker_env(&hello.lib);
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
@@ -141,6 +149,7 @@ impl Worker {
             rx,
             stderr: tail,
             _env: env,
+            stop,
         };
         match w.next(timeout) {
             Ok(FromWorker::Ready(f)) => Ok((w, *f)),
@@ -163,16 +172,28 @@ impl Worker {
             .map_err(|_| self.ended())
     }
 
-    /// The next protocol message within `timeout`.
+    /// The next protocol message within `timeout`. The wait is cut into short slices so
+    /// that Ctrl-C does not wait out a hanging vendor call: when the stop flag is set
+    /// the worker's process group is killed and the wait ends.
     pub fn next(&mut self, timeout: Duration) -> Result<FromWorker, Broke> {
-        match self.rx.recv_timeout(timeout) {
-            Ok(Ok(m)) => Ok(m),
-            Ok(Err(e)) => Err(Broke::Other(e)),
-            Err(RecvTimeoutError::Timeout) => {
-                self.kill();
-                Err(Broke::Timeout)
+        const SLICE: Duration = Duration::from_millis(50);
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left.min(SLICE)) {
+                Ok(Ok(m)) => return Ok(m),
+                Ok(Err(e)) => return Err(Broke::Other(e)),
+                Err(RecvTimeoutError::Timeout) if self.stop.load(Ordering::SeqCst) => {
+                    self.kill();
+                    return Err(Broke::Interrupted);
+                }
+                Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
+                    self.kill();
+                    return Err(Broke::Timeout);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(self.ended()),
             }
-            Err(RecvTimeoutError::Disconnected) => Err(self.ended()),
         }
     }
 
@@ -217,6 +238,7 @@ impl Worker {
         let what = match b {
             Broke::Crash(s) => format!("worker killed by {s}"),
             Broke::Timeout => "worker timed out".into(),
+            Broke::Interrupted => "interrupted".into(),
             Broke::Other(s) => s,
         };
         match tail.last() {
@@ -267,6 +289,8 @@ pub struct Setup {
     pub hello: Hello,
     pub jobs: usize,
     pub timeout: Duration,
+    /// Set by Ctrl-C: lanes stop taking jobs and waits for workers end.
+    pub stop: Arc<AtomicBool>,
 }
 
 /// What a pool run leaves besides its results.
@@ -277,13 +301,10 @@ pub struct Outcome {
     pub workers_started: u64,
 }
 
-/// Runs every job; results go to `tx` as they arrive. Stops early when `stop` is set.
-pub fn run(
-    setup: &Setup,
-    jobs: Vec<Job>,
-    tx: Sender<CaseResult>,
-    stop: Arc<AtomicBool>,
-) -> Outcome {
+/// Runs every job; results go to `tx` as they arrive. Stops early when `setup.stop` is
+/// set.
+pub fn run(setup: &Setup, jobs: Vec<Job>, tx: Sender<CaseResult>) -> Outcome {
+    let stop = setup.stop.clone();
     // Fresh-process jobs first: their MPI_Init is the slow part, let it overlap.
     let (mut fresh, rest): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.fresh);
     fresh.extend(rest);
@@ -349,7 +370,7 @@ fn lane(
                     ..setup.hello.clone()
                 };
                 started.fetch_add(1, Ordering::SeqCst);
-                match Worker::spawn(&hello, setup.timeout) {
+                match Worker::spawn(&hello, setup.timeout, setup.stop.clone()) {
                     Ok((w, _)) => w,
                     Err(e) => {
                         for n in 0..job.subjects.len() {
@@ -378,7 +399,7 @@ fn lane(
             w.send(&msg)?;
             loop {
                 if stop.load(Ordering::SeqCst) {
-                    return Err(Broke::Other("interrupted".into()));
+                    return Err(Broke::Interrupted);
                 }
                 match w.next(setup.timeout)? {
                     FromWorker::Started { n, .. } => in_flight = n,
@@ -409,7 +430,7 @@ fn lane(
                 let status = match &b {
                     Broke::Crash(_) => Status::Crash,
                     Broke::Timeout => Status::Timeout,
-                    Broke::Other(_) => Status::Error,
+                    Broke::Interrupted | Broke::Other(_) => Status::Error,
                 };
                 let what = match &b {
                     Broke::Timeout => format!("no answer within {:?}", setup.timeout),
@@ -470,7 +491,7 @@ fn ask(setup: &Setup, mpi_init: bool, q: ToWorker) -> Result<(TargetFacts, FromW
         base_init: true,
         ..setup.hello.clone()
     };
-    let (mut w, facts) = Worker::spawn(&hello, setup.timeout)?;
+    let (mut w, facts) = Worker::spawn(&hello, setup.timeout, setup.stop.clone())?;
     match w.send(&q).and_then(|_| w.next(setup.timeout)) {
         Ok(answer) => {
             w.quit();

@@ -1,11 +1,8 @@
 //! Typed data buffers (cvar/pvar values, event data) and the `obj_handle` argument of
 //! the `*_handle_alloc` calls, as the harness passes them.
 
-use super::{FILL, GUARD};
+use super::guarded::Guarded;
 use std::ffi::c_void;
-
-/// Unexamined bytes after the guard of a data buffer (see [`BufSlot`]).
-const SLACK: usize = 48;
 
 /// How obj_handle is passed to *_handle_alloc: NULL, or the address of a local variable
 /// holding `value` in `width` bytes (4 for MPICH int handles, 8 for pointer handles).
@@ -66,64 +63,42 @@ impl ObjSlot {
 }
 
 /// A typed buffer after a call: `bytes` as the library left them, `overrun` when the
-/// call wrote into the guard bytes past them.
+/// call wrote outside them, `stray` where (offsets from the start, negative = before).
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct BufOut {
     pub bytes: Vec<u8>,
     pub overrun: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stray: Vec<i32>,
 }
 
-/// Storage for one data buffer during a call: `bytes` bytes, then [`GUARD`] guard bytes,
-/// all filled with [`FILL`] beforehand (so bytes the call did not write are visible too),
-/// 8-byte aligned so the library may store any datatype of the MPI-4.1 table (R-TYPE-1)
-/// at any element offset. A further [`SLACK`] bytes are allocated but not examined: a
-/// write runs through the guard first, so the guard sees any overrun, and the slack keeps
-/// a longer one (a whole element too many) inside memory the harness owns.
-pub(super) struct BufSlot {
-    words: Vec<u64>,
-    bytes: usize,
-}
+/// Storage for one data buffer during a call: a [`Guarded`] buffer, 8-byte aligned so
+/// the library may store any datatype of the MPI-4.1 table (R-TYPE-1) at any element
+/// offset. The caller sizes it as the call requires (count × datatype size, R-CVAR-8,
+/// R-PREAD-1); a call writing more faults on the protected page or is reported by the
+/// guard, never corrupting the worker.
+pub(super) struct BufSlot(Guarded);
 
 impl BufSlot {
-    /// A buffer of `bytes` bytes for the library to fill. The caller sizes it as the
-    /// call requires (count × datatype size, R-CVAR-8, R-PREAD-1); there is no cap: a
-    /// smaller buffer than the call writes would be the harness's memory error.
     pub(super) fn new(bytes: usize) -> Self {
-        let n = (bytes + GUARD + SLACK).div_ceil(8);
-        BufSlot {
-            words: vec![u64::from_ne_bytes([FILL; 8]); n],
-            bytes,
-        }
+        BufSlot(Guarded::new(bytes, 8))
     }
 
     /// A buffer holding `data` (for the `*_write` calls), guarded the same way.
     pub(super) fn with_data(data: &[u8]) -> Self {
-        let mut s = BufSlot::new(data.len());
-        for (k, b) in data.iter().enumerate() {
-            let w = &mut s.words[k / 8];
-            let mut wb = w.to_ne_bytes();
-            wb[k % 8] = *b;
-            *w = u64::from_ne_bytes(wb);
-        }
-        s
+        BufSlot(Guarded::with_data(data, 8))
     }
 
     pub(super) fn ptr(&mut self) -> *mut c_void {
-        self.words.as_mut_ptr().cast()
-    }
-
-    fn all_bytes(&self) -> Vec<u8> {
-        self.words.iter().flat_map(|w| w.to_ne_bytes()).collect()
+        self.0.ptr().cast()
     }
 
     pub(super) fn out(self) -> BufOut {
-        let all = self.all_bytes();
-        let overrun = all[self.bytes..self.bytes + GUARD]
-            .iter()
-            .any(|b| *b != FILL);
+        let stray = self.0.stray();
         BufOut {
-            bytes: all[..self.bytes].to_vec(),
-            overrun,
+            bytes: self.0.bytes(),
+            overrun: !stray.is_empty(),
+            stray,
         }
     }
 }
@@ -157,10 +132,12 @@ mod tests {
         assert_eq!(o.bytes, vec![1, 2, 3]);
         assert!(!o.overrun);
         let mut s = BufSlot::new(3);
-        s.words[0] = 0;
+        // SAFETY (test): 8 bytes from the start lie in the buffer (3) and guard (16).
+        unsafe { s.ptr().cast::<u64>().write(0) };
         let o = s.out();
         assert_eq!(o.bytes, vec![0, 0, 0]);
-        assert!(o.overrun, "byte 3 lies in the guard");
+        assert!(o.overrun, "bytes 3..8 lie in the guard");
+        assert_eq!(o.stray, vec![3, 4, 5, 6, 7]);
         assert_eq!(BufSlot::new(0).out(), BufOut::default());
     }
 }

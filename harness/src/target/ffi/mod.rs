@@ -24,6 +24,7 @@ mod buffers;
 mod category;
 mod cvar;
 mod event;
+mod guarded;
 mod mpi;
 mod pvar;
 mod raw;
@@ -56,8 +57,8 @@ pub type RawObj = u64;
 /// A call's return code, or `None` when the symbol is not exported ("unsupported").
 pub type Called<T> = Option<(c_int, T)>;
 
-/// Guard bytes after every string and data buffer: a write past the asked size lands
-/// here and is reported.
+/// Checked guard bytes after every string and data buffer (then a PROT_NONE page, see
+/// `guarded.rs`): a write up to this far past the asked size is reported byte-exactly.
 pub const GUARD: usize = 16;
 /// The fill byte of buffers and guards: not NUL, so a missing terminator is visible.
 pub const FILL: u8 = 0xA5;

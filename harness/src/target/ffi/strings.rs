@@ -1,8 +1,8 @@
 //! The string convention's (buf, len) pairs (MPI-4.1 §15.3.3, R-STR-1..6) as the harness
-//! passes them: a buffer of the asked size followed by guard bytes, so a write past
-//! `*len` bytes is seen byte-exactly.
+//! passes them: a buffer of the asked size between a canary and guard bytes that end at
+//! a PROT_NONE page ([`Guarded`]), so a write outside it is seen byte-exactly.
 
-use super::{FILL, GUARD};
+use super::guarded::Guarded;
 use std::ffi::{c_char, c_int};
 
 /// One (buf, len) argument pair of the string convention, as the harness passes it.
@@ -36,8 +36,12 @@ pub struct StrOut {
     pub buf: Option<Vec<u8>>,
     /// `*len` after the call, if a length pointer was passed.
     pub len: Option<i32>,
-    /// Whether the call wrote into the guard bytes just past the buffer.
+    /// Whether the call wrote outside the buffer (into the canary before it or the
+    /// guard after it).
     pub overrun: bool,
+    /// Where: offsets relative to the buffer's start (negative = before it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stray: Vec<i32>,
 }
 
 impl StrOut {
@@ -50,25 +54,26 @@ impl StrOut {
     }
 }
 
-/// Storage for one string pair during a call: `cap` bytes and a guard.
+/// Storage for one string pair during a call: a guarded buffer of `cap` bytes (none
+/// for a NULL buffer) and the `*len` cell.
 pub(super) struct StrSlot {
     arg: StrArg,
-    buf: Vec<u8>,
+    buf: Option<Guarded>,
     len: c_int,
 }
 
 impl StrSlot {
     pub(super) fn new(arg: StrArg) -> Self {
-        // A fill byte that is not NUL, so a missing terminator is visible.
         StrSlot {
             arg,
-            buf: vec![FILL; arg.cap.unwrap_or(0) + GUARD],
+            // Strings need no alignment: the guard then ends exactly at the fence.
+            buf: arg.cap.map(|n| Guarded::new(n, 1)),
             len: arg.len.unwrap_or(0),
         }
     }
     pub(super) fn buf_ptr(&mut self) -> *mut c_char {
-        match self.arg.cap {
-            Some(_) => self.buf.as_mut_ptr().cast(),
+        match &mut self.buf {
+            Some(g) => g.ptr().cast(),
             None => std::ptr::null_mut(),
         }
     }
@@ -78,14 +83,13 @@ impl StrSlot {
             None => std::ptr::null_mut(),
         }
     }
-    pub(super) fn out(mut self) -> StrOut {
-        let cap = self.arg.cap.unwrap_or(0);
-        let overrun = self.buf[cap..].iter().any(|b| *b != FILL);
-        self.buf.truncate(cap);
+    pub(super) fn out(self) -> StrOut {
+        let stray = self.buf.as_ref().map(Guarded::stray).unwrap_or_default();
         StrOut {
-            buf: self.arg.cap.map(|_| self.buf),
+            buf: self.buf.as_ref().map(Guarded::bytes),
             len: self.arg.len.map(|_| self.len),
-            overrun,
+            overrun: !stray.is_empty(),
+            stray,
         }
     }
 }
