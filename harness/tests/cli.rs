@@ -570,3 +570,31 @@ fn sigint_stops_the_run_and_writes_an_interrupted_report() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// The documented waiver file (docs/ci/) is one the tool accepts: a run with it exits 0
+/// against the reference, and says its waivers waive nothing there (they are about
+/// other libraries).
+#[test]
+fn documented_waiver_example_loads() {
+    let lib = reference_lib();
+    let dir = scratch("waiver-doc");
+    let waivers = repo().join("docs/ci/waivers.example.yaml");
+    let o = run(
+        &[
+            "--lib",
+            lib.to_str().unwrap(),
+            "-q",
+            "--case",
+            "strings.cvar.desc.empty",
+            "--waivers",
+            waivers.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("matches no result"), "{err}");
+    assert_eq!(err.lines().count(), 3, "one note per waiver: {err}");
+}

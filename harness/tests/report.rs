@@ -249,6 +249,10 @@ fn write_all_writes_every_file() {
     let w = report::write_all(&report(), &out, Some(&junit_path)).expect("write_all");
     for p in [&w.json, &w.markdown, &w.html] {
         assert!(p.starts_with(&out) && p.is_file(), "{}", p.display());
+        // Readable by others, like any file created under the usual umask (the
+        // temporary file it was renamed from was 0600).
+        let mode = std::os::unix::fs::PermissionsExt::mode(&p.metadata().unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o644, "{}", p.display());
     }
     assert_eq!(w.junit.as_deref(), Some(junit_path.as_path()));
     assert!(junit_path.is_file());

@@ -165,6 +165,16 @@ fn mutation_score_is_100_percent() {
     for l in &table {
         eprintln!("  {l}");
     }
+    // For the CI log (.ci/run prints it; test output is captured).
+    let _ = std::fs::write(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutation-score.txt"),
+        format!(
+            "mutation score: {caught}/{} faults caught ({:.1}%)\n{}\n",
+            faults.len(),
+            100.0 * caught as f64 / faults.len() as f64,
+            table.join("\n")
+        ),
+    );
     assert!(
         missed.is_empty(),
         "faults not caught in their area: {missed:?}"
@@ -172,16 +182,88 @@ fn mutation_score_is_100_percent() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-/// Every real library runs the whole suite to a report: no `error` result, exit 0 or 1.
+/// The baselines this run is compared with (issue 6 §3): reports/published/, made by
+/// scripts/publish-reports.sh.
+fn baseline(name: &str) -> std::path::PathBuf {
+    repo().join(format!("reports/published/{name}/report.json.gz"))
+}
+
+/// reports/published/unstable.yaml: (target, case) → the statuses seen across runs.
+fn unstable() -> Vec<(String, String, Vec<String>)> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Entry {
+        target: String,
+        case: String,
+        statuses: Vec<String>,
+        #[allow(dead_code)]
+        reason: String,
+    }
+    let text = std::fs::read_to_string(repo().join("reports/published/unstable.yaml"))
+        .expect("reports/published/unstable.yaml");
+    let list: Vec<Entry> = yaml_serde::from_str(&text).expect("unstable.yaml parses");
+    list.into_iter()
+        .map(|e| (e.target, e.case, e.statuses))
+        .collect()
+}
+
+/// Every real library runs the whole suite to a report: no `error` result, exit 0 or 1;
+/// and every result has the status of the committed baseline (the regression gate of
+/// issue 6 §3: a harness change that flips a verdict must update the baseline, i.e. run
+/// scripts/publish-reports.sh, in the same commit, and say why).
 #[test]
 fn real_targets_complete_the_suite() {
     let Some(targets) = real_targets() else {
         return;
     };
     let out = scratch("real");
+    let mut drift = Vec::new();
+    let unstable = unstable();
     for (name, path, abi) in &targets {
-        let (code, r) = suite(std::path::Path::new(path), &[], &[], &out.join(name));
+        let base = baseline(name);
+        let (code, r) = suite(
+            std::path::Path::new(path),
+            &["--baseline", base.to_str().unwrap()],
+            &[],
+            &out.join(name),
+        );
+        // 2 would be an incomplete run; 1 is a result worse than the baseline (which the
+        // comparison below names, unless it is a known unstable one).
         assert!(matches!(code, Some(0 | 1)), "{name}: exit {code:?}");
+        let old = mpit_conform::report::json::read(&base).expect("baseline readable");
+        let new = mpit_conform::report::json::read(&out.join(name).join("report.json"))
+            .expect("report readable");
+        let mut d = mpit_conform::report::diff::diff(&old, &new);
+        let tolerated = |c: &mpit_conform::report::diff::Change| {
+            let ok = |s: Option<mpit_conform::verdict::Status>| {
+                s.is_some_and(|s| {
+                    unstable.iter().any(|(t, case, st)| {
+                        t == name && *case == c.case && st.iter().any(|x| x == s.as_str())
+                    })
+                })
+            };
+            ok(c.old) && ok(c.new)
+        };
+        for bucket in [
+            &mut d.new_fails,
+            &mut d.new_crashes,
+            &mut d.new_errors,
+            &mut d.fixed,
+            &mut d.changed,
+        ] {
+            bucket.retain(|c| !tolerated(c));
+        }
+        let changed = d.new_fails.len()
+            + d.new_crashes.len()
+            + d.new_errors.len()
+            + d.fixed.len()
+            + d.changed.len()
+            + d.added.len()
+            + d.removed.len();
+        eprintln!("{name}: {changed} results differ from the baseline");
+        if changed > 0 {
+            drift.push(format!("== {name}\n{}", d.render(&old, &new)));
+        }
         assert_eq!(r["target"]["abi_family"], abi.as_str(), "{name}");
         let s = by_status(&r);
         eprintln!("{name}: {s:?}");
@@ -227,6 +309,12 @@ fn real_targets_complete_the_suite() {
             "{name}: nothing passed, so nothing ran"
         );
     }
+    assert!(
+        drift.is_empty(),
+        "verdicts differ from reports/published/ (explain the change and run \
+         scripts/publish-reports.sh):\n{}",
+        drift.join("\n")
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -112,6 +112,15 @@ enum Cmd {
     },
     /// Compare two reports: new fails, fixed, changed, new crashes (exit 1 when worse).
     Diff { old: PathBuf, new: PathBuf },
+    /// Put existing reports side by side: matrix.md and matrix.html in --out.
+    Matrix {
+        /// `[LABEL=]REPORT.json` (or `.json.gz`); the label heads the column (default:
+        /// from the library's path).
+        #[arg(required = true, value_name = "[LABEL=]REPORT")]
+        reports: Vec<String>,
+        #[arg(long, value_name = "DIR", default_value = "reports/out")]
+        out: PathBuf,
+    },
     /// How many rules of the digest the cases cover, and which they miss.
     Coverage {
         #[arg(long, value_name = "DIR")]
@@ -186,6 +195,11 @@ pub fn main() -> Result<u8> {
             let (text, code) = crate::report::diff_command(&old, &new)?;
             print!("{text}");
             Ok(code)
+        }
+        Some(Cmd::Matrix { reports, out }) => {
+            let [md, html] = run::matrix(&reports, &out)?;
+            println!("matrix: {} {}", md.display(), html.display());
+            Ok(0)
         }
         Some(Cmd::List {
             cases,

@@ -200,3 +200,27 @@ pub fn coverage(specs: Option<PathBuf>) -> Result<u8> {
     print!("{}", c.render());
     Ok(0)
 }
+
+/// `mpit-conform matrix [LABEL=]REPORT...`: reports written earlier, side by side.
+pub fn matrix(args: &[String], out: &Path) -> Result<[std::path::PathBuf; 2]> {
+    let mut reports = Vec::new();
+    let mut labels = Vec::new();
+    for a in args {
+        // A label is given only before the first '=' of an argument whose file does not
+        // exist as written (a path may contain '=').
+        let (label, path) = match a.split_once('=') {
+            Some((l, p)) if !Path::new(a).exists() && !l.is_empty() => (Some(l), Path::new(p)),
+            _ => (None, Path::new(a.as_str())),
+        };
+        reports.push(report::json::read(path)?);
+        labels.push(label.map(str::to_string));
+    }
+    let auto = report::matrix::Matrix::new(&reports).labels;
+    let labels = labels
+        .into_iter()
+        .zip(auto)
+        .map(|(l, a)| l.unwrap_or(a))
+        .collect();
+    let m = report::matrix::Matrix::labeled(&reports, labels);
+    Ok(report::write_matrix_as(&reports, &m, out)?)
+}

@@ -97,8 +97,17 @@ pub fn conclude(
 
 /// Writes `matrix.md` and `matrix.html` into `out_dir`; returns their paths.
 pub fn write_matrix(reports: &[Report], out_dir: &Path) -> Result<[PathBuf; 2], ReportError> {
-    let md_text = matrix::render_markdown(reports);
-    let html_text = matrix::render_html(reports);
+    write_matrix_as(reports, &matrix::Matrix::new(reports), out_dir)
+}
+
+/// [`write_matrix`] of an already built matrix (e.g. with the caller's column labels).
+pub fn write_matrix_as(
+    reports: &[Report],
+    m: &matrix::Matrix,
+    out_dir: &Path,
+) -> Result<[PathBuf; 2], ReportError> {
+    let md_text = matrix::render_markdown_with(reports, m);
+    let html_text = matrix::render_html_with(reports, m);
     create_dir(out_dir)?;
     let paths = [out_dir.join("matrix.md"), out_dir.join("matrix.html")];
     atomic_write(&paths[0], md_text.as_bytes())?;

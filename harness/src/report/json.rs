@@ -25,6 +25,10 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         .tempfile_in(dir)
         .map_err(io)?;
     tmp.write_all(bytes).map_err(io)?;
+    // tempfile creates 0600; a report is for others to read too (CI artifacts, shared
+    // directories), as a file made with `create` under the usual umask would be.
+    let mode = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o644);
+    tmp.as_file().set_permissions(mode).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())
@@ -42,12 +46,23 @@ pub fn write(report: &Report, path: &Path) -> Result<(), ReportError> {
 }
 
 /// Reads a report. The file is user input (a baseline, a report given to `diff`): every
-/// problem is an error naming the file.
+/// problem is an error naming the file. A name ending in `.gz` is gunzipped first (the
+/// committed baselines in reports/published/ are stored so: a full Open MPI report is
+/// 40 MB of JSON, 1 MB gzipped).
 pub fn read(path: &Path) -> Result<Report, ReportError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ReportError::Io {
+    let io = |source| ReportError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
+    };
+    let text = if path.extension().is_some_and(|e| e == "gz") {
+        let f = std::fs::File::open(path).map_err(io)?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(f), &mut text)
+            .map_err(io)?;
+        text
+    } else {
+        std::fs::read_to_string(path).map_err(io)?
+    };
     parse(&text, path)
 }
 

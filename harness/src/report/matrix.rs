@@ -1,6 +1,7 @@
-//! Several reports side by side (several `--lib` at once): one row per case, one column
-//! per target. A cell collapses the case's subjects to the worst status and how many
-//! subjects have it ("fail 3/40": 3 of 40 subjects fail).
+//! Several reports side by side (several `--lib` at once, or `mpit-conform matrix`): one
+//! row per area (the case group), then one row per case, one column per target. A cell
+//! collapses the results to the worst status and how many have it ("fail 3/40": 3 of 40
+//! subjects fail).
 
 use super::escape::{first_line, html as h, markdown as md};
 use super::html::page;
@@ -37,29 +38,49 @@ pub struct Matrix {
     pub labels: Vec<String>,
     /// (area, case) → one cell per report; `None`: the case is not in that report.
     pub rows: BTreeMap<(Area, String), Vec<Option<Cell>>>,
+    /// area → one cell per report over all the area's results.
+    pub groups: BTreeMap<Area, Vec<Option<Cell>>>,
+}
+
+fn add(cells: &mut [Option<Cell>], i: usize, status: Status) {
+    let cell = cells[i].get_or_insert_with(|| Cell {
+        worst: status,
+        counts: BTreeMap::new(),
+        total: 0,
+    });
+    *cell.counts.entry(status).or_default() += 1;
+    cell.total += 1;
+    cell.worst = worst([cell.worst, status]).unwrap_or(status);
 }
 
 impl Matrix {
+    /// Columns labelled by the libraries' paths (see [`labels`]).
     pub fn new(reports: &[Report]) -> Matrix {
+        Matrix::labeled(reports, labels(reports))
+    }
+
+    /// Columns labelled by the caller (`mpit-conform matrix NAME=REPORT`).
+    pub fn labeled(reports: &[Report], labels: Vec<String>) -> Matrix {
+        let n = reports.len();
         let mut rows: BTreeMap<(Area, String), Vec<Option<Cell>>> = BTreeMap::new();
+        let mut groups: BTreeMap<Area, Vec<Option<Cell>>> = BTreeMap::new();
         for (i, rep) in reports.iter().enumerate() {
             for r in &rep.results {
                 let cells = rows
                     .entry((r.area, r.case.clone()))
-                    .or_insert_with(|| vec![None; reports.len()]);
-                let cell = cells[i].get_or_insert_with(|| Cell {
-                    worst: r.status,
-                    counts: BTreeMap::new(),
-                    total: 0,
-                });
-                *cell.counts.entry(r.status).or_default() += 1;
-                cell.total += 1;
-                cell.worst = worst([cell.worst, r.status]).unwrap_or(r.status);
+                    .or_insert_with(|| vec![None; n]);
+                add(cells, i, r.status);
+                add(
+                    groups.entry(r.area).or_insert_with(|| vec![None; n]),
+                    i,
+                    r.status,
+                );
             }
         }
         Matrix {
-            labels: labels(reports),
+            labels,
             rows,
+            groups,
         }
     }
 
@@ -149,11 +170,31 @@ fn targets_table_md(out: &mut String, reports: &[Report], m: &Matrix) {
     out.push('\n');
 }
 
+fn cell_md(c: &Option<Cell>) -> String {
+    match c {
+        None => "—".to_string(),
+        Some(c) if c.worst.is_bad() || c.worst == Status::Error => format!("**{}**", c.short()),
+        Some(c) => c.short(),
+    }
+}
+
 /// The matrix as Markdown. Rows where every target passes are counted, not listed.
 pub fn render_markdown(reports: &[Report]) -> String {
-    let m = Matrix::new(reports);
+    render_markdown_with(reports, &Matrix::new(reports))
+}
+
+/// [`render_markdown`] of an already built (e.g. [`Matrix::labeled`]) matrix.
+pub fn render_markdown_with(reports: &[Report], m: &Matrix) -> String {
     let mut out = format!("## mpit-conform matrix: {} targets\n\n", reports.len());
-    targets_table_md(&mut out, reports, &m);
+    targets_table_md(&mut out, reports, m);
+    let heads: Vec<String> = m.labels.iter().map(|l| md(l)).collect();
+    let _ = writeln!(out, "### By area\n\n| area | {} |", heads.join(" | "));
+    let _ = writeln!(out, "|---|{}", "---|".repeat(m.labels.len()));
+    for (area, cells) in &m.groups {
+        let cells: Vec<String> = cells.iter().map(cell_md).collect();
+        let _ = writeln!(out, "| {area} | {} |", cells.join(" | "));
+    }
+    let _ = writeln!(out, "\n### By case\n");
     let _ = writeln!(
         out,
         "| area | case | {} |",
@@ -170,16 +211,7 @@ pub fn render_markdown(reports: &[Report]) -> String {
             all_pass += 1;
             continue;
         }
-        let cells: Vec<String> = cells
-            .iter()
-            .map(|c| match c {
-                None => "—".to_string(),
-                Some(c) if c.worst.is_bad() || c.worst == Status::Error => {
-                    format!("**{}**", c.short())
-                }
-                Some(c) => c.short(),
-            })
-            .collect();
+        let cells: Vec<String> = cells.iter().map(cell_md).collect();
         let _ = writeln!(
             out,
             "| {area} | <code>{}</code> | {} |",
@@ -218,7 +250,11 @@ const MATRIX_JS: &str = r#"(function () {
 
 /// The matrix as a self-contained HTML page (all rows; a checkbox hides all-pass rows).
 pub fn render_html(reports: &[Report]) -> String {
-    let m = Matrix::new(reports);
+    render_html_with(reports, &Matrix::new(reports))
+}
+
+/// [`render_html`] of an already built matrix.
+pub fn render_html_with(reports: &[Report], m: &Matrix) -> String {
     let mut b = String::new();
     let _ = writeln!(
         b,
@@ -250,6 +286,17 @@ pub fn render_html(reports: &[Report]) -> String {
         let _ = write!(b, "<th>{}</th>", h(l));
     }
     b.push_str("</tr></thead>\n<tbody>\n");
+    // Area rows first: the case groups, always shown.
+    for (area, cells) in &m.groups {
+        let _ = write!(
+            b,
+            "<tr class=\"group\"><td class=\"area\">{area}</td><td>all cases</td>"
+        );
+        for c in cells {
+            html_cell(&mut b, c);
+        }
+        b.push_str("</tr>\n");
+    }
     for ((area, case), cells) in &m.rows {
         let _ = write!(
             b,
@@ -258,24 +305,7 @@ pub fn render_html(reports: &[Report]) -> String {
             h(case)
         );
         for c in cells {
-            match c {
-                None => b.push_str("<td class=\"cell\">—</td>"),
-                Some(c) => {
-                    let _ = write!(
-                        b,
-                        "<td class=\"cell\" title=\"{}\"><span class=\"badge s-{}\">{}</span>\
-                         <span class=\"n\">{}</span></td>",
-                        h(&counts_line(&c.counts)),
-                        c.worst,
-                        c.worst,
-                        if c.total > 1 {
-                            h(&counts_line(&c.counts))
-                        } else {
-                            String::new()
-                        }
-                    );
-                }
-            }
+            html_cell(&mut b, c);
         }
         b.push_str("</tr>\n");
     }
@@ -285,4 +315,25 @@ pub fn render_html(reports: &[Report]) -> String {
         &b,
         MATRIX_JS,
     )
+}
+
+fn html_cell(b: &mut String, c: &Option<Cell>) {
+    match c {
+        None => b.push_str("<td class=\"cell\">—</td>"),
+        Some(c) => {
+            let _ = write!(
+                b,
+                "<td class=\"cell\" title=\"{}\"><span class=\"badge s-{}\">{}</span>\
+                 <span class=\"n\">{}</span></td>",
+                h(&counts_line(&c.counts)),
+                c.worst,
+                c.worst,
+                if c.total > 1 {
+                    h(&counts_line(&c.counts))
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
 }

@@ -28,7 +28,8 @@ mod order;
 pub mod waivers;
 
 pub use commands::{
-    conclude, diff_command, sha256_file, today, write_all, write_matrix, Concluded, Written,
+    conclude, diff_command, sha256_file, today, write_all, write_matrix, write_matrix_as,
+    Concluded, Written,
 };
 pub use order::{natural_cmp, rank, result_order, worst};
 pub use waivers::{WaiverOutcome, Waivers};

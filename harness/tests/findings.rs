@@ -1,0 +1,103 @@
+//! reports/FINDINGS.md and the published reports agree (issue 6 §1–2): every `fail`,
+//! `crash`, `timeout` or `error` of a published report is claimed by a finding, and every
+//! claim is an unexpected result in both published runs of that library (default and
+//! `--strict`): nothing is listed that was not reproduced, nothing found is left out.
+
+mod common;
+
+use common::repo;
+use mpit_conform::report::{json, Report};
+use mpit_conform::verdict::Status;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// `<!-- finding F-N targets=a,b cases=x,y -->` lines: (id, targets, cases).
+fn claims(text: &str) -> Vec<(String, Vec<String>, Vec<String>)> {
+    text.lines()
+        .filter_map(|l| {
+            let body = l
+                .trim()
+                .strip_prefix("<!-- finding ")?
+                .strip_suffix("-->")?;
+            let mut it = body.split_whitespace();
+            let id = it.next()?.to_string();
+            let mut targets = Vec::new();
+            let mut cases = Vec::new();
+            for kv in it {
+                let (k, v) = kv.split_once('=')?;
+                let list = v.split(',').map(str::to_string).collect();
+                match k {
+                    "targets" => targets = list,
+                    "cases" => cases = list,
+                    _ => return None,
+                }
+            }
+            Some((id, targets, cases))
+        })
+        .collect()
+}
+
+fn unexpected(r: &Report) -> BTreeSet<String> {
+    r.results
+        .iter()
+        .filter(|x| {
+            matches!(
+                x.status,
+                Status::Fail | Status::Crash | Status::Timeout | Status::Error
+            )
+        })
+        .map(|x| x.case.clone())
+        .collect()
+}
+
+#[test]
+fn findings_match_the_published_reports() {
+    let text = std::fs::read_to_string(repo().join("reports/FINDINGS.md")).unwrap();
+    let claims = claims(&text);
+    assert!(claims.len() >= 15, "{} findings parsed", claims.len());
+    let unstable =
+        std::fs::read_to_string(repo().join("reports/published/unstable.yaml")).unwrap_or_default();
+    let published = repo().join("reports/published");
+    let mut claimed: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (_, targets, cases) in &claims {
+        for t in targets {
+            claimed
+                .entry(t.clone())
+                .or_default()
+                .extend(cases.iter().cloned());
+        }
+    }
+    let mut problems = Vec::new();
+    let targets: Vec<String> = std::fs::read_dir(&published)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().join("report.json.gz").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(targets.len() >= 8, "published: {targets:?}");
+    for t in &targets {
+        let dir = published.join(t);
+        let default = unexpected(&json::read(&dir.join("report.json.gz")).unwrap());
+        let strict = unexpected(&json::read(&dir.join("strict/report.json.gz")).unwrap());
+        let mine = claimed.get(t).cloned().unwrap_or_default();
+        for c in &mine {
+            if !default.contains(c) || !strict.contains(c) {
+                problems.push(format!(
+                    "{t}: {c} is claimed but not unexpected in both runs"
+                ));
+            }
+        }
+        for c in &default {
+            let is_unstable = unstable.contains(&format!("target: {t}"))
+                && unstable.contains(&format!("case: {c}"));
+            if !mine.contains(c) && !is_unstable {
+                problems.push(format!("{t}: {c} is unexpected but no finding claims it"));
+            }
+        }
+    }
+    for t in claimed.keys() {
+        if !targets.contains(t) {
+            problems.push(format!("claims for {t}, which has no published report"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
