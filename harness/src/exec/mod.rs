@@ -370,12 +370,16 @@ impl<'a, 'c> Exec<'a, 'c> {
                     Err(e) => return self.error(e),
                 };
                 let hook = self.ctx.erroneous.filter(|_| step.erroneous);
+                let text = call_text(func, &args);
                 if let Some(h) = hook {
-                    h(Some(&call_text(func, &args)));
+                    h(Some(&text));
                 }
+                // Named to the supervisor if the library kills the worker in this call.
+                crate::target::ffi::in_flight::set(Some(&text));
                 self.erroneous_now = step.erroneous;
                 let called = self.call_outs(func, &args);
                 self.erroneous_now = false;
+                crate::target::ffi::in_flight::set(None);
                 if let Some(h) = hook {
                     h(None);
                 }

@@ -77,6 +77,8 @@ pub struct Worker {
     _env: crate::target::WorkerEnv,
     /// The run's Ctrl-C flag: a wait for this worker ends early when it is set.
     stop: Arc<AtomicBool>,
+    /// Set when the stderr reader reached end of file.
+    stderr_done: Arc<AtomicBool>,
 }
 
 /// Why talking to a worker stopped.
@@ -131,7 +133,8 @@ impl Worker {
             }
         });
         let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let t2 = tail.clone();
+        let stderr_done = Arc::new(AtomicBool::new(false));
+        let (t2, done2) = (tail.clone(), stderr_done.clone());
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
@@ -142,6 +145,7 @@ impl Worker {
                     q.push_back(line);
                 }
             }
+            done2.store(true, Ordering::SeqCst);
         });
         let mut w = Worker {
             child,
@@ -150,6 +154,7 @@ impl Worker {
             stderr: tail,
             _env: env,
             stop,
+            stderr_done,
         };
         match w.next(timeout) {
             Ok(FromWorker::Ready(f)) => Ok((w, *f)),
@@ -230,20 +235,41 @@ impl Worker {
 
     /// A one-line explanation with the library's last words.
     pub fn explain(&self, b: Broke) -> String {
+        // The process is gone; let its stderr reader drain the last lines (the in-flight
+        // marker is written at the very end).
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while !self.stderr_done.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
         let tail: Vec<String> = self
             .stderr
             .lock()
             .map(|q| q.iter().cloned().collect())
             .unwrap_or_default();
-        let what = match b {
-            Broke::Crash(s) => format!("worker killed by {s}"),
-            Broke::Timeout => "worker timed out".into(),
-            Broke::Interrupted => "interrupted".into(),
-            Broke::Other(s) => s,
+        let call = crate::target::ffi::in_flight::find(tail.iter().map(String::as_str))
+            .map(str::to_string);
+        let marker = crate::target::ffi::in_flight::MARKER.trim_end();
+        let tail: Vec<&String> = tail
+            .iter()
+            // Banner lines ("=====") say nothing; the marker is not the library's.
+            .filter(|l| l.chars().any(char::is_alphanumeric) && !l.trim_start().starts_with(marker))
+            .collect();
+        let what = match (b, call) {
+            (Broke::Crash(s), Some(c)) => format!("worker killed by {s} in {c}"),
+            (b, _) => Self::what(b),
         };
         match tail.last() {
             Some(l) => format!("{what}; library stderr: {}", l.trim()),
             None => what,
+        }
+    }
+
+    fn what(b: Broke) -> String {
+        match b {
+            Broke::Crash(s) => format!("worker killed by {s}"),
+            Broke::Timeout => "worker timed out".into(),
+            Broke::Interrupted => "interrupted".into(),
+            Broke::Other(s) => s,
         }
     }
 

@@ -24,6 +24,8 @@ fn send(m: &FromWorker) {
 
 /// Serves until `Quit` or end of input; returns the exit code.
 pub fn serve(hello: &Hello) -> i32 {
+    // A crash or abort inside a vendor call names the call (ffi::in_flight).
+    crate::target::ffi::in_flight::install();
     let suite = match Suite::load(&hello.specs) {
         Ok(s) => s,
         Err(e) => {

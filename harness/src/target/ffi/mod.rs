@@ -25,6 +25,7 @@ mod category;
 mod cvar;
 mod event;
 mod guarded;
+pub mod in_flight;
 mod mpi;
 mod pvar;
 mod raw;

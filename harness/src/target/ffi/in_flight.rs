@@ -1,0 +1,161 @@
+//! The call in flight, told to the supervisor when the library kills the worker.
+//!
+//! A vendor reading "crash" wants the call that crashed, not only the case. Before each
+//! call the executor stores its text here (no system call: a copy into a static buffer of
+//! atomics). When the library kills the process — a fatal signal, or `exit()` from its
+//! abort path — a handler writes one line `@@mpit-in-flight <call>` to stderr, where the
+//! supervisor's tail of the worker's stderr finds it (`runner::pool`). The handler only
+//! reads atomics and calls write(2) and raise(2), which are async-signal-safe.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+
+/// The marker the supervisor looks for at the start of a stderr line.
+pub const MARKER: &str = "@@mpit-in-flight ";
+
+const CAP: usize = 480;
+static TEXT: [AtomicU8; CAP] = [const { AtomicU8::new(0) }; CAP];
+/// Bytes of `TEXT` in use; 0 = no call in flight.
+static LEN: AtomicUsize = AtomicUsize::new(0);
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Records the call about to be made (`None` after it returned). Long texts are cut.
+pub fn set(call: Option<&str>) {
+    LEN.store(0, Ordering::Release);
+    if let Some(c) = call {
+        let b = c.as_bytes();
+        let n = b.len().min(CAP);
+        for (slot, byte) in TEXT.iter().zip(&b[..n]) {
+            slot.store(*byte, Ordering::Relaxed);
+        }
+        LEN.store(n, Ordering::Release);
+    }
+}
+
+/// Writes the marker line if a call is in flight. Async-signal-safe.
+fn report() {
+    let n = LEN.load(Ordering::Acquire);
+    if n == 0 {
+        return;
+    }
+    let mut line = [0u8; CAP + 32];
+    let head = format_head(&mut line);
+    let mut k = head;
+    for slot in &TEXT[..n] {
+        line[k] = slot.load(Ordering::Relaxed);
+        k += 1;
+    }
+    line[k] = b'\n';
+    // SAFETY: write(2) on fd 2 from a stack buffer of at least `k + 1` initialised bytes;
+    // async-signal-safe. A short or failed write loses only this diagnostic.
+    unsafe { libc::write(2, line.as_ptr().cast(), k + 1) };
+}
+
+/// "\n" + MARKER into `line`; returns the bytes used (no allocation: signal context).
+fn format_head(line: &mut [u8]) -> usize {
+    line[0] = b'\n';
+    let m = MARKER.as_bytes();
+    line[1..1 + m.len()].copy_from_slice(m);
+    1 + m.len()
+}
+
+extern "C" fn on_signal(sig: libc::c_int) {
+    report();
+    // SA_RESETHAND restored the default action: re-raising ends the process by the same
+    // signal, so the supervisor still sees e.g. SIGSEGV.
+    // SAFETY: raise(2) is async-signal-safe.
+    unsafe { libc::raise(sig) };
+}
+
+extern "C" fn on_exit() {
+    // A library's abort path (MPI_Abort → exit(1)) runs atexit handlers.
+    report();
+}
+
+/// Installs the handlers (once per process): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on
+/// an alternate stack (a stack overflow must still be reported), and an atexit hook.
+pub fn install() {
+    if INSTALLED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    const ALT: usize = 64 * 1024;
+    // Leaked on purpose: the alternate stack must live as long as the process.
+    let stack: &'static mut [u8] = Box::leak(vec![0u8; ALT].into_boxed_slice());
+    // SAFETY: sigaltstack/sigaction/atexit take plain data built here; the handlers are
+    // `extern "C"` functions that never unwind and only do async-signal-safe work; the
+    // alternate stack is 'static.
+    unsafe {
+        let ss = libc::stack_t {
+            ss_sp: stack.as_mut_ptr().cast(),
+            ss_flags: 0,
+            ss_size: ALT,
+        };
+        libc::sigaltstack(&ss, std::ptr::null_mut());
+        for sig in [
+            libc::SIGSEGV,
+            libc::SIGBUS,
+            libc::SIGILL,
+            libc::SIGFPE,
+            libc::SIGABRT,
+        ] {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            sa.sa_flags = libc::SA_ONSTACK | libc::SA_RESETHAND | libc::SA_NODEFER;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+        libc::atexit(on_exit);
+    }
+}
+
+/// The call named by a marker line among `lines` (the last one wins).
+pub fn find<'a>(lines: impl DoubleEndedIterator<Item = &'a str>) -> Option<&'a str> {
+    lines
+        .rev()
+        .find_map(|l| l.trim_start().strip_prefix(MARKER).map(str::trim_end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_marker_line_is_found_in_a_tail() {
+        let tail = [
+            "noise",
+            "@@mpit-in-flight MPI_T_pvar_start(session=1)",
+            "Abort",
+        ];
+        assert_eq!(find(tail.into_iter()), Some("MPI_T_pvar_start(session=1)"));
+        assert_eq!(find(["a", "b"].into_iter()), None);
+    }
+
+    #[test]
+    fn a_crash_inside_a_call_names_the_call() {
+        // SAFETY: (test) fork; the child installs the handlers, records a call, and dies
+        // by SIGSEGV via raise; the parent reads its stderr through a pipe.
+        unsafe {
+            let mut fds = [0; 2];
+            assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+            let pid = libc::fork();
+            if pid == 0 {
+                libc::dup2(fds[1], 2);
+                install();
+                set(Some("MPI_T_cvar_get_num(num)"));
+                libc::raise(libc::SIGSEGV);
+                libc::_exit(0);
+            }
+            libc::close(fds[1]);
+            let mut status = 0;
+            libc::waitpid(pid, &mut status, 0);
+            let mut buf = [0u8; 1024];
+            let n = libc::read(fds[0], buf.as_mut_ptr().cast(), buf.len());
+            let text = String::from_utf8_lossy(&buf[..n.max(0) as usize]).into_owned();
+            assert!(libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGSEGV);
+            assert_eq!(
+                find(text.lines()),
+                Some("MPI_T_cvar_get_num(num)"),
+                "{text}"
+            );
+        }
+    }
+}
