@@ -5,6 +5,7 @@
 pub mod plan;
 pub mod pool;
 pub mod protocol;
+pub mod ranks;
 pub mod return_codes;
 pub mod worker;
 
@@ -32,6 +33,9 @@ pub struct Config {
     pub areas: Vec<String>,
     /// Show a progress bar (a terminal) or plain lines.
     pub progress: Progress,
+    /// The library's launcher, split into argv (`--launcher "mpiexec -n 4"`): runs the
+    /// cross-rank consistency check besides the suite (`ranks`).
+    pub launcher: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +87,9 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     };
     let mut early: Vec<CaseResult> = Vec::new();
     let jobs = plan::jobs(&selected, &before, &after, &mut early);
-    let planned = early.len() + jobs.iter().map(|j| j.subjects.len()).sum::<usize>();
+    let planned = early.len()
+        + jobs.iter().map(|j| j.subjects.len()).sum::<usize>()
+        + cfg.launcher.as_ref().map_or(0, |_| ranks::CASES.len());
 
     let mut b = Builder::new();
     b.event(RunEvent::Started {
@@ -97,6 +103,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
             abi: cfg.abi.clone(),
             baseline: None,
             waivers: None,
+            launcher: cfg.launcher.as_ref().map(|l| l.join(" ")),
         },
         planned,
     });
@@ -115,6 +122,16 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         b.event(RunEvent::Result(r));
     }
     let outcome = runner.join().unwrap_or_default();
+    // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
+    if let Some(launcher) = cfg.launcher.as_ref().filter(|_| !outcome.interrupted) {
+        if let Some(bar) = &bar {
+            bar.set_message(format!("ranks: {}", launcher.join(" ")));
+        }
+        for r in ranks::run(launcher, &setup.hello, cfg.timeout, &stop) {
+            tick(&bar, cfg.progress, &r);
+            b.event(RunEvent::Result(r));
+        }
+    }
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }
