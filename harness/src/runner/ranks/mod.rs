@@ -176,6 +176,22 @@ impl CaseDef {
     }
 }
 
+/// The cross-rank results `--case` globs and `--area` names select, as `plan::select`
+/// selects cases (all when both are empty; a glob that does not parse selects nothing,
+/// `plan::select` reports it).
+pub fn selected(cases: &[String], areas: &[String]) -> Vec<&'static str> {
+    let globs: Vec<glob::Pattern> = cases
+        .iter()
+        .filter_map(|c| glob::Pattern::new(c).ok())
+        .collect();
+    CASES
+        .iter()
+        .filter(|c| cases.is_empty() || globs.iter().any(|g| g.matches(c.id)))
+        .filter(|_| areas.is_empty() || areas.iter().any(|a| a == Area::Consistency.as_str()))
+        .map(|c| c.id)
+        .collect()
+}
+
 /// A launcher command line split shell-style (`"mpiexec -n 4"` → argv), checked: not
 /// empty, and its program exists (a path, or a name on PATH).
 pub fn parse_launcher(s: &str) -> Result<Vec<String>, String> {
@@ -256,6 +272,21 @@ mod tests {
         );
         assert_eq!(requested_ranks(&words("prterun --np=3")), Some(3));
         assert_eq!(requested_ranks(&words("srun")), None);
+    }
+
+    #[test]
+    fn filters_select_cross_rank_results_like_cases() {
+        let s = |c: &[&str], a: &[&str]| {
+            let c: Vec<String> = c.iter().map(|x| x.to_string()).collect();
+            let a: Vec<String> = a.iter().map(|x| x.to_string()).collect();
+            selected(&c, &a)
+        };
+        assert_eq!(s(&[], &[]).len(), CASES.len());
+        assert_eq!(s(&["ranks.*"], &[]).len(), CASES.len());
+        assert_eq!(s(&[], &["consistency"]).len(), CASES.len());
+        assert_eq!(s(&["ranks.cvars.*"], &[]), ["ranks.cvars.identical"]);
+        assert!(s(&["lifecycle.*"], &[]).is_empty());
+        assert!(s(&[], &["cvars"]).is_empty());
     }
 
     #[test]
