@@ -1,6 +1,8 @@
 //! Clause coverage: the map from normative sentences to cases (specs/clauses.yaml) and
 //! how much of it the suite covers. A rule is covered when a case cites its id in
 //! `rules:` or the map lists a case for it; every case the map names must exist.
+//! Rules only the cross-rank run checks (`ranks:`, a run with `--launcher`) count only
+//! when asked (`coverage --with-launcher`): a run without a launcher does not check them.
 
 use crate::cases::Suite;
 use mpit_reference::yaml::{self, YamlError};
@@ -31,6 +33,10 @@ pub struct Rule {
     pub quote: String,
     #[serde(default)]
     pub cases: Vec<String>,
+    /// Results of the cross-rank run (`--launcher`) that check it (`ranks.*`,
+    /// `runner::ranks::CASES`).
+    #[serde(default)]
+    pub ranks: Vec<String>,
     /// Why no case can check it (e.g. needs several processes); counted as uncovered.
     #[serde(default)]
     pub untestable: Option<String>,
@@ -55,17 +61,29 @@ pub struct Coverage {
     pub rows: Vec<(String, Strength, Vec<String>, Option<String>)>,
 }
 
-pub fn measure(c: &Clauses, suite: &Suite) -> Result<Coverage, YamlError> {
+/// `with_launcher`: count the rules the cross-rank run checks.
+pub fn measure(c: &Clauses, suite: &Suite, with_launcher: bool) -> Result<Coverage, YamlError> {
     let ids: BTreeSet<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
+    let ranks: BTreeSet<&str> = crate::runner::ranks::CASES.iter().map(|c| c.id).collect();
+    let bad = |message: String| YamlError {
+        origin: "specs/clauses.yaml".into(),
+        line: 0,
+        col: 0,
+        message,
+    };
     let mut rows = Vec::new();
     for r in &c.rules {
-        if let Some(bad) = r.cases.iter().find(|id| !ids.contains(id.as_str())) {
-            return Err(YamlError {
-                origin: "specs/clauses.yaml".into(),
-                line: 0,
-                col: 0,
-                message: format!("rule {} names case `{bad}`, which does not exist", r.rule),
-            });
+        if let Some(id) = r.cases.iter().find(|id| !ids.contains(id.as_str())) {
+            return Err(bad(format!(
+                "rule {} names case `{id}`, which does not exist",
+                r.rule
+            )));
+        }
+        if let Some(id) = r.ranks.iter().find(|id| !ranks.contains(id.as_str())) {
+            return Err(bad(format!(
+                "rule {} names cross-rank result `{id}`, which does not exist",
+                r.rule
+            )));
         }
         let mut covering: Vec<String> = r.cases.clone();
         for case in &suite.cases {
@@ -73,7 +91,16 @@ pub fn measure(c: &Clauses, suite: &Suite) -> Result<Coverage, YamlError> {
                 covering.push(case.id.clone());
             }
         }
-        rows.push((r.rule.clone(), r.strength, covering, r.untestable.clone()));
+        let mut why = r.untestable.clone();
+        if with_launcher {
+            covering.extend(r.ranks.iter().cloned());
+        } else if covering.is_empty() && !r.ranks.is_empty() {
+            why = Some(format!(
+                "checked only by the cross-rank run (--launcher: {}); `coverage --with-launcher` counts it",
+                r.ranks.join(", ")
+            ));
+        }
+        rows.push((r.rule.clone(), r.strength, covering, why));
     }
     Ok(Coverage { rows })
 }

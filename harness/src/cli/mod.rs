@@ -85,6 +85,11 @@ struct RunArgs {
     /// No progress output.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Also check cross-rank consistency: run one worker per rank under the library's
+    /// own launcher, e.g. "mpiexec -n 4" (split shell-style; the harness appends its
+    /// rank worker). README.md, "Cross-rank consistency", has the lines that work.
+    #[arg(long, value_name = "COMMAND")]
+    launcher: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -125,6 +130,9 @@ enum Cmd {
     Coverage {
         #[arg(long, value_name = "DIR")]
         specs: Option<PathBuf>,
+        /// Count the rules only the cross-rank run checks (a run with --launcher).
+        #[arg(long)]
+        with_launcher: bool,
     },
     /// List the reference's injectable faults.
     Faults,
@@ -152,6 +160,9 @@ enum Cmd {
     },
     #[command(name = "__suite-worker", hide = true)]
     SuiteWorker { hello: String },
+    /// One rank of the cross-rank run (started by the launcher).
+    #[command(name = "__rank-worker", hide = true)]
+    RankWorker { hello: String },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -167,6 +178,10 @@ pub fn main() -> Result<u8> {
         Some(Cmd::SuiteWorker { hello }) => {
             let h = serde_json::from_str(&hello).context("malformed worker hello")?;
             Ok(crate::runner::worker::serve(&h) as u8)
+        }
+        Some(Cmd::RankWorker { hello }) => {
+            let h = serde_json::from_str(&hello).context("malformed rank worker hello")?;
+            Ok(crate::runner::ranks::worker::serve(&h) as u8)
         }
         Some(Cmd::Faults) => {
             print!("{}", Faults::listing());
@@ -206,7 +221,10 @@ pub fn main() -> Result<u8> {
             areas,
             specs,
         }) => run::list(&cases, &areas, specs),
-        Some(Cmd::Coverage { specs }) => run::coverage(specs),
+        Some(Cmd::Coverage {
+            specs,
+            with_launcher,
+        }) => run::coverage(specs, with_launcher),
         Some(Cmd::Run(args)) => run::run(&args),
         None => run::run(&cli.run),
     }

@@ -25,7 +25,17 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             bail!("{}: no such file", lib.display());
         }
     }
-    // Bad input is found before any worker starts: cases, profile file, waivers, baseline.
+    // Bad input is found before any worker starts: cases, profile file, waivers, baseline,
+    // launcher.
+    let launcher = a
+        .launcher
+        .as_deref()
+        .map(runner::ranks::parse_launcher)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    if launcher.is_some() && a.libs.len() > 1 {
+        bail!("--launcher goes with one --lib (each library needs its own launcher)");
+    }
     let specs = specs_dir(a.specs.clone());
     Suite::load(&specs)?;
     let abi: crate::target::AbiChoice = a.abi.parse().map_err(anyhow::Error::msg)?;
@@ -69,6 +79,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             cases: a.cases.clone(),
             areas: a.areas.clone(),
             progress,
+            launcher: launcher.clone(),
         };
         let mut rep = runner::run(&cfg, stop.clone())?;
         rep.options.baseline = a.baseline.as_ref().map(|p| p.display().to_string());
@@ -192,11 +203,11 @@ pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Resul
     Ok(0)
 }
 
-pub fn coverage(specs: Option<PathBuf>) -> Result<u8> {
+pub fn coverage(specs: Option<PathBuf>, with_launcher: bool) -> Result<u8> {
     let suite = Suite::load(&specs_dir(specs.clone()))?;
     let dir = specs_dir(specs);
     let clauses = crate::coverage::Clauses::load(&dir.join("../clauses.yaml"))?;
-    let c = crate::coverage::measure(&clauses, &suite)?;
+    let c = crate::coverage::measure(&clauses, &suite, with_launcher)?;
     print!("{}", c.render());
     Ok(0)
 }

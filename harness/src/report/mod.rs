@@ -109,9 +109,14 @@ pub struct RunOptions {
     pub baseline: Option<String>,
     #[serde(default)]
     pub waivers: Option<String>,
+    /// `--launcher`: the cross-rank run's launcher line (argv joined by spaces).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launcher: Option<String>,
 }
 
 /// What the runner tells the reports, in order: one `Started`, results, one `Finished`.
+// One `Started` per run: its size does not matter, boxing it would only burden the API.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RunEvent {

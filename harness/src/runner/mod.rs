@@ -5,6 +5,7 @@
 pub mod plan;
 pub mod pool;
 pub mod protocol;
+pub mod ranks;
 pub mod return_codes;
 pub mod worker;
 
@@ -32,6 +33,9 @@ pub struct Config {
     pub areas: Vec<String>,
     /// Show a progress bar (a terminal) or plain lines.
     pub progress: Progress,
+    /// The library's launcher, split into argv (`--launcher "mpiexec -n 4"`): runs the
+    /// cross-rank consistency check besides the suite (`ranks`).
+    pub launcher: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,8 +59,16 @@ pub enum RunError {
 /// Runs the suite against one library; `stop` interrupts it (Ctrl-C).
 pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     let suite = Suite::load(&cfg.specs)?;
-    let selected: Vec<&Case> =
-        plan::select(&suite, &cfg.cases, &cfg.areas).map_err(RunError::Filter)?;
+    // The cross-rank results are filtered like cases (`--case 'ranks.*'`: those alone).
+    let ranks_ids: Vec<&str> = match &cfg.launcher {
+        Some(_) => ranks::selected(&cfg.cases, &cfg.areas),
+        None => Vec::new(),
+    };
+    let selected: Vec<&Case> = match plan::select(&suite, &cfg.cases, &cfg.areas) {
+        Ok(s) => s,
+        Err(_) if !ranks_ids.is_empty() => Vec::new(),
+        Err(e) => return Err(RunError::Filter(e)),
+    };
     let setup = pool::Setup {
         hello: Hello {
             lib: cfg.lib.clone(),
@@ -83,7 +95,8 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     };
     let mut early: Vec<CaseResult> = Vec::new();
     let jobs = plan::jobs(&selected, &before, &after, &mut early);
-    let planned = early.len() + jobs.iter().map(|j| j.subjects.len()).sum::<usize>();
+    let planned =
+        early.len() + jobs.iter().map(|j| j.subjects.len()).sum::<usize>() + ranks_ids.len();
 
     let mut b = Builder::new();
     b.event(RunEvent::Started {
@@ -97,6 +110,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
             abi: cfg.abi.clone(),
             baseline: None,
             waivers: None,
+            launcher: cfg.launcher.as_ref().map(|l| l.join(" ")),
         },
         planned,
     });
@@ -115,6 +129,21 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         b.event(RunEvent::Result(r));
     }
     let outcome = runner.join().unwrap_or_default();
+    // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
+    let launcher = cfg.launcher.as_ref().filter(|_| !ranks_ids.is_empty());
+    if let Some(launcher) = launcher.filter(|_| !outcome.interrupted) {
+        if let Some(bar) = &bar {
+            bar.set_message(format!("ranks: {}", launcher.join(" ")));
+        }
+        let results = ranks::run(launcher, &setup.hello, cfg.timeout, &stop);
+        for r in results
+            .into_iter()
+            .filter(|r| ranks_ids.contains(&r.case.as_str()))
+        {
+            tick(&bar, cfg.progress, &r);
+            b.event(RunEvent::Result(r));
+        }
+    }
     if let Some(bar) = &bar {
         bar.finish_and_clear();
     }

@@ -44,6 +44,7 @@ pub fn options() -> RunOptions {
         abi: "auto".to_string(),
         baseline: None,
         waivers: None,
+        launcher: None,
     }
 }
 

@@ -1,0 +1,172 @@
+//! One rank of the cross-rank run (`mpit-conform __rank-worker <json>`, started by the
+//! library's launcher): MPI_Init, rank and size, MPI_T_init_thread, the counts, the
+//! decoded catalog, MPI_T_finalize, MPI_Finalize, and the whole as
+//! `<dir>/rank-<r>.json`. Launchers mangle stdout, so nothing goes there; a rank that
+//! stops early says why on stderr (the supervisor shows the launcher's stderr tail) and
+//! in its file.
+
+use super::{RankCall, RankDump, RankHello};
+use crate::target::{AbiChoice, Target};
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::ThreadLevel;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Environment variables in which launchers pass the rank (only for naming a process
+/// that failed before MPI_Comm_rank).
+const RANK_VARS: [&str; 3] = ["PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"];
+
+/// Runs one rank; returns the exit code.
+pub fn serve(h: &RankHello) -> i32 {
+    // Tells the supervisor a rank process started (a launcher that refuses to run is not
+    // a crash of the library).
+    let _ = std::fs::File::create(h.dir.join(format!("started-{}", std::process::id())));
+    let mut d = RankDump {
+        rank: None,
+        size: None,
+        pid: std::process::id(),
+        launcher_rank: RANK_VARS.iter().find_map(|v| std::env::var(v).ok()),
+        calls: Vec::new(),
+        dump: None,
+        error: None,
+    };
+    let outcome = run(h, &mut d);
+    if let Err(e) = &outcome {
+        eprintln!(
+            "mpit-conform rank {}: {e}",
+            d.rank
+                .map(|r| r.to_string())
+                .or_else(|| d.launcher_rank.clone())
+                .unwrap_or_else(|| "?".into())
+        );
+        d.error = Some(e.clone());
+    }
+    match write(&h.dir, &d) {
+        Ok(_) if outcome.is_ok() => 0,
+        Ok(_) => 1,
+        Err(e) => {
+            eprintln!("mpit-conform rank: cannot write its dump: {e}");
+            2
+        }
+    }
+}
+
+/// Records one call; `Err` when it is not exported.
+fn record(
+    t: &Target,
+    d: &mut RankDump,
+    call: &str,
+    got: Option<(i32, serde_json::Value)>,
+) -> Result<bool, String> {
+    let Some((rc, out)) = got else {
+        d.calls.push(RankCall {
+            call: call.into(),
+            rc: None,
+            ok: false,
+            out: serde_json::Value::Null,
+        });
+        return Err(format!("{call} is not exported"));
+    };
+    let rc = t.rc(rc);
+    let ok = rc == ReturnCode::Success;
+    d.calls.push(RankCall {
+        call: call.into(),
+        rc: Some(rc.to_string()),
+        ok,
+        out,
+    });
+    Ok(ok)
+}
+
+fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
+    let abi: AbiChoice = h.hello.abi.parse()?;
+    let t = Target::open(&h.hello.lib, &abi, h.hello.force).map_err(|e| e.to_string())?;
+    let init = t.lib.mpi_init().map(|(rc, ())| (rc, json!({})));
+    if !record(&t, d, "MPI_Init", init)? {
+        return Err("MPI_Init failed".into());
+    }
+    let world = crate::exec::resolve_constant(&t, "MPI_COMM_WORLD")? as u64;
+    let rank = t.lib.comm_rank(world);
+    let size = t.lib.comm_size(world);
+    let ok_rank = record(
+        &t,
+        d,
+        "MPI_Comm_rank",
+        rank.map(|(rc, r)| (rc, json!({"rank": r}))),
+    )?;
+    let ok_size = record(
+        &t,
+        d,
+        "MPI_Comm_size",
+        size.map(|(rc, n)| (rc, json!({"size": n}))),
+    )?;
+    if !(ok_rank && ok_size) {
+        return Err("MPI_Comm_rank / MPI_Comm_size on MPI_COMM_WORLD failed".into());
+    }
+    d.rank = rank.map(|(_, r)| r);
+    d.size = size.map(|(_, n)| n);
+    // MPI_T after MPI_Init (R-GEN-4), at the lowest thread level every library provides.
+    let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
+    let it = t
+        .lib
+        .init_thread(single)
+        .map(|(rc, p)| (rc, json!({"provided": p})));
+    if !record(&t, d, "MPI_T_init_thread", it)? {
+        // MPI_Finalize anyway, so the launcher sees a clean end of this process.
+        t.lib.mpi_finalize();
+        return Err("MPI_T_init_thread failed".into());
+    }
+    let nums = [
+        ("MPI_T_cvar_get_num", t.lib.cvar_get_num()),
+        ("MPI_T_pvar_get_num", t.lib.pvar_get_num()),
+        ("MPI_T_category_get_num", t.lib.category_get_num()),
+        ("MPI_T_event_get_num", t.lib.event_get_num()),
+        ("MPI_T_source_get_num", t.lib.source_get_num()),
+    ];
+    for (call, got) in nums {
+        // The event and source calls are MPI-4.0: a library without them is still judged
+        // on the rest (the suite reports them `unsupported`).
+        let _ = record(&t, d, call, got.map(|(rc, n)| (rc, json!({"num": n}))));
+    }
+    d.dump = Some(Box::new(crate::target::catalog::read(&t, true)));
+    let fin = t.lib.finalize().map(|(rc, ())| (rc, json!({})));
+    let fin_ok = record(&t, d, "MPI_T_finalize", fin)?;
+    let mf = t.lib.mpi_finalize().map(|(rc, ())| (rc, json!({})));
+    record(&t, d, "MPI_Finalize", mf)?;
+    if fin_ok {
+        Ok(())
+    } else {
+        Err("MPI_T_finalize failed".into())
+    }
+}
+
+/// Writes the dump as `rank-<r>.json`; a second process claiming the same rank (every
+/// process a singleton: a launcher that does not start this library's processes as one
+/// job) writes `rank-<r>.dup-<pid>.json` instead, so the supervisor can tell.
+fn write(dir: &Path, d: &RankDump) -> std::io::Result<PathBuf> {
+    let text = serde_json::to_vec(d).map_err(std::io::Error::other)?;
+    let name = match d.rank {
+        Some(r) => format!("rank-{r}.json"),
+        None => format!("unknown-{}.json", d.pid),
+    };
+    let tmp = dir.join(format!(".{}.tmp", d.pid));
+    std::fs::File::create(&tmp)?.write_all(&text)?;
+    let path = dir.join(&name);
+    // hard_link fails when the name is taken: no rank overwrites another's dump.
+    let path = match std::fs::hard_link(&tmp, &path) {
+        Ok(()) => path,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let dup = dir.join(format!(
+                "{}.dup-{}.json",
+                name.trim_end_matches(".json"),
+                d.pid
+            ));
+            std::fs::rename(&tmp, &dup)?;
+            return Ok(dup);
+        }
+        Err(e) => return Err(e),
+    };
+    std::fs::remove_file(&tmp)?;
+    Ok(path)
+}
