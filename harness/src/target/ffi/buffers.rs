@@ -132,7 +132,7 @@ mod tests {
         assert_eq!(o.bytes, vec![1, 2, 3]);
         assert!(!o.overrun);
         let mut s = BufSlot::new(3);
-        // SAFETY (test): 8 bytes from the start lie in the buffer (3) and guard (16).
+        // SAFETY: (test) 8 bytes from the start lie in the buffer (3) and guard (16).
         unsafe { s.ptr().cast::<u64>().write(0) };
         let o = s.out();
         assert_eq!(o.bytes, vec![0, 0, 0]);

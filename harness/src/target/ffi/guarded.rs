@@ -156,7 +156,7 @@ mod tests {
     fn stray_writes_are_reported_byte_exactly() {
         let mut g = Guarded::new(4, 1);
         let p = g.ptr();
-        // SAFETY (test): offsets -3, 0 and 5 lie in the canary, buffer and guard.
+        // SAFETY: (test) offsets -3, 0 and 5 lie in the canary, buffer and guard.
         unsafe {
             *p.sub(3) = 0;
             *p = b'x';
@@ -173,17 +173,19 @@ mod tests {
     fn a_write_beyond_the_guard_faults_at_the_fence() {
         let mut g = Guarded::new(4, 1);
         let p = g.ptr();
-        // SAFETY (test): the child writes one byte at the protected page and exits
+        // SAFETY: (test) the child writes one byte at the protected page and exits
         // without returning into the test harness; the parent only waits for it.
         let pid = unsafe { libc::fork() };
         if pid == 0 {
+            // SAFETY: (test) in the forked child: the write is meant to fault; _exit
+            // never returns.
             unsafe {
                 p.add(4 + GUARD).write_volatile(0);
                 libc::_exit(0)
             }
         }
         let mut status = 0;
-        // SAFETY (test): `pid` is our child.
+        // SAFETY: (test) `pid` is our child.
         unsafe { libc::waitpid(pid, &mut status, 0) };
         assert!(libc::WIFSIGNALED(status), "status {status}");
         assert_eq!(libc::WTERMSIG(status), libc::SIGSEGV);
