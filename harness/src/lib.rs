@@ -5,6 +5,7 @@
 //! → `target` (safe API · ffi); `verdict` and `report` beside them.
 
 pub mod abi_probe;
+pub mod bench;
 pub mod cases;
 pub mod cli;
 pub mod coverage;

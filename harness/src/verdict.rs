@@ -172,20 +172,76 @@ pub enum Oracle {
     RunWide,
 }
 
+/// A JSON value held as its compact text. Evidence is most of a large run's results, and
+/// a `serde_json::Value` object costs a B-tree node of several hundred bytes even for two
+/// keys: as text, the supervisor holds a report of tens of thousands of results in a few
+/// megabytes. It reads and writes exactly as the `Value` it stands for (so report.json is
+/// unchanged, pretty-printed like any other value).
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Json(Option<Box<str>>);
+
+impl Json {
+    /// JSON `null` (the default: skipped in reports).
+    pub fn is_null(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The value (parsed from the text).
+    pub fn value(&self) -> serde_json::Value {
+        self.0
+            .as_deref()
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The compact text (`""` for null).
+    pub fn compact(&self) -> &str {
+        self.0.as_deref().unwrap_or("")
+    }
+}
+
+impl From<serde_json::Value> for Json {
+    fn from(v: serde_json::Value) -> Json {
+        if v.is_null() {
+            Json(None)
+        } else {
+            Json(serde_json::to_string(&v).ok().map(String::into_boxed_str))
+        }
+    }
+}
+
+impl std::fmt::Debug for Json {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.as_deref().unwrap_or("null"))
+    }
+}
+
+impl Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        serde_json::Value::deserialize(d).map(Json::from)
+    }
+}
+
 /// One call as evidence: what was passed, what came back, what was expected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Evidence {
     /// The MPI function, e.g. `MPI_T_cvar_get_info`.
     pub call: String,
     /// Arguments as passed (name → value); buffers as `{cap, len}`.
-    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
-    pub args: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Json::is_null")]
+    pub args: Json,
     /// The return code by spec name, or `unknown(N)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rc: Option<String>,
     /// OUT values (name → value).
-    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
-    pub out: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Json::is_null")]
+    pub out: Json,
     /// What the case expected of this call, if it expected something that did not hold.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<String>,

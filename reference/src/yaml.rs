@@ -31,12 +31,17 @@ impl YamlError {
 
 /// 1-based line and column of the first occurrence of `needle`.
 pub fn locate(text: &str, needle: &str) -> Option<(usize, usize)> {
-    if needle.is_empty() {
+    // One search over the whole text, then count lines: searching line by line built a
+    // substring searcher per line, and the case loader calls this once per case, so
+    // loading the suite was quadratic in its size (every worker loads it).
+    if needle.is_empty() || needle.contains('\n') {
         return None;
     }
-    text.lines()
-        .enumerate()
-        .find_map(|(i, l)| l.find(needle).map(|c| (i + 1, c + 1)))
+    let at = text.find(needle)?;
+    let before = &text[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.bytes().filter(|b| *b == b'\n').count() + 1;
+    Some((line, at - line_start + 1))
 }
 
 /// Parses `text` as `T`; `origin` names the source in errors.
@@ -101,4 +106,18 @@ pub fn read(path: &Path) -> Result<(String, String), YamlError> {
 pub fn load<T: DeserializeOwned>(path: &Path) -> Result<T, YamlError> {
     let (text, origin) = read(path)?;
     parse(&text, &origin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    #[test]
+    fn locate_gives_line_and_byte_column_of_the_first_occurrence() {
+        let text = "a: 1\n  id: x.y\nid: x.y\n";
+        assert_eq!(locate(text, "id: x.y"), Some((2, 3)));
+        assert_eq!(locate(text, "a: 1"), Some((1, 1)));
+        assert_eq!(locate(text, "nope"), None);
+        assert_eq!(locate(text, ""), None);
+    }
 }

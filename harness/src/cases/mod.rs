@@ -444,6 +444,19 @@ pub fn default_dir() -> PathBuf {
 impl Suite {
     /// Loads every `*.yaml` of `dir` (sorted), validating each case.
     pub fn load(dir: &Path) -> Result<Suite, YamlError> {
+        Suite::load_where(dir, |_| true)
+    }
+
+    /// Loads only the files whose top-level `area:` line names `area`. A worker needs
+    /// the cases of the jobs it is given, all of one area per job; parsing the whole
+    /// suite in each of a run's (often a hundred and more) workers was most of their
+    /// start-up. The supervisor has loaded and validated the whole suite before.
+    pub fn load_area(dir: &Path, area: &str) -> Result<Suite, YamlError> {
+        let line = format!("area: {area}");
+        Suite::load_where(dir, |text| text.lines().any(|l| l.trim_end() == line))
+    }
+
+    fn load_where(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Suite, YamlError> {
         let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
             .map_err(|e| YamlError {
                 origin: dir.display().to_string(),
@@ -459,6 +472,9 @@ impl Suite {
         let mut ids = BTreeSet::new();
         for f in &files {
             let (text, origin) = yaml::read(f)?;
+            if !wanted(&text) {
+                continue;
+            }
             for case in parse_file(&text, &origin)? {
                 if !ids.insert(case.id.clone()) {
                     return Err(near_case(
@@ -484,10 +500,21 @@ impl Suite {
 /// Parses and validates one file's text.
 pub fn parse_file(text: &str, origin: &str) -> Result<Vec<Case>, YamlError> {
     let file: CaseFile = yaml::parse(text, origin)?;
+    // The `id:` line of every case, in one pass over the text (searching the text once
+    // per case made loading quadratic in the file's size).
+    let mut id_lines: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (i, l) in text.lines().enumerate() {
+        if let Some((_, id)) = l.split_once("id: ") {
+            id_lines.entry(id.trim()).or_insert(i + 1);
+        }
+    }
     let mut out = Vec::new();
     for mut c in file.cases {
         c.area = Some(file.area);
-        let line = yaml::locate(text, &format!("id: {}", c.id)).map_or(0, |(l, _)| l);
+        let line = match id_lines.get(c.id.as_str()) {
+            Some(l) => *l,
+            None => yaml::locate(text, &format!("id: {}", c.id)).map_or(0, |(l, _)| l),
+        };
         c.origin = format!("{origin}:{line}");
         validate(&c, file.area)
             .map_err(|(needle, msg)| near_case(text, origin, &c.id, &needle, msg))?;

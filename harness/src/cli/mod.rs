@@ -2,6 +2,7 @@
 //! and the reports. Exit codes: 0 nothing unexpected, 1 an unexpected fail / crash /
 //! timeout, 2 could not run (bad input, library not loadable).
 
+mod bench;
 mod catalog;
 mod run;
 
@@ -90,6 +91,10 @@ struct RunArgs {
     /// rank worker). README.md, "Cross-rank consistency", has the lines that work.
     #[arg(long, value_name = "COMMAND")]
     launcher: Option<String>,
+    /// Write the run's own and its workers' resource usage here as it ends
+    /// (`mpit-conform bench`).
+    #[arg(long, value_name = "FILE", hide = true)]
+    bench_stats: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -158,11 +163,16 @@ enum Cmd {
         #[arg(long, value_name = "FILE.yaml")]
         out: Option<PathBuf>,
     },
+    /// Measure how fast the harness judges libraries against the floor each library
+    /// sets; writes BENCH.md and bench.json.
+    Bench(bench::BenchArgs),
     #[command(name = "__suite-worker", hide = true)]
     SuiteWorker { hello: String },
     /// One rank of the cross-rank run (started by the launcher).
     #[command(name = "__rank-worker", hide = true)]
     RankWorker { hello: String },
+    #[command(name = "__bench-probe", hide = true)]
+    BenchProbe { probe: String },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -183,6 +193,11 @@ pub fn main() -> Result<u8> {
             let h = serde_json::from_str(&hello).context("malformed rank worker hello")?;
             Ok(crate::runner::ranks::worker::serve(&h) as u8)
         }
+        Some(Cmd::BenchProbe { probe }) => {
+            let p = serde_json::from_str(&probe).context("malformed bench probe")?;
+            Ok(crate::bench::child::serve(&p) as u8)
+        }
+        Some(Cmd::Bench(args)) => bench::bench(&args, &std::env::args().collect::<Vec<_>>()),
         Some(Cmd::Faults) => {
             print!("{}", Faults::listing());
             Ok(0)

@@ -119,6 +119,12 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         let [md, html] = report::write_matrix(&reports, &a.out)?;
         println!("matrix: {} {}", md.display(), html.display());
     }
+    if let Some(f) = &a.bench_stats {
+        // Last, so the peak RSS covers writing the reports too.
+        let u = crate::bench::suite::RunUsage::now();
+        std::fs::write(f, serde_json::to_string(&u)?)
+            .with_context(|| format!("--bench-stats {}", f.display()))?;
+    }
     Ok(code)
 }
 

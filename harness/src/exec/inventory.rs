@@ -11,7 +11,7 @@ use mpit_reference::model::Members;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::{Bind, PvarClass, Scope, ThreadLevel, Verbosity};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// One subject: a catalog entry, an MPI_T function or a thread level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -68,14 +68,57 @@ pub struct Inventory {
     pub globals: BTreeMap<String, i64>,
     /// Calls that failed while reading (each a finding for the cases to look at).
     pub failures: Vec<String>,
+    /// Lookup by (kind, index); not part of the value.
+    #[serde(skip)]
+    pub by_index: IndexCache,
+}
+
+/// Positions in `Inventory::entries` by (kind, index), built on first lookup: the
+/// executor looks entries up for every subject and handle, and a scan per lookup made a
+/// run quadratic in the catalog's size. A clone starts empty (the clone's entries may be
+/// changed), and it never makes two inventories unequal.
+#[derive(Default)]
+pub struct IndexCache(std::sync::OnceLock<HashMap<(Kind, i32), Vec<usize>>>);
+
+impl Clone for IndexCache {
+    fn clone(&self) -> Self {
+        IndexCache::default()
+    }
+}
+
+impl PartialEq for IndexCache {
+    fn eq(&self, _: &IndexCache) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for IndexCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IndexCache")
+    }
 }
 
 impl Inventory {
     pub fn of(&self, kind: Kind) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(move |e| e.kind == kind)
     }
+    /// The entries of `kind` with MPI index `index`, in inventory order (items: one per
+    /// enum that has an item of that index).
+    pub fn at(&self, kind: Kind, index: i32) -> impl Iterator<Item = &Entry> {
+        let map = self.by_index.0.get_or_init(|| {
+            let mut m: HashMap<(Kind, i32), Vec<usize>> = HashMap::new();
+            for (i, e) in self.entries.iter().enumerate() {
+                m.entry((e.kind, e.index)).or_default().push(i);
+            }
+            m
+        });
+        map.get(&(kind, index))
+            .into_iter()
+            .flatten()
+            .filter_map(|i| self.entries.get(*i))
+    }
     pub fn find(&self, kind: Kind, index: i32) -> Option<&Entry> {
-        self.of(kind).find(|e| e.index == index)
+        self.at(kind, index).next()
     }
 }
 

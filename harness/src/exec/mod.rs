@@ -169,9 +169,8 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
 
 /// The entry of `inv` that is `s` (same kind, index and name; items also the same enum).
 fn local_entry<'i>(inv: &'i Inventory, s: &Entry) -> Option<&'i Entry> {
-    inv.of(s.kind).find(|e| {
-        e.index == s.index && e.name == s.name && e.attrs.get("enum") == s.attrs.get("enum")
-    })
+    inv.at(s.kind, s.index)
+        .find(|e| e.name == s.name && e.attrs.get("enum") == s.attrs.get("enum"))
 }
 
 fn size_text(s: Size) -> String {
@@ -691,11 +690,13 @@ impl<'a, 'c> Exec<'a, 'c> {
                     args.iter()
                         .map(|(k, v)| (k.to_string(), v.to_json()))
                         .collect(),
-                ),
+                )
+                .into(),
                 rc: Some(code.to_string()),
                 out: serde_json::Value::Object(
                     outs.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
-                ),
+                )
+                .into(),
                 expected: None,
             });
         }

@@ -26,16 +26,17 @@ fn create_dir(dir: &Path) -> Result<(), ReportError> {
 }
 
 /// Writes `report.json`, `report.md` and `report.html` into `out_dir` (created if
-/// needed), and the JUnit XML to `junit` when given; each file atomically. Everything is
-/// rendered before anything is written, so a rendering error leaves no new file behind.
+/// needed), and the JUnit XML to `junit` when given; each file atomically. The renderings
+/// that can fail (JUnit, JSON serialization) come before any file is put in place, so a
+/// rendering error leaves no new file behind.
 pub fn write_all(
     report: &Report,
     out_dir: &Path,
     junit: Option<&Path>,
 ) -> Result<Written, ReportError> {
-    let json_text = json::to_string(report)?;
-    let md_text = markdown::render(report);
-    let html_text = html::render(report);
+    // The JUnit text is rendered first (it can fail); the others are written one at a
+    // time, each dropped before the next is rendered, and report.json streamed: holding
+    // all three texts at once was the supervisor's peak memory on large catalogs.
     let junit_text = junit.map(|_| junit::render(report)).transpose()?;
     create_dir(out_dir)?;
     let w = Written {
@@ -44,9 +45,14 @@ pub fn write_all(
         html: out_dir.join("report.html"),
         junit: junit.map(Path::to_path_buf),
     };
-    atomic_write(&w.json, json_text.as_bytes())?;
-    atomic_write(&w.markdown, md_text.as_bytes())?;
-    atomic_write(&w.html, html_text.as_bytes())?;
+    json::write(report, &w.json)?;
+    atomic_write(&w.markdown, markdown::render(report).as_bytes())?;
+    super::json::atomic_write_with(&w.html, |out| {
+        html::write(report, out).map_err(|source| ReportError::Io {
+            path: w.html.clone(),
+            source,
+        })
+    })?;
     if let (Some(path), Some(text)) = (&w.junit, junit_text) {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             create_dir(parent)?;

@@ -74,24 +74,19 @@ pub fn evidence_text(evidence: &[Evidence]) -> String {
     for (i, e) in evidence.iter().enumerate() {
         let _ = writeln!(out, "#{} {}", i + 1, e.call);
         if !e.args.is_null() {
-            let _ = writeln!(out, "   args:     {}", compact(&e.args));
+            let _ = writeln!(out, "   args:     {}", e.args.compact());
         }
         if let Some(rc) = &e.rc {
             let _ = writeln!(out, "   rc:       {rc}");
         }
         if !e.out.is_null() {
-            let _ = writeln!(out, "   out:      {}", compact(&e.out));
+            let _ = writeln!(out, "   out:      {}", e.out.compact());
         }
         if let Some(x) = &e.expected {
             let _ = writeln!(out, "   expected: {x}");
         }
     }
     out
-}
-
-/// JSON on one line (evidence values are small objects).
-pub fn compact(v: &serde_json::Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! text filter, a table per area, and each result that did not pass expandable to its
 //! evidence. Every string from the report is escaped: vendor libraries name things.
 
-use super::escape::{compact, first_line, html as h, shorten};
+use super::escape::{first_line, html as h, shorten};
 use super::markdown::{by_importance, counts_line, lib_name};
 use super::{headline, oracle_name, rank, Report};
 use crate::verdict::{Area, CaseResult, Status};
@@ -15,18 +15,29 @@ const JS: &str = include_str!("assets/report.js");
 /// A complete page around `body`; `script` is inline JavaScript (may be empty).
 pub(super) fn page(title: &str, body: &str, script: &str) -> String {
     let mut out = String::with_capacity(body.len() + CSS.len() + script.len() + 512);
+    page_start(&mut out, title);
+    out.push_str(body);
+    page_end(&mut out, script);
+    out
+}
+
+/// The page up to the start of its body.
+fn page_start(out: &mut String, title: &str) {
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n{body}",
+         <title>{}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
         h(title)
     );
+}
+
+/// The script and the end of the page.
+fn page_end(out: &mut String, script: &str) {
     if !script.is_empty() {
         let _ = write!(out, "<script>\n{script}</script>\n");
     }
     out.push_str("</body>\n</html>\n");
-    out
 }
 
 /// The statuses in the order a reader wants them: findings first.
@@ -192,11 +203,11 @@ fn evidence(out: &mut String, r: &CaseResult) {
              <th>out</th><th>expected</th></tr></thead><tbody>\n",
         );
         for (i, e) in r.evidence.iter().enumerate() {
-            let json = |v: &serde_json::Value| {
+            let json = |v: &crate::verdict::Json| {
                 if v.is_null() {
                     String::new()
                 } else {
-                    format!("<pre>{}</pre>", h(&compact(v)))
+                    format!("<pre>{}</pre>", h(v.compact()))
                 }
             };
             let _ = writeln!(
@@ -262,7 +273,12 @@ fn row(out: &mut String, r: &CaseResult) {
     }
 }
 
-fn area_section(out: &mut String, area: Area, results: &[&CaseResult]) {
+fn area_section(
+    out: &mut String,
+    area: Area,
+    results: &[&CaseResult],
+    drain: &mut dyn FnMut(&mut String),
+) {
     let mut counts = std::collections::BTreeMap::new();
     for x in results {
         *counts.entry(x.status).or_insert(0usize) += 1;
@@ -283,15 +299,49 @@ fn area_section(out: &mut String, area: Area, results: &[&CaseResult]) {
     );
     for r in by_importance(results.iter().copied()) {
         row(out, r);
+        drain(out);
     }
     out.push_str("</tbody></table>\n<p class=\"none\" hidden></p>\n</section>\n");
 }
 
 /// The HTML page of a report.
 pub fn render(report: &Report) -> String {
-    let mut body = String::with_capacity(4096 + report.results.len() * 700);
-    header(&mut body, report);
-    filters(&mut body, report);
+    let mut page = String::with_capacity(8192 + CSS.len() + JS.len() + report.results.len() * 700);
+    render_into(report, &mut page, &mut |_| {});
+    page
+}
+
+/// Writes the HTML page of a report to `w` as it is rendered: a report of tens of
+/// thousands of results makes a page of tens of megabytes, never held whole.
+pub fn write(report: &Report, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut failed: Option<std::io::Error> = None;
+    let mut chunk = String::with_capacity(1 << 17);
+    let mut drain = |buf: &mut String| {
+        if buf.len() >= 1 << 16 && failed.is_none() {
+            if let Err(e) = w.write_all(buf.as_bytes()) {
+                failed = Some(e);
+            }
+            buf.clear();
+        }
+    };
+    render_into(report, &mut chunk, &mut drain);
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    w.write_all(chunk.as_bytes())
+}
+
+/// Renders the page into `body`, calling `drain` after each result row (it may write
+/// out and clear what is there so far).
+fn render_into(report: &Report, body: &mut String, drain: &mut dyn FnMut(&mut String)) {
+    let title = format!(
+        "mpit-conform — {} — {}",
+        lib_name(&report.target.path),
+        counts_line(&report.summary.by_status)
+    );
+    page_start(body, &title);
+    header(body, report);
+    filters(body, report);
     body.push_str("<main>\n");
     if report.results.is_empty() {
         body.push_str("<p class=\"none\">This report holds no results.</p>\n");
@@ -299,7 +349,7 @@ pub fn render(report: &Report) -> String {
     for area in Area::ALL {
         let results: Vec<&CaseResult> = report.results.iter().filter(|r| r.area == area).collect();
         if !results.is_empty() {
-            area_section(&mut body, area, &results);
+            area_section(body, area, &results, drain);
         }
     }
     let _ = writeln!(
@@ -309,10 +359,5 @@ pub fn render(report: &Report) -> String {
         h(&report.tool.version),
         report.format_version
     );
-    let title = format!(
-        "mpit-conform — {} — {}",
-        lib_name(&report.target.path),
-        counts_line(&report.summary.by_status)
-    );
-    page(&title, &body, JS)
+    page_end(body, JS);
 }

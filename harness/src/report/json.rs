@@ -11,6 +11,20 @@ use std::path::Path;
 /// sees the old file or the new one, never a half-written one; on error the temporary
 /// file is removed.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
+    atomic_write_with(path, |w| {
+        w.write_all(bytes).map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// [`atomic_write`] with the bytes produced by `fill` straight into the temporary file,
+/// so a large report is never held in memory as text as well.
+pub fn atomic_write_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> Result<(), ReportError>,
+) -> Result<(), ReportError> {
     let io = |source| ReportError::Io {
         path: path.to_path_buf(),
         source,
@@ -24,7 +38,11 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), ReportError> {
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
+    {
+        let mut w = std::io::BufWriter::new(tmp.as_file_mut());
+        fill(&mut w)?;
+        w.flush().map_err(io)?;
+    }
     // tempfile creates 0600; a report is for others to read too (CI artifacts, shared
     // directories), as a file made with `create` under the usual umask would be.
     let mode = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o644);
@@ -41,8 +59,15 @@ pub fn to_string(report: &Report) -> Result<String, ReportError> {
     Ok(s)
 }
 
+/// Writes the report as [`to_string`] would, streamed.
 pub fn write(report: &Report, path: &Path) -> Result<(), ReportError> {
-    atomic_write(path, to_string(report)?.as_bytes())
+    atomic_write_with(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, report)?;
+        w.write_all(b"\n").map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
 }
 
 /// Reads a report. The file is user input (a baseline, a report given to `diff`): every

@@ -130,6 +130,18 @@ pub enum RunEvent {
     Finished {
         interrupted: bool,
     },
+    /// How many worker processes the run started (sent before `Finished`; optional, so
+    /// streams and reports without it stay valid).
+    Workers(WorkerCount),
+}
+
+/// Worker processes a run started: every process that loaded the library, the
+/// inventory readers and crash replacements included.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerCount {
+    pub started: u64,
+    /// Of those, the ones that called MPI_Init first.
+    pub with_mpi_init: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -239,6 +251,12 @@ pub struct Report {
     /// What `--waivers` did, when given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waivers: Option<WaiverOutcome>,
+    /// Worker processes started, when the runner said (absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_started: Option<u64>,
+    /// Of those, the ones that called MPI_Init.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_started_mpi_init: Option<u64>,
     pub results: Vec<CaseResult>,
 }
 
@@ -257,6 +275,7 @@ pub struct Builder {
     planned: usize,
     results: Vec<CaseResult>,
     interrupted: Option<bool>,
+    workers: Option<WorkerCount>,
 }
 
 impl Default for Builder {
@@ -275,6 +294,7 @@ impl Builder {
             planned: 0,
             results: Vec::new(),
             interrupted: None,
+            workers: None,
         }
     }
 
@@ -294,6 +314,7 @@ impl Builder {
                 self.interrupted = Some(interrupted);
                 self.finished = Some(now_rfc3339());
             }
+            RunEvent::Workers(w) => self.workers = Some(w),
         }
     }
 
@@ -314,6 +335,8 @@ impl Builder {
             target: self.target,
             options: self.options,
             waivers: None,
+            workers_started: self.workers.map(|w| w.started),
+            workers_started_mpi_init: self.workers.map(|w| w.with_mpi_init),
             results,
         }
     }

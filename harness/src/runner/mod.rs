@@ -85,10 +85,10 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         stop: stop.clone(),
     };
     let (facts, before) = pool::inventory(&setup, false).map_err(RunError::Target)?;
-    let after: Result<Inventory, String> = if selected
+    let after_read = selected
         .iter()
-        .any(|c| c.requires(crate::cases::Require::MpiInit))
-    {
+        .any(|c| c.requires(crate::cases::Require::MpiInit));
+    let after: Result<Inventory, String> = if after_read {
         pool::inventory(&setup, true).map(|(_, inv)| inv)
     } else {
         Ok(Inventory::default())
@@ -129,6 +129,12 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         b.event(RunEvent::Result(r));
     }
     let outcome = runner.join().unwrap_or_default();
+    // The inventory readers are workers too (one, two with an MPI_Init inventory).
+    let readers = 1 + u64::from(after_read);
+    b.event(RunEvent::Workers(report::WorkerCount {
+        started: outcome.workers_started + readers,
+        with_mpi_init: outcome.workers_started_mpi_init + u64::from(after_read),
+    }));
     // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
     let launcher = cfg.launcher.as_ref().filter(|_| !ranks_ids.is_empty());
     if let Some(launcher) = launcher.filter(|_| !outcome.interrupted) {

@@ -4,10 +4,13 @@
 
 use super::pool::Job;
 use crate::cases::InitMode;
+use crate::cases::Kind;
 use crate::cases::{Case, Require, Suite};
 use crate::exec::inventory::Entry;
 use crate::exec::inventory::Inventory;
 use crate::verdict::{Area, CaseResult, Oracle, Status};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Subjects per job: big catalogs are split so the pool's lanes stay busy.
 const CHUNK: usize = 200;
@@ -63,6 +66,10 @@ pub fn jobs(
     early_results: &mut Vec<CaseResult>,
 ) -> Vec<Job> {
     let mut out = Vec::new();
+    // Each entry once, shared by every job that runs on it.
+    let shared_before = share(before);
+    let shared_after = after.as_ref().map(share).unwrap_or_default();
+    let mut shared_inv: [Option<Arc<Inventory>>; 2] = [None, None];
     for c in cases {
         let mpi_init = c.requires(Require::MpiInit);
         let inv = if mpi_init {
@@ -80,10 +87,17 @@ pub fn jobs(
         } else {
             before
         };
-        let (subjects, names): (Vec<Option<Entry>>, Vec<String>) = match c.for_each {
+        let shared = if mpi_init {
+            &shared_after
+        } else {
+            &shared_before
+        };
+        let (subjects, names): (Vec<Option<Arc<Entry>>>, Vec<String>) = match c.for_each {
             None => (vec![None], vec![String::new()]),
-            Some(kind) => inv
-                .of(kind)
+            Some(kind) => shared
+                .get(&kind)
+                .into_iter()
+                .flatten()
                 .filter(|e| c.filter.accepts(&e.attrs))
                 .take(c.first.unwrap_or(usize::MAX))
                 .map(|e| (Some(e.clone()), e.subject()))
@@ -121,9 +135,22 @@ pub fn jobs(
                 fresh: c.needs_fresh_process() || c.init == InitMode::Manual,
                 mpi_init,
                 base_init: c.init == InitMode::Auto,
-                inventory: (c.init == InitMode::Manual).then(|| Box::new(inv.clone())),
+                inventory: (c.init == InitMode::Manual).then(|| {
+                    shared_inv[usize::from(mpi_init)]
+                        .get_or_insert_with(|| Arc::new(inv.clone()))
+                        .clone()
+                }),
             });
         }
+    }
+    out
+}
+
+/// The inventory's entries by kind, each behind an `Arc` the jobs share.
+fn share(inv: &Inventory) -> BTreeMap<Kind, Vec<Arc<Entry>>> {
+    let mut out: BTreeMap<Kind, Vec<Arc<Entry>>> = BTreeMap::new();
+    for e in &inv.entries {
+        out.entry(e.kind).or_default().push(Arc::new(e.clone()));
     }
     out
 }

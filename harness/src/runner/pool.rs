@@ -26,7 +26,10 @@ pub struct Job {
     pub area: Area,
     pub level: Level,
     pub clause: String,
-    pub subjects: Vec<Option<Entry>>,
+    /// Shared with the inventory's other jobs: a large catalog has each entry in the
+    /// jobs of dozens of cases, and a copy per job made the plan most of the
+    /// supervisor's memory (cloned only into the message sent to a worker).
+    pub subjects: Vec<Option<Arc<Entry>>>,
     /// Display names of the subjects (for results the supervisor has to write itself).
     pub names: Vec<String>,
     /// Needs a process of its own (and MPI_Init when `mpi_init`).
@@ -34,8 +37,8 @@ pub struct Job {
     pub mpi_init: bool,
     /// The worker holds a base MPI_T init (see `Hello::base_init`).
     pub base_init: bool,
-    /// Sent along when the worker must not read its own.
-    pub inventory: Option<Box<Inventory>>,
+    /// Sent along when the worker must not read its own (shared, as `subjects`).
+    pub inventory: Option<Arc<Inventory>>,
 }
 
 impl Job {
@@ -325,6 +328,8 @@ pub struct Outcome {
     pub log: RcLog,
     pub interrupted: bool,
     pub workers_started: u64,
+    /// Of those, the ones that called MPI_Init.
+    pub workers_started_mpi_init: u64,
 }
 
 /// Runs every job; results go to `tx` as they arrive. Stops early when `setup.stop` is
@@ -336,7 +341,7 @@ pub fn run(setup: &Setup, jobs: Vec<Job>, tx: Sender<CaseResult>) -> Outcome {
     fresh.extend(rest);
     let queue = Arc::new(Mutex::new(VecDeque::from(fresh)));
     let log = Arc::new(Mutex::new(RcLog::default()));
-    let started = Arc::new(AtomicU64::new(0));
+    let started = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
     let threads: Vec<_> = (0..setup.jobs.max(1))
         .map(|_| {
             let (q, tx, stop, log, setup, started) = (
@@ -358,7 +363,8 @@ pub fn run(setup: &Setup, jobs: Vec<Job>, tx: Sender<CaseResult>) -> Outcome {
     Outcome {
         log,
         interrupted: stop.load(Ordering::SeqCst),
-        workers_started: started.load(Ordering::SeqCst),
+        workers_started: started[0].load(Ordering::SeqCst),
+        workers_started_mpi_init: started[1].load(Ordering::SeqCst),
     }
 }
 
@@ -369,7 +375,8 @@ fn lane(
     tx: &Sender<CaseResult>,
     stop: &AtomicBool,
     log: &Mutex<RcLog>,
-    started: &AtomicU64,
+    // Workers started: all, and those with MPI_Init.
+    started: &[AtomicU64; 2],
 ) {
     // A single-job worker exits on its own; writing `Quit` to it must not kill the run.
     crate::target::ffi::block_sigpipe_in_thread();
@@ -395,7 +402,10 @@ fn lane(
                     base_init: job.base_init,
                     ..setup.hello.clone()
                 };
-                started.fetch_add(1, Ordering::SeqCst);
+                started[0].fetch_add(1, Ordering::SeqCst);
+                if job.mpi_init {
+                    started[1].fetch_add(1, Ordering::SeqCst);
+                }
                 match Worker::spawn(&hello, setup.timeout, setup.stop.clone()) {
                     Ok((w, _)) => w,
                     Err(e) => {
@@ -414,8 +424,8 @@ fn lane(
         let msg = ToWorker::Job {
             job: next_job,
             case: job.case.clone(),
-            subjects: job.subjects.clone(),
-            inventory: job.inventory.clone(),
+            subjects: job.subjects.iter().map(|s| s.as_deref().cloned()).collect(),
+            inventory: job.inventory.as_deref().map(|i| Box::new(i.clone())),
         };
         let mut in_flight = 0usize;
         let mut done: BTreeSet<usize> = BTreeSet::new();

@@ -9,6 +9,7 @@ use crate::exec::{self, Ctx, RcLog};
 use crate::target::{AbiChoice, Target};
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
+use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 fn send(m: &FromWorker) {
@@ -26,13 +27,8 @@ fn send(m: &FromWorker) {
 pub fn serve(hello: &Hello) -> i32 {
     // A crash or abort inside a vendor call names the call (ffi::in_flight).
     crate::target::ffi::in_flight::install();
-    let suite = match Suite::load(&hello.specs) {
-        Ok(s) => s,
-        Err(e) => {
-            send(&FromWorker::CannotRun(e.to_string()));
-            return 2;
-        }
-    };
+    // The cases of each area, loaded when a job of that area first comes.
+    let mut areas: BTreeMap<String, Suite> = BTreeMap::new();
     let abi: AbiChoice = match hello.abi.parse() {
         Ok(a) => a,
         Err(e) => {
@@ -108,10 +104,16 @@ pub fn serve(hello: &Hello) -> i32 {
                 subjects,
                 inventory: given,
             } => {
-                let inv = match given {
-                    Some(i) => *i,
+                // Borrowed, not cloned per job: a large catalog made the copy O(catalog)
+                // for each of O(catalog) jobs.
+                let given_inv;
+                let inv: &Inventory = match given {
+                    Some(i) => {
+                        given_inv = *i;
+                        &given_inv
+                    }
                     // Under the base init, reading is a query like any other.
-                    None => own.get_or_insert_with(|| inventory::read(&t)).clone(),
+                    None => own.get_or_insert_with(|| inventory::read(&t)),
                 };
                 let mut log = RcLog::default();
                 let current = std::cell::Cell::new(0usize);
@@ -124,12 +126,24 @@ pub fn serve(hello: &Hello) -> i32 {
                 };
                 let ctx = Ctx {
                     t: &t,
-                    inv: &inv,
+                    inv,
                     strict: hello.strict,
                     mpi_version: t.lib.get_version().map(|(_, v)| v),
                     erroneous: Some(&erroneous),
                 };
-                let Some(c) = suite.get(&case) else {
+                let area = case.split('.').next().unwrap_or_default().to_string();
+                if !areas.contains_key(&area) {
+                    match Suite::load_area(&hello.specs, &area) {
+                        Ok(s) => {
+                            areas.insert(area.clone(), s);
+                        }
+                        Err(e) => {
+                            send(&FromWorker::CannotRun(e.to_string()));
+                            return 2;
+                        }
+                    }
+                }
+                let Some(c) = areas.get(&area).and_then(|s| s.get(&case)) else {
                     send(&FromWorker::CannotRun(format!("unknown case {case}")));
                     return 2;
                 };

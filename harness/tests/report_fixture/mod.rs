@@ -70,9 +70,9 @@ pub fn result(case: &str, area: Area, subject: &str, status: Status, message: &s
         } else {
             vec![Evidence {
                 call: "MPI_T_cvar_get_info".to_string(),
-                args: json!({"cvar_index": 3, "name": {"cap": 1, "len": 1}}),
+                args: json!({"cvar_index": 3, "name": {"cap": 1, "len": 1}}).into(),
                 rc: Some("MPI_SUCCESS".to_string()),
-                out: json!({"name": "<script>alert(\"x\")</script>", "name_len": 31}),
+                out: json!({"name": "<script>alert(\"x\")</script>", "name_len": 31}).into(),
                 expected: Some("name truncated to 0 chars + NUL; byte 1 untouched".to_string()),
             }]
         },

@@ -262,9 +262,9 @@ fn verdict(
         }
         r.evidence.push(Evidence {
             call: def.call.to_string(),
-            args,
+            args: args.into(),
             rc: None,
-            out: json!({ d.attribute: d.actual }),
+            out: (json!({ d.attribute: d.actual })).into(),
             expected: Some(format!(
                 "{} {} as on rank {} ({rule})",
                 d.attribute, d.expected, d.expected_rank
@@ -283,13 +283,13 @@ fn verdict(
             .collect();
         r.evidence.push(Evidence {
             call: def.call.to_string(),
-            args: Value::Null,
+            args: (Value::Null).into(),
             rc: None,
-            out: json!({
+            out: (json!({
                 "only_on_some_ranks": c.partial.len(),
                 "names": names,
                 "note": "allowed: number and indices of entries may differ between processes (R-GEN-7)",
-            }),
+            })).into(),
             expected: None,
         });
     }
@@ -354,9 +354,9 @@ fn enums(ranks: &[(i32, &Catalog)]) -> CaseResult {
         ));
         r.evidence.push(Evidence {
             call: ENUMS.call.to_string(),
-            args: Value::Null,
+            args: (Value::Null).into(),
             rc: None,
-            out: json!({"items_with_other_values": other.into_iter().take(NAMES_CAP).collect::<Vec<_>>()}),
+            out: (json!({"items_with_other_values": other.into_iter().take(NAMES_CAP).collect::<Vec<_>>()})).into(),
             expected: None,
         });
     }

@@ -64,9 +64,12 @@ fn one_differing_cvar_attribute_fails_naming_it() {
     assert_eq!(r.evidence.len(), 1);
     let e = &r.evidence[0];
     assert_eq!(e.call, "MPI_T_cvar_get_info");
-    assert_eq!(e.args["name"], "x");
-    assert_eq!(e.args["rank"], 1);
-    assert_eq!(e.out["scope"], Value::String(Scope::Local.to_string()));
+    assert_eq!(e.args.value()["name"], "x");
+    assert_eq!(e.args.value()["rank"], 1);
+    assert_eq!(
+        e.out.value()["scope"],
+        Value::String(Scope::Local.to_string())
+    );
     let want = e.expected.as_deref().unwrap_or("");
     assert!(want.contains(&Scope::All.to_string()), "{want}");
     assert!(want.contains("rank 0"), "{want}");
@@ -108,7 +111,7 @@ fn a_name_on_one_rank_only_passes_and_is_noted() {
         r.message
     );
     assert_eq!(r.evidence.len(), 1);
-    assert_eq!(r.evidence[0].out["names"][0], "only_here: rank 0");
+    assert_eq!(r.evidence[0].out.value()["names"][0], "only_here: rank 0");
     assert!(r.evidence[0].expected.is_none());
 }
 
@@ -133,10 +136,10 @@ fn pvars_are_matched_by_name_and_class() {
     assert_eq!(r.status, Status::Fail, "{}", r.message);
     assert_eq!(r.evidence.len(), 1, "only the counter differs");
     assert_eq!(
-        r.evidence[0].args["class"],
+        r.evidence[0].args.value()["class"],
         Value::String(PvarClass::Counter.to_string())
     );
-    assert_eq!(r.evidence[0].out["readonly"], false);
+    assert_eq!(r.evidence[0].out.value()["readonly"], false);
 }
 
 #[test]
@@ -172,7 +175,7 @@ fn events_may_differ_in_displacements_only() {
     let r = result(&rs, "ranks.events.identical");
     assert_eq!(r.status, Status::Fail, "{}", r.message);
     assert!(r.message.contains("ev array_of_datatypes"), "{}", r.message);
-    assert_eq!(r.evidence[0].args["rank"], 2);
+    assert_eq!(r.evidence[0].args.value()["rank"], 2);
 }
 
 #[test]
@@ -197,7 +200,7 @@ fn nothing_to_compare_is_a_skip_and_enum_items_may_differ() {
     assert_eq!(r.status, Status::Pass, "{}", r.message);
     assert!(r.message.contains("1 same-named items"), "{}", r.message);
     assert_eq!(
-        r.evidence[0].out["items_with_other_values"][0],
+        r.evidence[0].out.value()["items_with_other_values"][0],
         "e.on: 1 on rank 0, 2 on rank 1"
     );
 }

@@ -164,9 +164,9 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
     r.duration_ms = c.wall.as_secs_f64() * 1000.0;
     r.evidence.push(Evidence {
         call: "launcher".into(),
-        args: json!({"command": launcher, "ranks": n}),
+        args: (json!({"command": launcher, "ranks": n})).into(),
         rc: None,
-        out: json!({
+        out: (json!({
             "ended": c.ended.as_ref().map(|e| e.to_string()),
             "wall_s": (c.wall.as_secs_f64() * 10.0).round() / 10.0,
             "dumps": c.dumps.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(),
@@ -174,7 +174,8 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
             "unreadable": c.unreadable.iter().map(|(f, e)| format!("{f}: {e}")).collect::<Vec<_>>(),
             "stderr_tail": if status == Status::Pass { Vec::new() } else { c.stderr_tail.clone() },
             "stdout_tail": if status == Status::Pass { Vec::new() } else { c.stdout_tail.clone() },
-        }),
+        }))
+        .into(),
         expected: (!missing.is_empty() || nothing)
             .then(|| "every rank 0..n-1 writes rank-<r>.json".to_string()),
     });
@@ -182,9 +183,9 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
         for x in &d.calls {
             r.evidence.push(Evidence {
                 call: x.call.clone(),
-                args: json!({"rank": rank, "pid": d.pid}),
+                args: (json!({"rank": rank, "pid": d.pid})).into(),
                 rc: x.rc.clone(),
-                out: x.out.clone(),
+                out: (x.out.clone()).into(),
                 expected: (!x.ok && x.rc.is_some()).then(|| "MPI_SUCCESS".to_string()),
             });
         }
@@ -266,14 +267,14 @@ mod tests {
         let j = judge(&c, Some(2), "mpiexec -n 2");
         assert_eq!(j.result.status, Status::Pass, "{}", j.result.message);
         assert_eq!(j.result.subject, "2 ranks");
-        let ranks: Vec<&serde_json::Value> = j
+        let ranks: Vec<serde_json::Value> = j
             .result
             .evidence
             .iter()
             .filter(|e| e.call == "MPI_T_init_thread")
-            .map(|e| &e.args["rank"])
+            .map(|e| e.args.value()["rank"].clone())
             .collect();
-        assert_eq!(ranks, [&json!(0), &json!(1)]);
+        assert_eq!(ranks, [json!(0), json!(1)]);
         // No catalogs in these dumps: nothing to compare.
         assert!(j.no_compare.is_some());
     }

@@ -30,6 +30,7 @@ mod mpi;
 mod pvar;
 mod raw;
 mod recorder;
+pub mod rusage;
 mod strings;
 
 pub use buffers::{BufOut, ObjArg};

@@ -1,0 +1,159 @@
+//! `mpit-conform bench`: the command line of `crate::bench` (inputs checked here, before
+//! any process starts).
+
+use crate::bench::{self, LibSpec, Options, Settings};
+use anyhow::{bail, Result};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Where BENCH.md and bench.json go.
+    #[arg(long, default_value = "reports/bench")]
+    out: PathBuf,
+    /// The real libraries, `name path abi` per line (scripts/install-targets.sh's list;
+    /// default: the repository's .targets/targets.txt, skipped when absent).
+    #[arg(long, value_name = "FILE")]
+    targets: Option<PathBuf>,
+    /// The reference cdylib (default: libmpit_reference.so beside this executable).
+    #[arg(long, value_name = "PATH")]
+    reference: Option<PathBuf>,
+    /// Only the libraries with these names (repeatable; `reference` is the reference).
+    #[arg(long, value_name = "NAME")]
+    only: Vec<String>,
+    /// Fresh processes per floor figure.
+    #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    floor_runs: u64,
+    /// Milliseconds per per-call loop.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    per_call_ms: u64,
+    /// Suite runs per -j on the reference.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100))]
+    suite_runs: u64,
+    /// Suite runs per -j on each real library.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+    real_suite_runs: u64,
+    /// The -j values (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: Vec<u64>,
+    /// Catalog replication factors for the scaling table (comma-separated; empty: none).
+    #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = clap::value_parser!(u64).range(1..=1000))]
+    scale: Vec<u64>,
+    /// Suite runs per scaling factor.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+    scale_runs: u64,
+    /// Only cases matching this glob in every suite run (a quick check, not a figure).
+    #[arg(long = "case", value_name = "GLOB")]
+    cases: Vec<String>,
+    /// Seconds one suite run may take before it is killed.
+    #[arg(long, default_value_t = 900)]
+    run_timeout: u64,
+}
+
+fn default_targets() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../.targets/targets.txt"
+    ))
+}
+
+pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
+    let reference = match &a.reference {
+        Some(p) => p.clone(),
+        None => std::env::current_exe()?
+            .parent()
+            .map(|d| d.join("libmpit_reference.so"))
+            .unwrap_or_default(),
+    };
+    let mut notes = Vec::new();
+    let mut libs = vec![LibSpec {
+        name: "reference".into(),
+        path: reference,
+        abi: "auto".into(),
+        env: Vec::new(),
+    }];
+    match &a.targets {
+        Some(t) => libs.extend(bench::read_targets(t)?),
+        None => {
+            let t = default_targets();
+            if t.exists() {
+                libs.extend(bench::read_targets(&t)?);
+            } else {
+                notes.push(format!(
+                    "no {}: the reference only (scripts/install-targets.sh installs the real libraries)",
+                    t.display()
+                ));
+            }
+        }
+    }
+    if !a.only.is_empty() {
+        for n in &a.only {
+            if !libs.iter().any(|l| &l.name == n) {
+                bail!("--only {n}: no such library (names: {})", names(&libs));
+            }
+        }
+        libs.retain(|l| a.only.contains(&l.name));
+    }
+    for l in &libs {
+        if !l.path.exists() {
+            bail!("{}: {}: no such file", l.name, l.path.display());
+        }
+    }
+    let load = bench::loadavg();
+    if load.first().is_some_and(|l| *l >= 1.0) {
+        eprintln!(
+            "bench: warning: load average {:.2}: the machine is busy, the figures will say so",
+            load[0]
+        );
+    }
+    let o = Options {
+        settings: Settings {
+            command: command_line(argv),
+            floor_runs: a.floor_runs as usize,
+            per_call_ms: a.per_call_ms,
+            suite_runs_reference: a.suite_runs as usize,
+            suite_runs_real: a.real_suite_runs as usize,
+            jobs: a.jobs.iter().map(|j| *j as usize).collect(),
+            scale: a.scale.iter().map(|j| *j as usize).collect(),
+            scale_runs: a.scale_runs as usize,
+            cases: a.cases.clone(),
+            notes,
+        },
+        libs,
+        out: a.out.clone(),
+        floor_timeout: Duration::from_secs(120),
+        run_timeout: Duration::from_secs(a.run_timeout.max(1)),
+    };
+    let b = bench::run(&o)?;
+    for v in &b.verdicts {
+        let m = match v.met {
+            Some(true) => "met",
+            Some(false) => "NOT MET",
+            None => "not measured",
+        };
+        println!("{m:>12}  {} [{}]: {}", v.target, v.scope, v.detail);
+    }
+    println!(
+        "bench: {} {}",
+        o.out.join("BENCH.md").display(),
+        o.out.join("bench.json").display()
+    );
+    Ok(0)
+}
+
+fn names(libs: &[LibSpec]) -> String {
+    libs.iter()
+        .map(|l| l.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The command as BENCH.md shows it: the release build of both crates, then this
+/// invocation with the binary named as built.
+fn command_line(argv: &[String]) -> String {
+    let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
+    format!(
+        "cargo build --release -p mpit-conform -p mpit-reference && target/release/mpit-conform {}",
+        args.join(" ")
+    )
+}
