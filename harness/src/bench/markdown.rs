@@ -99,9 +99,14 @@ pub fn render(b: &Bench) -> String {
     let _ = writeln!(
         o,
         "- Repetitions: floor {} fresh processes per figure (after one discarded warm-up); \
-         suite {}× per -j on the reference, {}× on each real library; scaling {}× per \
-         factor. Figures are medians, with (min–max).\n",
-        set.floor_runs, set.suite_runs_reference, set.suite_runs_real, set.scale_runs
+         suite {}× per -j on the reference, {}× with -j{} and {}× with each other -j on each \
+         real library; scaling {}× per factor. Figures are medians, with (min–max).\n",
+        set.floor_runs,
+        set.suite_runs_reference,
+        set.suite_runs_real,
+        set.jobs.iter().max().copied().unwrap_or(1),
+        set.suite_runs_real_other,
+        set.scale_runs
     );
 
     let _ = writeln!(o, "## Targets\n");

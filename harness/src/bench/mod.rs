@@ -93,7 +93,11 @@ pub struct Settings {
     pub floor_runs: usize,
     pub per_call_ms: u64,
     pub suite_runs_reference: usize,
+    /// Runs with the largest -j on each real library; `suite_runs_real_other` with the
+    /// others (the real libraries' runs are most of the bench's time).
     pub suite_runs_real: usize,
+    #[serde(default)]
+    pub suite_runs_real_other: usize,
     pub jobs: Vec<usize>,
     pub scale: Vec<usize>,
     pub scale_runs: usize,
@@ -246,12 +250,13 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
             Err(e) => f.errors.push(e.to_string()),
         }
         if f.floor.is_some() {
-            let runs = if f.real {
-                o.settings.suite_runs_real
-            } else {
-                o.settings.suite_runs_reference
-            };
+            let most = o.settings.jobs.iter().copied().max().unwrap_or(1);
             for &jobs in &o.settings.jobs {
+                let runs = match (f.real, jobs == most) {
+                    (false, _) => o.settings.suite_runs_reference,
+                    (true, true) => o.settings.suite_runs_real,
+                    (true, false) => o.settings.suite_runs_real_other,
+                };
                 progress(&format!("{}: suite -j {jobs} ×{runs}", lib.name));
                 let spec = RunSpec {
                     jobs,

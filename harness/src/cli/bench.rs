@@ -30,9 +30,12 @@ pub struct BenchArgs {
     /// Suite runs per -j on the reference.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100))]
     suite_runs: u64,
-    /// Suite runs per -j on each real library.
+    /// Suite runs with the largest -j on each real library.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
     real_suite_runs: u64,
+    /// Suite runs with each other -j on each real library.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100))]
+    real_suite_runs_other: u64,
     /// The -j values (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Vec<u64>,
@@ -113,6 +116,7 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
             per_call_ms: a.per_call_ms,
             suite_runs_reference: a.suite_runs as usize,
             suite_runs_real: a.real_suite_runs as usize,
+            suite_runs_real_other: a.real_suite_runs_other as usize,
             jobs: a.jobs.iter().map(|j| *j as usize).collect(),
             scale: a.scale.iter().map(|j| *j as usize).collect(),
             scale_runs: a.scale_runs as usize,

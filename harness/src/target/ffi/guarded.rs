@@ -46,37 +46,17 @@ impl Guarded {
         let page = page_size();
         let data = (CANARY + len + GUARD + align).div_ceil(page) * page;
         let map_len = data + page;
-        // SAFETY: an anonymous private mapping with no address hint; the result is
-        // checked against MAP_FAILED before use.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
+        let base = match pool_take(map_len) {
+            Some(b) => b.as_ptr(),
+            None => map(map_len, data, page),
         };
-        if p == libc::MAP_FAILED {
-            // Out of address space: the worker cannot go on meaningfully.
-            panic!(
-                "mmap of {map_len} bytes failed: {}",
-                std::io::Error::last_os_error()
-            );
-        }
-        let base = p.cast::<u8>();
-        // SAFETY: `base + data` is page-aligned and the last page of the mapping just
-        // created; `base..base+data` is ours, readable and writable.
-        unsafe {
-            if libc::mprotect(base.add(data).cast(), page, libc::PROT_NONE) != 0 {
-                panic!("mprotect failed: {}", std::io::Error::last_os_error());
-            }
-            std::ptr::write_bytes(base, FILL, data);
-        }
+        // SAFETY: `base..base+data` is the writable part of a mapping of `map_len` bytes
+        // (new, or returned to the pool by a dropped buffer that nothing points into).
+        // Filled whole, so a reused mapping is exactly as a new one.
+        unsafe { std::ptr::write_bytes(base, FILL, data) };
         let start = (data - GUARD - len) / align.max(1) * align.max(1);
         Guarded {
-            map: NonNull::new(base).expect("mmap returned NULL without MAP_FAILED"),
+            map: NonNull::new(base).expect("a mapping is never at NULL"),
             map_len,
             start,
             len,
@@ -126,10 +106,79 @@ impl Guarded {
 
 impl Drop for Guarded {
     fn drop(&mut self) {
-        // SAFETY: the mapping made in `new`, unmapped once; no reference into it
+        if pool_give(self.map, self.map_len) {
+            return;
+        }
+        // SAFETY: the mapping made in `map`, unmapped once; no reference into it
         // outlives `self` (`all` borrows `self`).
         unsafe { libc::munmap(self.map.as_ptr().cast(), self.map_len) };
     }
+}
+
+/// A new mapping of `map_len` bytes whose last `page` bytes (from `data` on) are
+/// PROT_NONE.
+fn map(map_len: usize, data: usize, page: usize) -> *mut u8 {
+    // SAFETY: an anonymous private mapping with no address hint; the result is
+    // checked against MAP_FAILED before use.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            map_len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        // Out of address space: the worker cannot go on meaningfully.
+        panic!(
+            "mmap of {map_len} bytes failed: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    let base = p.cast::<u8>();
+    // SAFETY: `base + data` is page-aligned and the last page of the mapping just
+    // created.
+    if unsafe { libc::mprotect(base.add(data).cast(), page, libc::PROT_NONE) } != 0 {
+        panic!("mprotect failed: {}", std::io::Error::last_os_error());
+    }
+    base
+}
+
+/// Mappings of dropped buffers kept for the next buffer of the same size, per thread.
+/// A mapping, an mprotect and an unmapping for every buffer of every call cost about
+/// 5 µs against a library's 50 ns per call (`mpit-conform bench`, per-call costs), and
+/// were most of a suite worker's system time. The protected page stays as made.
+const POOL_MAX: usize = 64;
+
+thread_local! {
+    static POOL: std::cell::RefCell<Vec<(NonNull<u8>, usize)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn pool_take(map_len: usize) -> Option<NonNull<u8>> {
+    POOL.try_with(|p| {
+        let mut p = p.borrow_mut();
+        let i = p.iter().position(|(_, l)| *l == map_len)?;
+        Some(p.swap_remove(i).0)
+    })
+    .ok()
+    .flatten()
+}
+
+/// Whether the pool took the mapping (else the caller unmaps it).
+fn pool_give(map: NonNull<u8>, map_len: usize) -> bool {
+    POOL.try_with(|p| {
+        let mut p = p.borrow_mut();
+        if p.len() < POOL_MAX {
+            p.push((map, map_len));
+            true
+        } else {
+            false
+        }
+    })
+    .unwrap_or(false)
 }
 
 #[cfg(test)]
