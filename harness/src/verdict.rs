@@ -277,3 +277,35 @@ pub struct CaseResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
 }
+
+/// What names a case in each of its results. Whoever writes a result (the executor, the
+/// pool for a crash, the planner for a skip, the run-wide checks) builds it from this with
+/// [`CaseResult::new`], so the fields a result starts with are set in one place.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseMeta<'a> {
+    pub case: &'a str,
+    pub area: Area,
+    pub level: Level,
+    pub clause: &'a str,
+    pub oracle: Oracle,
+}
+
+impl CaseResult {
+    /// A result without reading, evidence, waiver or duration (added by whoever has them).
+    pub fn new(meta: CaseMeta, subject: String, status: Status, message: String) -> Self {
+        CaseResult {
+            case: meta.case.to_string(),
+            area: meta.area,
+            subject,
+            status,
+            level: meta.level,
+            clause: meta.clause.to_string(),
+            oracle: meta.oracle,
+            message,
+            reading: None,
+            duration_ms: 0.0,
+            waived: None,
+            evidence: Vec::new(),
+        }
+    }
+}

@@ -94,7 +94,7 @@ impl Measured {
         self.stderr
             .lines()
             .rev()
-            .find(|l| !l.trim().is_empty())
+            .find(|l| crate::runner::says_something(l))
             .unwrap_or("")
             .trim()
             .to_string()

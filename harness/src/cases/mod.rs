@@ -420,6 +420,16 @@ impl Case {
         }
         s
     }
+    /// What names this case in its results; `clause` is [`Case::clause_text`].
+    pub fn meta<'a>(&'a self, clause: &'a str) -> crate::verdict::CaseMeta<'a> {
+        crate::verdict::CaseMeta {
+            case: &self.id,
+            area: self.area(),
+            level: self.level,
+            clause,
+            oracle: crate::verdict::Oracle::Spec,
+        }
+    }
     pub fn requires(&self, r: Require) -> bool {
         self.requires.contains(&r)
     }

@@ -11,7 +11,7 @@ use crate::cases::{Callee, Case, ForAll, InitMode, Kind, Require, Step, StringFi
 use crate::judge;
 use crate::target::ffi::StrArg;
 use crate::target::Target;
-use crate::verdict::{CaseResult, Evidence, Level, Oracle, Status};
+use crate::verdict::{CaseResult, Evidence, Level, Status};
 use calls::{Arg, Args, HandleMeta};
 use inventory::{Entry, Inventory};
 use mpit_reference::profile::{HandleWidth, ReturnCode};
@@ -86,20 +86,13 @@ struct Exec<'a, 'c> {
 /// Runs `case` on `subject` (None for cases without `for_each`).
 pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> CaseResult {
     let start = Instant::now();
-    let mut r = CaseResult {
-        case: case.id.clone(),
-        area: case.area(),
-        subject: subject.map(Entry::subject).unwrap_or_default(),
-        status: Status::Pass,
-        level: case.level,
-        clause: case.clause_text(),
-        oracle: Oracle::Spec,
-        message: String::new(),
-        reading: None,
-        duration_ms: 0.0,
-        waived: None,
-        evidence: Vec::new(),
-    };
+    let clause = case.clause_text();
+    let mut r = CaseResult::new(
+        case.meta(&clause),
+        subject.map(Entry::subject).unwrap_or_default(),
+        Status::Pass,
+        String::new(),
+    );
     if let Some(why) = skip_reason(ctx, case) {
         r.status = Status::Skip;
         r.message = why;

@@ -230,3 +230,10 @@ fn tick(bar: &Option<indicatif::ProgressBar>, p: Progress, r: &CaseResult) {
         _ => {}
     }
 }
+
+/// Whether a line of a library's or launcher's output says anything: blank lines and the
+/// rulers around banners and help texts ("=====", "-----") do not. Used wherever the
+/// harness quotes a process's last words (worker crashes, launcher failures, bench).
+pub fn says_something(line: &str) -> bool {
+    line.chars().any(char::is_alphanumeric)
+}

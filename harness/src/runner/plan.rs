@@ -8,7 +8,7 @@ use crate::cases::Kind;
 use crate::cases::{Case, Require, Suite};
 use crate::exec::inventory::Entry;
 use crate::exec::inventory::Inventory;
-use crate::verdict::{Area, CaseResult, Oracle, Status};
+use crate::verdict::{Area, CaseResult, Status};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -42,20 +42,8 @@ pub fn select<'s>(
 }
 
 fn early(c: &Case, status: Status, message: String) -> CaseResult {
-    CaseResult {
-        case: c.id.clone(),
-        area: c.area(),
-        subject: String::new(),
-        status,
-        level: c.level,
-        clause: c.clause_text(),
-        oracle: Oracle::Spec,
-        message,
-        reading: None,
-        duration_ms: 0.0,
-        waived: None,
-        evidence: Vec::new(),
-    }
+    let clause = c.clause_text();
+    CaseResult::new(c.meta(&clause), String::new(), status, message)
 }
 
 /// Jobs for the selected cases; cases with nothing to run on land in `early`.

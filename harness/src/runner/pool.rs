@@ -9,7 +9,7 @@ use crate::exec::inventory::Entry;
 use crate::exec::inventory::Inventory;
 use crate::exec::RcLog;
 use crate::target::catalog::CatalogDump;
-use crate::verdict::{Area, CaseResult, Level, Oracle, Status};
+use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -43,20 +43,19 @@ pub struct Job {
 
 impl Job {
     fn result(&self, n: usize, status: Status, message: String) -> CaseResult {
-        CaseResult {
-            case: self.case.clone(),
+        let meta = CaseMeta {
+            case: &self.case,
             area: self.area,
-            subject: self.names.get(n).cloned().unwrap_or_default(),
-            status,
             level: self.level,
-            clause: self.clause.clone(),
+            clause: &self.clause,
             oracle: Oracle::Spec,
+        };
+        CaseResult::new(
+            meta,
+            self.names.get(n).cloned().unwrap_or_default(),
+            status,
             message,
-            reading: None,
-            duration_ms: 0.0,
-            waived: None,
-            evidence: Vec::new(),
-        }
+        )
     }
 
     /// The subjects from `n` on, as a job of their own.
@@ -254,7 +253,7 @@ impl Worker {
         let tail: Vec<&String> = tail
             .iter()
             // Banner lines ("=====") say nothing; the marker is not the library's.
-            .filter(|l| l.chars().any(char::is_alphanumeric) && !l.trim_start().starts_with(marker))
+            .filter(|l| super::says_something(l) && !l.trim_start().starts_with(marker))
             .collect();
         let what = match (b, call) {
             (Broke::Crash(s), Some(c)) => format!("worker killed by {s} in {c}"),

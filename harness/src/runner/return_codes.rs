@@ -2,7 +2,7 @@
 //! observed during the run, per function, against specs/return-codes.yaml.
 
 use crate::exec::RcLog;
-use crate::verdict::{Area, CaseResult, Level, Oracle, Status};
+use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use mpit_reference::yaml::{self, YamlError};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -143,20 +143,14 @@ pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
                     format!("every return code allowed: {seen}"),
                 )
             };
-            CaseResult {
-                case: CASE.into(),
+            let meta = CaseMeta {
+                case: CASE,
                 area: Area::Errors,
-                subject: f.to_string(),
-                status,
                 level,
-                clause: CLAUSE.into(),
+                clause: CLAUSE,
                 oracle: Oracle::RunWide,
-                message,
-                reading: None,
-                duration_ms: 0.0,
-                waived: None,
-                evidence: Vec::new(),
-            }
+            };
+            CaseResult::new(meta, f.to_string(), status, message)
         })
         .collect()
 }

@@ -158,7 +158,7 @@ fn tail(p: &Path) -> Vec<String> {
         .lines()
         .map(str::trim_end)
         // Blank lines and the rulers around help texts say nothing.
-        .filter(|l| !l.trim().is_empty() && !l.trim().chars().all(|c| c == '-' || c == '='))
+        .filter(|l| crate::runner::says_something(l))
         .map(str::to_string)
         .collect();
     if lines.len() <= TAIL {

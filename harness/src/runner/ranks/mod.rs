@@ -15,7 +15,7 @@ pub mod worker;
 
 use super::protocol::Hello;
 use crate::target::catalog::CatalogDump;
-use crate::verdict::{Area, CaseResult, Level, Oracle, Status};
+use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -159,20 +159,14 @@ pub const CASES: [CaseDef; 6] = [WORKS, CVARS, PVARS, CATEGORIES, EVENTS, ENUMS]
 
 impl CaseDef {
     pub fn result(&self, subject: String, status: Status, message: String) -> CaseResult {
-        CaseResult {
-            case: self.id.to_string(),
+        let meta = CaseMeta {
+            case: self.id,
             area: Area::Consistency,
-            subject,
-            status,
             level: Level::Must,
-            clause: self.clause.to_string(),
+            clause: self.clause,
             oracle: Oracle::RunWide,
-            message,
-            reading: None,
-            duration_ms: 0.0,
-            waived: None,
-            evidence: Vec::new(),
-        }
+        };
+        CaseResult::new(meta, subject, status, message)
     }
 }
 
