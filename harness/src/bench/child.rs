@@ -47,6 +47,9 @@ pub struct Phases {
     pub calls: u64,
     /// Entries read: cvars, pvars, categories, enums, events, sources.
     pub entries: [u64; 6],
+    /// The process's peak RSS (VmHWM) at the end, KiB.
+    #[serde(default)]
+    pub hwm_kb: u64,
 }
 
 /// One timed loop of the per-call task.
@@ -137,6 +140,7 @@ fn answer(p: &Probe) -> Result<Answer, String> {
         t.lib.mpi_finalize();
         ph.mpi_finalize_us = us(t5.elapsed());
     }
+    ph.hwm_kb = super::suite::vm_hwm_kb().unwrap_or(0);
     Ok(answer.map_or(Answer::Enumerated(ph), Answer::PerCall))
 }
 

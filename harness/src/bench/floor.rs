@@ -81,7 +81,13 @@ pub fn enumerations(
     for _ in 0..runs.max(1) {
         match probe(lib, task, timeout)? {
             (m, Answer::Enumerated(ph)) => {
-                rss = rss.max(m.usage.maxrss_kb);
+                // VmHWM from the child itself: wait4's maxrss also holds the bench's own
+                // peak, carried across exec.
+                rss = rss.max(if ph.hwm_kb > 0 {
+                    ph.hwm_kb
+                } else {
+                    m.usage.maxrss_kb
+                });
                 got.push((ms(m.wall), ms(m.usage.cpu()), ph));
             }
             (_, Answer::Failed(e)) => return Err(e),

@@ -195,9 +195,11 @@ pub fn render(b: &Bench) -> String {
     let _ = writeln!(
         o,
         "\nCPU: user+sys of the run and every worker it reaped (wait4). Supervisor RSS: the \
-         run's own getrusage(RUSAGE_SELF) peak, written by the run as it ends (hidden \
-         `--bench-stats FILE`); worker RSS: its RUSAGE_CHILDREN peak (the largest worker). \
-         Both are the largest over the repetitions. Workers: processes the run started \
+         run's own peak, written by the run as it ends (hidden `--bench-stats FILE`): its \
+         VmHWM rather than getrusage(RUSAGE_SELF), since Linux carries the spawning process's peak into \
+         ru_maxrss across exec); worker RSS: the run's RUSAGE_CHILDREN peak, the largest \
+         worker — an upper bound, as each worker's ru_maxrss starts from the supervisor's \
+         peak at its spawn. Both are the largest over the repetitions. Workers: processes the run started \
          (`workers_started` in report.json), inventory readers and crash replacements \
          included.\n"
     );

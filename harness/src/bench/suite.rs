@@ -18,6 +18,11 @@ use std::time::Duration;
 pub struct RunUsage {
     /// The supervisor (getrusage RUSAGE_SELF).
     pub supervisor: Usage,
+    /// The supervisor's own peak RSS (VmHWM), KiB. Linux keeps ru_maxrss across exec, so
+    /// RUSAGE_SELF would also count the peak of whatever spawned the run; VmHWM is this
+    /// process image's alone.
+    #[serde(default)]
+    pub supervisor_hwm_kb: u64,
     /// Its reaped workers (RUSAGE_CHILDREN: CPU summed, maxrss the largest).
     pub workers: Usage,
 }
@@ -26,9 +31,35 @@ impl RunUsage {
     pub fn now() -> RunUsage {
         RunUsage {
             supervisor: crate::target::ffi::rusage::usage_self(),
+            supervisor_hwm_kb: vm_hwm_kb().unwrap_or(0),
             workers: crate::target::ffi::rusage::usage_children(),
         }
     }
+}
+
+/// This process's peak resident set (`VmHWM` in /proc/self/status), KiB.
+pub fn vm_hwm_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    l.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The few keys of report.json the bench needs. Parsing the whole report (tens of
+/// megabytes of evidence for some libraries) grew the bench process, and Linux carries a
+/// parent's peak RSS into the ru_maxrss of the children it spawns afterwards.
+#[derive(Deserialize)]
+struct ReportHead {
+    #[serde(default)]
+    workers_started: Option<u64>,
+    #[serde(default)]
+    workers_started_mpi_init: Option<u64>,
+    summary: HeadSummary,
+}
+
+#[derive(Deserialize)]
+struct HeadSummary {
+    total: usize,
+    by_status: BTreeMap<String, usize>,
 }
 
 /// One run of the suite.
@@ -119,8 +150,12 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
             format!("exit {code}: {}", m.last_words()),
         ));
     }
-    let report = crate::report::json::read(&scratch.join("out/report.json"))
-        .map_err(|e| BenchError::Run(lib.name.clone(), e.to_string()))?;
+    let report: ReportHead = std::fs::File::open(scratch.join("out/report.json"))
+        .map_err(|e| e.to_string())
+        .and_then(|f| {
+            serde_json::from_reader(std::io::BufReader::new(f)).map_err(|e| e.to_string())
+        })
+        .map_err(|e| BenchError::Run(lib.name.clone(), format!("report.json: {e}")))?;
     let usage: RunUsage = std::fs::read_to_string(&stats)
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -130,7 +165,11 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
         wall_ms: super::floor::ms(m.wall),
         cpu_ms: super::floor::ms(m.usage.cpu()),
         supervisor_cpu_ms: super::floor::ms(usage.supervisor.cpu()),
-        supervisor_rss_kb: usage.supervisor.maxrss_kb,
+        supervisor_rss_kb: if usage.supervisor_hwm_kb > 0 {
+            usage.supervisor_hwm_kb
+        } else {
+            usage.supervisor.maxrss_kb
+        },
         worker_rss_kb: usage.workers.maxrss_kb,
         workers_started: report.workers_started.unwrap_or(0),
         workers_mpi_init: report.workers_started_mpi_init.unwrap_or(0),
@@ -138,9 +177,8 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
         by_status: report
             .summary
             .by_status
-            .iter()
-            .filter(|(_, n)| **n > 0)
-            .map(|(s, n)| (s.as_str().to_string(), *n))
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
             .collect(),
         exit_code: code,
     })
