@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cases;
 pub mod cli;
 pub mod coverage;
+pub mod differential;
 pub mod exec;
 pub mod judge;
 pub mod report;

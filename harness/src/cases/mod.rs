@@ -466,8 +466,16 @@ impl Suite {
         Suite::load_where(dir, |text| text.lines().any(|l| l.trim_end() == line))
     }
 
+    /// `dir` may also be one case file (`run --case-file`, e.g. a case `fuzz-props`
+    /// wrote).
     fn load_where(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Suite, YamlError> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        let mut files: Vec<PathBuf> = if dir.is_file() {
+            vec![dir.to_path_buf()]
+        } else {
+            Vec::new()
+        };
+        if files.is_empty() {
+            files = std::fs::read_dir(dir)
             .map_err(|e| YamlError {
                 origin: dir.display().to_string(),
                 line: 0,
@@ -477,6 +485,7 @@ impl Suite {
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
             .collect();
+        }
         files.sort();
         let mut suite = Suite::default();
         let mut ids = BTreeSet::new();

@@ -4,6 +4,7 @@
 
 mod bench;
 mod catalog;
+mod fuzz;
 mod run;
 
 use crate::abi_probe::{self, Compiler, Probe};
@@ -81,8 +82,11 @@ struct RunArgs {
     #[arg(long, value_name = "FILE.yaml")]
     waivers: Option<PathBuf>,
     /// The case directory (default: the bundled specs/cases).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "case_file")]
     specs: Option<PathBuf>,
+    /// Run the cases of this one file instead (e.g. one `fuzz-props` wrote).
+    #[arg(long, value_name = "FILE.yaml")]
+    case_file: Option<PathBuf>,
     /// No progress output.
     #[arg(long, short = 'q')]
     quiet: bool,
@@ -163,6 +167,13 @@ enum Cmd {
         #[arg(long, value_name = "FILE.yaml")]
         out: Option<PathBuf>,
     },
+    /// Property tests of the differential oracle: generated MPI_T call sequences run on
+    /// the library (in a worker) and on the reference model loaded with its catalog; a
+    /// divergence is shrunk and written out as a YAML case.
+    FuzzProps(fuzz::FuzzPropsArgs),
+    /// Replay a cargo-fuzz artifact of `ops_differential` on a library in a worker
+    /// (`--emit-case`: write the divergence as a YAML case).
+    Replay(fuzz::ReplayArgs),
     /// Measure how fast the harness judges libraries against the floor each library
     /// sets; writes BENCH.md and bench.json.
     Bench(bench::BenchArgs),
@@ -221,6 +232,8 @@ pub fn main() -> Result<u8> {
             }
             Ok(0)
         }
+        Some(Cmd::FuzzProps(a)) => fuzz::fuzz_props(&a),
+        Some(Cmd::Replay(a)) => fuzz::replay(&a),
         Some(Cmd::Diff { old, new }) => {
             let (text, code) = crate::report::diff_command(&old, &new)?;
             print!("{text}");

@@ -36,7 +36,12 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     if launcher.is_some() && a.libs.len() > 1 {
         bail!("--launcher goes with one --lib (each library needs its own launcher)");
     }
-    let specs = specs_dir(a.specs.clone());
+    if let Some(f) = &a.case_file {
+        if !f.is_file() {
+            bail!("--case-file {}: no such file", f.display());
+        }
+    }
+    let specs = specs_dir(a.case_file.clone().or_else(|| a.specs.clone()));
     Suite::load(&specs)?;
     let abi: crate::target::AbiChoice = a.abi.parse().map_err(anyhow::Error::msg)?;
     if let crate::target::AbiChoice::File(p) = &abi {

@@ -48,6 +48,14 @@ pub enum ToWorker {
         /// (no base init: reading would initialize MPI_T before the case does).
         inventory: Option<Box<Inventory>>,
     },
+    /// The mirror the differential ops are numbered in (`differential::Mirror`), once
+    /// before the first `Ops`.
+    Mirror(Box<crate::differential::Mirror>),
+    /// Carry out these differential ops in order, one `Observed` each.
+    Ops {
+        seq: u64,
+        ops: Vec<crate::differential::Op>,
+    },
     Quit,
 }
 
@@ -89,6 +97,16 @@ pub enum FromWorker {
         job: u64,
         n: usize,
         result: Box<CaseResult>,
+    },
+    /// Op `n` of differential sequence `seq` returned this.
+    Observed {
+        seq: u64,
+        n: usize,
+        obs: Box<crate::differential::Obs>,
+    },
+    /// The sequence is over.
+    OpsDone {
+        seq: u64,
     },
     /// The job is over; `clean` when MPI_T is finalized again and the worker can be
     /// reused.

@@ -81,6 +81,7 @@ pub fn serve(hello: &Hello) -> i32 {
     }
     send(&FromWorker::Ready(Box::new(facts(&t))));
     let mut own: Option<Inventory> = None;
+    let mut mirror: Option<crate::differential::Mirror> = None;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
@@ -90,6 +91,19 @@ pub fn serve(hello: &Hello) -> i32 {
         };
         match msg {
             ToWorker::Quit => break,
+            ToWorker::Mirror(m) => mirror = Some(*m),
+            ToWorker::Ops { seq, ops } => {
+                let Some(m) = &mirror else {
+                    send(&FromWorker::CannotRun("Ops before Mirror".into()));
+                    return 2;
+                };
+                let mut e = crate::differential::target::TargetEngine::new(&t, m);
+                for (n, op) in ops.iter().enumerate() {
+                    let obs = Box::new(e.apply(op));
+                    send(&FromWorker::Observed { seq, n, obs });
+                }
+                send(&FromWorker::OpsDone { seq });
+            }
             ToWorker::Catalog => {
                 let d = crate::target::catalog::read(&t, hello.mpi_init);
                 send(&FromWorker::Catalog(Box::new(d)));

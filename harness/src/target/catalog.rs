@@ -59,6 +59,10 @@ pub struct CatalogDump {
     /// MPI-4.1 entry points the library does not export ("unsupported", never a crash).
     pub unsupported: Vec<String>,
     pub catalog: Catalog,
+    /// The target index of each catalog entry (entries that could not be decoded are
+    /// left out of the catalog, so positions and indices can differ).
+    #[serde(default)]
+    pub origins: crate::differential::Origins,
     pub names: Vec<NameObs>,
     pub failed_calls: Vec<FailedCall>,
     /// Values the profile could not decode (each is a finding to look at).
@@ -183,6 +187,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         sources: t.lib.source_get_num().map(|(_, n)| n),
     };
     let mut c = Catalog::default();
+    let mut origins = crate::differential::Origins::default();
 
     // Enumerations are reached through the variables that use them; collect them first.
     let mut raw_cvars = Vec::new();
@@ -282,6 +287,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
                 }
             }
         }
+        origins.cvars.push(i);
         c.cvars.push(cat::Cvar {
             name,
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
@@ -334,6 +340,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         else {
             continue;
         };
+        origins.pvars.push(i);
         c.pvars.push(cat::Pvar {
             name,
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
@@ -351,6 +358,8 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             deviations: Vec::new(),
         });
     }
+
+    read_pvar_counts(t, &mut c, &origins);
 
     for i in 0..counts.sources.unwrap_or(0) {
         let got = r.strings(
@@ -378,6 +387,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             continue;
         };
         let timestamps = false;
+        origins.sources.push(i);
         c.sources.push(cat::Source {
             name,
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
@@ -443,6 +453,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             .first()
             .map(|s| s.name.clone())
             .unwrap_or_default();
+        origins.events.push(i);
         c.events.push(cat::Event {
             name,
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
@@ -456,7 +467,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         });
     }
 
-    read_categories(&mut r, &mut c, counts.categories.unwrap_or(0));
+    read_categories(&mut r, &mut c, &mut origins, counts.categories.unwrap_or(0));
     // Enumerations are observable only through the entries that carry them: one used
     // only by entries the profile could not decode (Open MPI's `boolean`, on MPI_C_BOOL
     // cvars, listed under `undecoded`) is left out with them, so the catalog holds what a
@@ -492,6 +503,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             .map(|(n, _)| n.to_string())
             .collect(),
         catalog: c,
+        origins,
         names: r.names,
         failed_calls: r.failed,
         undecoded: r.undecoded,
@@ -500,7 +512,39 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 }
 
-fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, n: i32) {
+/// The number of elements of each unbound pvar: only a handle tells it (R-PVAR-2,
+/// `MPI_T_pvar_handle_alloc`'s count), so one session allocates and frees a handle per
+/// pvar. A mirror of the catalog then allocates handles of the same count.
+fn read_pvar_counts(t: &Target, c: &mut Catalog, origins: &crate::differential::Origins) {
+    let Some((rc, s)) = t.lib.pvar_session_create() else {
+        return;
+    };
+    if t.rc(rc) != ReturnCode::Success {
+        return;
+    }
+    for (k, p) in c.pvars.iter_mut().enumerate() {
+        if p.bind != mpit_reference::spec::Bind::NoObject {
+            continue;
+        }
+        let alloc = t
+            .lib
+            .pvar_handle_alloc(s, origins.pvars[k], super::ffi::ObjArg::Null);
+        if let Some((rc, (h, count))) = alloc {
+            if t.rc(rc) == ReturnCode::Success {
+                p.count = count.max(1) as u32;
+                t.lib.pvar_handle_free(s, h);
+            }
+        }
+    }
+    t.lib.pvar_session_free(s);
+}
+
+fn read_categories(
+    r: &mut Reader<'_>,
+    c: &mut Catalog,
+    origins: &mut crate::differential::Origins,
+    n: i32,
+) {
     let t = r.t;
     let mut raw = Vec::new();
     for i in 0..n {
@@ -524,7 +568,10 @@ fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, n: i32) {
         });
         raw.push((i, name, o));
     }
-    let by_index = |list: &[String], i: i32| list.get(i as usize).cloned();
+    // Members are target indices: found through the origins, so a member after an entry
+    // that could not be decoded is not mistaken for its neighbour.
+    let at = |o: &[i32], i: i32| o.binary_search(&i).ok();
+    let by_index = |list: &[String], o: &[i32], i: i32| at(o, i).and_then(|p| list.get(p).cloned());
     let cvar_names: Vec<String> = c.cvars.iter().map(|v| v.name.clone()).collect();
     let pvar_refs: Vec<PvarRef> = c
         .pvars
@@ -536,6 +583,7 @@ fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, n: i32) {
         .collect();
     let event_names: Vec<String> = c.events.iter().map(|e| e.name.clone()).collect();
     let cat_names: Vec<String> = raw.iter().map(|(_, n, _)| n.clone()).collect();
+    origins.categories = raw.iter().map(|(i, _, _)| *i).collect();
     for (i, name, o) in raw {
         let mut members = |which: Members, count: i32| -> Vec<i32> {
             match t
@@ -567,17 +615,20 @@ fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, n: i32) {
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),
             cvars: cv
                 .iter()
-                .filter_map(|x| by_index(&cvar_names, *x))
+                .filter_map(|x| by_index(&cvar_names, &origins.cvars, *x))
                 .collect(),
             pvars: pv
                 .iter()
-                .filter_map(|x| pvar_refs.get(*x as usize).cloned())
+                .filter_map(|x| at(&origins.pvars, *x).and_then(|p| pvar_refs.get(p).cloned()))
                 .collect(),
             events: ev
                 .iter()
-                .filter_map(|x| by_index(&event_names, *x))
+                .filter_map(|x| by_index(&event_names, &origins.events, *x))
                 .collect(),
-            categories: cc.iter().filter_map(|x| by_index(&cat_names, *x)).collect(),
+            categories: cc
+                .iter()
+                .filter_map(|x| by_index(&cat_names, &origins.categories, *x))
+                .collect(),
             appears: cat::Appears::Always,
         });
     }

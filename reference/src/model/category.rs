@@ -30,7 +30,7 @@ impl Default for CategoryState {
 }
 
 /// Which member list of a category.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Members {
     Cvars,
     Pvars,

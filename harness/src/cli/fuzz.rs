@@ -1,0 +1,295 @@
+//! `mpit-conform fuzz-props` (property tests of the differential oracle against any
+//! library) and `mpit-conform replay` (a cargo-fuzz artifact of `ops_differential`
+//! replayed in a worker, optionally written out as a YAML case).
+
+use super::TargetArgs;
+use crate::differential::props::{self, Found, Search};
+use crate::differential::remote::Remote;
+use crate::differential::{emit, Gen, Mirror, Mode};
+use crate::runner::pool;
+use anyhow::{anyhow, bail, Context, Result};
+use mpit_reference::catalog::Catalog;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(clap::Args, Debug)]
+pub struct FuzzPropsArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Sequences to generate (split across the modes: most with MPI_T held
+    /// initialized, an eighth from an uninitialized fresh process, and with
+    /// --robustness half as many with invalid arguments).
+    #[arg(long, default_value_t = 256)]
+    pub cases: u32,
+    /// The random seed (printed; the same seed on the same library repeats the run).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Longest sequence generated.
+    #[arg(long, default_value_t = 24)]
+    pub max_len: usize,
+    /// Also generate invalid arguments (stale, NULL and foreign handles, indices out
+    /// of range): judged at robustness level.
+    #[arg(long)]
+    pub robustness: bool,
+    /// SHOULD and robustness divergences fail (and are shrunk) too.
+    #[arg(long)]
+    pub strict: bool,
+    /// The catalog the library is meant to serve (default: read from the library).
+    #[arg(long, value_name = "FILE.yaml")]
+    pub catalog: Option<PathBuf>,
+    /// Stop generating after this many seconds per mode (shrinking still finishes).
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<u64>,
+    /// Where the YAML case of a failure is written.
+    #[arg(long, value_name = "DIR", default_value = "reports/fuzz-props")]
+    pub out: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// A file cargo-fuzz wrote (fuzz/artifacts/ops_differential/crash-...).
+    pub artifact: PathBuf,
+    /// The library to replay on (default: $MPIT_FUZZ_LIB, else the reference cdylib).
+    #[arg(long)]
+    pub lib: Option<PathBuf>,
+    #[arg(long, default_value = "auto")]
+    pub abi: String,
+    #[arg(long, default_value_t = 10)]
+    pub timeout: u64,
+    /// Write the divergence as a YAML case (into --out).
+    #[arg(long)]
+    pub emit_case: bool,
+    #[arg(long, value_name = "DIR", default_value = "reports/fuzz-props")]
+    pub out: PathBuf,
+}
+
+/// The mirror: the given catalog file, or the library's own read in a worker.
+fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
+    let dump = pool::catalog(setup, false).map_err(|e| {
+        anyhow!(
+            "{}: {e} while its catalog was read",
+            setup.hello.lib.display()
+        )
+    })?;
+    let mut m = Mirror::from_dump(dump);
+    // The reference serves a known catalog (its default, or $MPIT_REFERENCE_CATALOG in
+    // the workers' environment): its pvar start values and source timestamps too,
+    // which no get_info returns.
+    let reference_catalog = || -> Option<PathBuf> {
+        std::env::var_os(mpit_reference::ENV_CATALOG).map(PathBuf::from)
+    };
+    let given = match catalog {
+        Some(f) => Some((Catalog::load(f)?, format!("{} (given with --catalog)", f.display()))),
+        None if m.exact_values => Some(match reference_catalog() {
+            Some(f) => (Catalog::load(&f)?, format!("{} (the reference's)", f.display())),
+            None => (Catalog::default_catalog(), "the reference's default catalog".into()),
+        }),
+        None => None,
+    };
+    if let Some((c, source)) = given {
+        let (exact, hooks, unsupported) = (m.exact_values, m.hooks, m.unsupported.clone());
+        m = Mirror::of_catalog(c, source);
+        m.exact_values = exact;
+        m.hooks = hooks;
+        m.unsupported = unsupported;
+    }
+    Ok(m)
+}
+
+fn remote(setup: &pool::Setup, m: &Arc<Mirror>) -> Remote {
+    Remote::new(
+        setup.hello.lib.clone(),
+        setup.hello.abi.clone(),
+        setup.hello.force,
+        setup.timeout,
+        m.clone(),
+        setup.stop.clone(),
+    )
+}
+
+fn mode_name(m: Mode) -> &'static str {
+    match (m.lifecycle, m.robustness) {
+        (false, false) => "valid calls, MPI_T initialized",
+        (true, false) => "lifecycle: fresh process, MPI_T not initialized",
+        (false, true) => "robustness: invalid arguments too",
+        (true, true) => "lifecycle and robustness",
+    }
+}
+
+/// Writes the case of a failure; returns its path.
+fn write_case(found: &Found, m: &Arc<Mirror>, lib: &Path, seed: u64, out: &Path) -> Result<PathBuf> {
+    let text = emit::case_yaml(found, m, &lib.display().to_string(), seed);
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let id = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- id: "))
+        .unwrap_or("differential.case")
+        .to_string();
+    let path = out.join(format!("{id}.yaml"));
+    // Written whole or not at all (a temporary file renamed).
+    let mut tmp = tempfile::NamedTempFile::new_in(out)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+    tmp.persist(&path)
+        .map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+fn print_found(found: &Found) {
+    let d = &found.divergence;
+    println!(
+        "  DIVERGENCE ({:?}, {}) at call {} of {}: {}",
+        d.level,
+        d.rule,
+        d.step + 1,
+        found.run.len(),
+        d.what
+    );
+    println!("    expected (reference model): {}", d.expected);
+    println!("    actual (library):           {}", d.actual);
+    println!("    minimal sequence:");
+    for (i, op) in found.run.iter().enumerate().take(d.step + 1) {
+        println!("      {:>2}. {}  {:?}", i + 1, op.function(), op);
+    }
+}
+
+pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
+    let setup = super::request(&a.target)?;
+    {
+        let stop = setup.stop.clone();
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let lib = setup.hello.lib.clone();
+    let m = Arc::new(mirror(&setup, a.catalog.as_deref())?);
+    println!(
+        "fuzz-props: {} (seed {}); catalog {}: {} cvars, {} pvars, {} categories, {} events, {} sources",
+        lib.display(),
+        a.seed,
+        m.source,
+        m.catalog.cvars.len(),
+        m.catalog.pvars.len(),
+        m.catalog.categories.len(),
+        m.catalog.events.len(),
+        m.catalog.sources.len()
+    );
+    let mut modes = vec![
+        (Mode { robustness: false, lifecycle: false }, a.cases),
+        (Mode { robustness: false, lifecycle: true }, (a.cases / 8).max(4)),
+    ];
+    if a.robustness {
+        modes.push((Mode { robustness: true, lifecycle: false }, (a.cases / 2).max(4)));
+    }
+    let mut r = remote(&setup, &m);
+    let mut failures = 0;
+    let mut warnings = 0;
+    for (mode, cases) in modes {
+        let cfg = Search {
+            cases,
+            seed: a.seed,
+            max_len: a.max_len,
+            mode,
+            strict: a.strict,
+            time_limit: a.time_limit.map(Duration::from_secs),
+        };
+        let before = r.started;
+        let f = props::search(m.clone(), &cfg, &mut r).map_err(|e| anyhow!("{e}"))?;
+        let secs = f.elapsed.as_secs_f64().max(1e-9);
+        println!(
+            "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers",
+            mode_name(mode),
+            f.sequences,
+            f.calls,
+            secs,
+            f.sequences as f64 / secs,
+            r.started - before
+        );
+        for w in &f.warnings {
+            warnings += 1;
+            println!(
+                "  warn ({:?}, {}) {}: {}",
+                w.level, w.rule, w.function, w.what
+            );
+        }
+        if let Some(found) = &f.failure {
+            failures += 1;
+            print_found(found);
+            let path = write_case(found, &m, &lib, a.seed, &a.out)?;
+            println!(
+                "    case written: {}\n    replay: mpit-conform run --case-file {} --lib {}",
+                path.display(),
+                path.display(),
+                lib.display()
+            );
+        }
+        if setup.stop.load(Ordering::SeqCst) {
+            bail!("interrupted");
+        }
+    }
+    println!("fuzz-props: {failures} failing mode(s), {warnings} warning(s)");
+    Ok(u8::from(failures > 0))
+}
+
+/// The reference cdylib next to this executable (target/<profile>/).
+pub fn reference_cdylib() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let p = exe.parent()?.join("libmpit_reference.so");
+    p.exists().then_some(p)
+}
+
+pub fn replay(a: &ReplayArgs) -> Result<u8> {
+    let meta = std::fs::metadata(&a.artifact)
+        .with_context(|| format!("{}: cannot read", a.artifact.display()))?;
+    if !meta.is_file() {
+        bail!("{}: not a file (a cargo-fuzz artifact is one file)", a.artifact.display());
+    }
+    let bytes = std::fs::read(&a.artifact)?;
+    let lib = a
+        .lib
+        .clone()
+        .or_else(|| std::env::var_os("MPIT_FUZZ_LIB").map(PathBuf::from))
+        .or_else(reference_cdylib)
+        .ok_or_else(|| anyhow!("no library: pass --lib (or set MPIT_FUZZ_LIB)"))?;
+    let setup = super::request(&TargetArgs {
+        lib: Some(lib.clone()),
+        abi: a.abi.clone(),
+        force: false,
+        timeout: a.timeout,
+    })?;
+    let m = Arc::new(mirror(&setup, None)?);
+    let Some((mode, ops)) = crate::differential::gen::decode(&m, &bytes) else {
+        bail!(
+            "{}: not an ops_differential artifact: its {} bytes decode to no MPI_T call",
+            a.artifact.display(),
+            bytes.len()
+        );
+    };
+    let start = Gen::new(m.clone(), mode);
+    let mut r = remote(&setup, &m);
+    println!(
+        "replay: {} calls ({}) on {}",
+        ops.len(),
+        mode_name(mode),
+        lib.display()
+    );
+    match props::check(&start, &ops, &mut r).map_err(|e| anyhow!("{e}"))? {
+        None => {
+            println!("no divergence: the library agrees with the reference on this sequence");
+            Ok(0)
+        }
+        Some(d) => {
+            let found = Found {
+                run: props::completed(&start, &ops),
+                ops,
+                divergence: d,
+                mode,
+            };
+            print_found(&found);
+            if a.emit_case {
+                let path = write_case(&found, &m, &lib, 0, &a.out)?;
+                println!("    case written: {}", path.display());
+            }
+            Ok(1)
+        }
+    }
+}

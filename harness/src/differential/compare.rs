@@ -1,0 +1,462 @@
+//! The comparator: the model's and the target's outcomes of the same sequence, call by
+//! call, judged only where the standard leaves no latitude. Return codes are compared
+//! against the set the standard allows (digest §12), live values only where the calls
+//! determine them (a stopped counter after reset, a value written and read back), and
+//! the first difference is reported with the rule it breaks. Everything after it is
+//! not compared: the two states no longer agree.
+
+use super::gen::Gen;
+use super::obs::{Obs, Out, StrObs, Trace};
+use super::op::{Act, Kind, Op, Ref};
+use crate::target::ffi::FILL;
+use crate::verdict::Level;
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::TErr;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The first outcome of a sequence the standard fixes and the target got wrong.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Divergence {
+    /// Position of the call in the sequence (0-based).
+    pub step: usize,
+    /// The call, as `MPI_T_cvar_get_info(CvarGetInfo { .. })`.
+    pub call: String,
+    pub function: String,
+    /// Digest rule id (specs/clauses.yaml gives its clause).
+    pub rule: String,
+    pub level: Level,
+    /// One line: what differs.
+    pub what: String,
+    pub expected: String,
+    pub actual: String,
+}
+
+/// What the comparator tracks to know which values the calls determine.
+#[derive(Debug, Clone, Default)]
+struct Determined {
+    /// Per pvar handle (creation order): started, value determined.
+    pvars: Vec<(bool, bool)>,
+    /// Per cvar handle: value determined (written and accepted by both).
+    cvars: Vec<bool>,
+}
+
+fn rule_of(op: &Op) -> &'static str {
+    match op {
+        Op::InitThread { .. } => "R-INIT-1",
+        Op::Finalize => "R-FIN-1",
+        Op::GetNum(k) | Op::GetInfo { kind: k, .. } => match k {
+            Kind::Cvar => "R-CVAR-2",
+            Kind::Pvar => "R-PVAR-1",
+            Kind::Category => "R-CAT-1",
+            Kind::Event => "R-EVT-1",
+            Kind::Source => "R-SRC-1",
+        },
+        Op::GetIndex { kind, .. } => match kind {
+            Kind::Cvar => "R-CVAR-5",
+            Kind::Event => "R-EVT-IDX",
+            _ => "R-CAT-1",
+        },
+        Op::PvarGetIndex { .. } => "R-PVAR-4",
+        Op::CategoryMembers { .. } | Op::CategoryGetNumEvents { .. } => "R-CAT-1",
+        Op::CategoryChanged => "R-CAT",
+        Op::EnumGetInfo { .. } => "R-ENUM-2",
+        Op::EnumGetItem { .. } => "R-ENUM-3",
+        Op::CvarHandleAlloc { .. } => "R-CVAR-6",
+        Op::CvarHandleFree { .. } => "R-CVAR-7",
+        Op::CvarRead { .. } => "R-CVAR-8",
+        Op::CvarWrite { .. } => "R-CVAR-9",
+        Op::SessionCreate | Op::SessionFree { .. } => "R-SESS-1",
+        Op::PvarHandleAlloc { .. } | Op::PvarHandleFree { .. } => "R-PH-1",
+        Op::Pvar {
+            handle: Ref::All, ..
+        } => "R-PSTART-2",
+        Op::Pvar { act, .. } => match act {
+            Act::Reset => "R-PRESET-1",
+            _ => "R-PSTART-1",
+        },
+        Op::PvarRead { reset: true, .. } => "R-PRR-1",
+        Op::PvarRead { .. } => "R-PREAD-1",
+        Op::PvarWrite { .. } => "R-PWRITE-1",
+        Op::SourceGetTimestamp { .. } => "R-SRC-TS",
+        Op::EventHandleAlloc { .. } => "R-EVT-1",
+        Op::EventHandleFree { .. } => "R-EVT-FREE",
+        Op::Simulate { .. } => "R-GEN-1",
+    }
+}
+
+fn show(o: &Obs) -> String {
+    let mut s = o.rc.to_string();
+    for (k, v) in &o.outs {
+        s.push_str(&format!(", {k}: {v}"));
+    }
+    s
+}
+
+struct Ctx<'a> {
+    step: usize,
+    op: &'a Op,
+    level: Level,
+}
+
+impl Ctx<'_> {
+    fn div(&self, rule: &str, level: Level, what: String, m: &Obs, t: &Obs) -> Divergence {
+        Divergence {
+            step: self.step,
+            call: format!("{}({:?})", self.op.function(), self.op),
+            function: self.op.function(),
+            rule: rule.to_string(),
+            level,
+            what,
+            expected: show(m),
+            actual: show(t),
+        }
+    }
+}
+
+/// Compares two traces of `ops`, run from the state `start`.
+pub fn compare(start: &Gen, ops: &[Op], model: &Trace, target: &Trace) -> Option<Divergence> {
+    let mut g = start.clone();
+    let mut det = Determined::default();
+    for (step, op) in ops.iter().enumerate() {
+        let level = g.level(op);
+        let cx = Ctx { step, op, level };
+        let m = model.obs.get(step)?;
+        if let Some((at, how)) = &target.died {
+            if *at == step {
+                let t = Obs::rc(ReturnCode::Success);
+                let mut d = cx.div(
+                    "R-GEN-1",
+                    level,
+                    format!("the worker died in {}: {how}", op.function()),
+                    m,
+                    &t,
+                );
+                d.actual = how.to_string();
+                return Some(d);
+            }
+        }
+        let t = target.obs.get(step)?;
+        if t.unsupported {
+            g.apply(op);
+            continue;
+        }
+        if let Some(d) = compare_rc(&cx, &g, m, t) {
+            return Some(d);
+        }
+        if m.ok() && t.ok() {
+            if let Some(d) = compare_outs(&cx, &g, &det, m, t) {
+                return Some(d);
+            }
+        }
+        track(&mut det, &g, op, m, t);
+        g.apply(op);
+    }
+    None
+}
+
+fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
+    use ReturnCode::{Success, T};
+    if m.rc == t.rc {
+        return None;
+    }
+    let op = cx.op;
+    // R-RC-1..3: every code is MPI_SUCCESS or an MPI_T_ERR_* of the ABI.
+    if matches!(t.rc, ReturnCode::MpiErr(_) | ReturnCode::Unknown(_)) {
+        let level = match cx.level {
+            Level::Robustness => Level::Robustness,
+            _ => Level::Must,
+        };
+        return Some(cx.div(
+            "R-RC-3",
+            level,
+            format!("{} returned {}, which is not an MPI_T error code", op.function(), t.rc),
+            m,
+            t,
+        ));
+    }
+    let set = |c: &ReturnCode, s: &[TErr]| matches!(c, T(e) if s.contains(e));
+    const SET: &[TErr] = &[TErr::CvarSetNotNow, TErr::CvarSetNever];
+    match op {
+        // R-CVAR-9: a variable that cannot be set now or ever may say either; a
+        // writable-scope variable may still refuse (NOT_NOW/NEVER) for its own reasons.
+        Op::CvarWrite { .. } if (m.rc == Success || set(&m.rc, SET)) && set(&t.rc, SET) => {
+            return None
+        }
+        // Digest §12: an extra finalize returns "the corresponding code"; strict
+        // reading NOT_INITIALIZED, any MPI_T error otherwise.
+        Op::Finalize if m.rc == T(TErr::NotInitialized) && matches!(t.rc, T(_)) => {
+            return Some(cx.div(
+                "R-FIN-1",
+                Level::Should,
+                "one MPI_T_finalize too many: a different MPI_T error than NOT_INITIALIZED".into(),
+                m,
+                t,
+            ));
+        }
+        // R-SRC-TS: whether a source has ad-hoc timestamps is not in any get_info: unless
+        // the catalog was given, SUCCESS and NOT_SUPPORTED are both conformant.
+        Op::SourceGetTimestamp { .. }
+            if !g.mirror.declared
+                && [&m.rc, &t.rc]
+                    .iter()
+                    .all(|c| **c == Success || **c == T(TErr::NotSupported)) =>
+        {
+            return None
+        }
+        _ => {}
+    }
+    let rule = if !g.initialized() {
+        "R-INIT-1"
+    } else {
+        rule_of(op)
+    };
+    Some(cx.div(
+        rule,
+        cx.level,
+        format!("{} returned {} where {} was expected", op.function(), t.rc, m.rc),
+        m,
+        t,
+    ))
+}
+
+fn compare_str(cx: &Ctx<'_>, field: &str, ms: &StrObs, ts: &StrObs, m: &Obs, t: &Obs) -> Option<Divergence> {
+    let what = |rule: &str, s: String| Some(cx.div(rule, Level::Must, format!("{field}: {s}"), m, t));
+    if !ts.stray.is_empty() {
+        return what(
+            "R-STR-1",
+            format!("wrote outside the buffer at byte offsets {:?}", ts.stray),
+        );
+    }
+    if let (Some(w), Some(b)) = (&ms.buf, &ts.buf) {
+        if b.len() < w.len() || b[..w.len()] != w[..] {
+            let got = &b[..w.len().min(b.len())];
+            return what(
+                "R-STR-1",
+                format!(
+                    "buffer of {} bytes holds {:?}, the convention writes {:?}",
+                    b.len(),
+                    String::from_utf8_lossy(got),
+                    String::from_utf8_lossy(w)
+                ),
+            );
+        }
+        if w.is_empty() && b.iter().any(|x| *x != FILL) {
+            // Nothing may be written: n == 0 (R-STR-3) or a NULL length (R-STR-4).
+            let rule = if ms.len.is_none() { "R-STR-4" } else { "R-STR-3" };
+            return what(rule, "wrote into a buffer the convention leaves untouched".into());
+        }
+    }
+    if ms.len != ts.len {
+        let rule = match (&ms.buf, ms.len) {
+            (None, _) => "R-STR-3",
+            (Some(w), Some(l)) if w.is_empty() && l > 0 => "R-STR-3",
+            _ => "R-STR-2",
+        };
+        return what(
+            rule,
+            format!(
+                "*len is {} where strlen+1 = {} was expected",
+                ts.len.map_or("NULL".into(), |l| l.to_string()),
+                ms.len.map_or("untouched".into(), |l| l.to_string())
+            ),
+        );
+    }
+    None
+}
+
+fn compare_outs(
+    cx: &Ctx<'_>,
+    g: &Gen,
+    det: &Determined,
+    m: &Obs,
+    t: &Obs,
+) -> Option<Divergence> {
+    let op = cx.op;
+    for (name, mo) in &m.outs {
+        let Some(to) = t.out(name) else {
+            continue;
+        };
+        match (mo, to) {
+            (Out::Str(ms), Out::Str(ts)) => {
+                if let Some(d) = compare_str(cx, name, ms, ts, m, t) {
+                    return Some(d);
+                }
+            }
+            // R-INIT-1: provided is one of the four levels (not necessarily `required`).
+            (_, Out::Name(p)) if name == "provided" => {
+                if p.starts_with("unknown") {
+                    return Some(cx.div(
+                        "R-INIT-1",
+                        Level::Must,
+                        format!("provided is {p}, not a thread level"),
+                        m,
+                        t,
+                    ));
+                }
+            }
+            (Out::Ints(mv), Out::Ints(tv)) if name == "indices" => {
+                let k = mv.len();
+                let ok = tv.len() >= k
+                    && tv[..k] == mv[..]
+                    && tv[k..].iter().all(|x| *x == i64::from(super::target::SENTINEL));
+                if !ok {
+                    return Some(cx.div(
+                        "R-CAT-1",
+                        Level::Must,
+                        format!("indices {tv:?} where {mv:?} then untouched entries were expected"),
+                        m,
+                        t,
+                    ));
+                }
+            }
+            (Out::Bytes(mb), Out::Bytes(tb)) => {
+                if determined(g, det, op) && mb != tb {
+                    let rule = match op {
+                        Op::CvarRead { .. } => "R-CVAR-9",
+                        _ => "R-PRESET-1",
+                    };
+                    return Some(cx.div(
+                        rule,
+                        Level::Must,
+                        format!("the value read is {} where the calls made it {}", to, mo),
+                        m,
+                        t,
+                    ));
+                }
+            }
+            (a, b) if a != b => {
+                let rule = match (op, name.as_str()) {
+                    (Op::CvarHandleFree { .. }, _) => "R-CVAR-7",
+                    (Op::SessionFree { .. }, _) => "R-SESS-1",
+                    (Op::PvarHandleFree { .. }, _) => "R-PH-1",
+                    _ => rule_of(op),
+                };
+                return Some(cx.div(
+                    rule,
+                    Level::Must,
+                    format!("{name} is {b} where {a} was expected"),
+                    m,
+                    t,
+                ));
+            }
+            _ => {}
+        }
+    }
+    // Outputs only the target has: a write past a read buffer or a member array.
+    for (name, to) in &t.outs {
+        if m.out(name).is_none() && (name == "stray" || name == "overrun") {
+            let rule = match op {
+                Op::CategoryMembers { .. } => "R-CAT-1",
+                Op::CvarRead { .. } => "R-CVAR-8",
+                _ => "R-PREAD-1",
+            };
+            return Some(cx.div(
+                rule,
+                Level::Must,
+                format!("wrote past the buffer the standard sizes ({name}: {to})"),
+                m,
+                t,
+            ));
+        }
+    }
+    None
+}
+
+/// Whether the value this read returns is fixed by the calls so far.
+fn determined(g: &Gen, det: &Determined, op: &Op) -> bool {
+    if g.mirror.exact_values {
+        return true;
+    }
+    match op {
+        Op::CvarRead {
+            handle: Ref::Made(n),
+        } => det.cvars.get(*n as usize).copied().unwrap_or(false),
+        Op::PvarRead {
+            handle: Ref::Made(n),
+            ..
+        } => det.pvars.get(*n as usize).is_some_and(|(_, d)| *d),
+        _ => false,
+    }
+}
+
+fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
+    let both = m.ok() && t.ok();
+    let pvar = |n: usize| {
+        g.pvar_handles
+            .get(n)
+            .and_then(|l| g.mirror.catalog.pvars.get(l.index as usize))
+    };
+    match op {
+        Op::CvarHandleAlloc { .. } if m.ok() => det.cvars.push(false),
+        Op::CvarWrite {
+            handle: Ref::Made(n),
+            ..
+        } => {
+            if let Some(d) = det.cvars.get_mut(*n as usize) {
+                *d = both;
+            }
+        }
+        Op::PvarHandleAlloc { index, .. } if m.ok() => {
+            let cont = g
+                .mirror
+                .catalog
+                .pvars
+                .get(*index as usize)
+                .is_some_and(|p| p.continuous);
+            det.pvars.push((cont, false));
+        }
+        Op::Pvar { act, handle, session } if both => {
+            let targets: Vec<usize> = match handle {
+                Ref::Made(n) => vec![*n as usize],
+                Ref::All => match session {
+                    Ref::Made(s) => (0..g.pvar_handles.len())
+                        .filter(|h| g.pvar_handles[*h].session == *s && g.pvar_handles[*h].live)
+                        .collect(),
+                    _ => Vec::new(),
+                },
+                _ => Vec::new(),
+            };
+            for n in targets {
+                let Some(p) = pvar(n) else { continue };
+                let (cont, ro) = (p.continuous, p.readonly);
+                let zero = p.class.starts_at_zero();
+                if let Some(s) = det.pvars.get_mut(n) {
+                    match act {
+                        Act::Start if !cont => *s = (true, false),
+                        Act::Stop if !cont => s.0 = false,
+                        // R-PRESET-1: reset sets the start value; it stays while stopped.
+                        Act::Reset if !ro => s.1 = !s.0 && zero,
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Op::PvarRead {
+            handle: Ref::Made(n),
+            reset: true,
+            ..
+        } if both => {
+            let zero = pvar(*n as usize).is_some_and(|p| p.class.starts_at_zero());
+            if let Some(s) = det.pvars.get_mut(*n as usize) {
+                s.1 = !s.0 && zero;
+            }
+        }
+        Op::PvarWrite {
+            handle: Ref::Made(n),
+            ..
+        } => {
+            if let Some(s) = det.pvars.get_mut(*n as usize) {
+                s.1 = both && !s.0;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The clause of each digest rule, from `specs/clauses.yaml` (data, not code).
+pub fn clauses(dir: &std::path::Path) -> BTreeMap<String, String> {
+    crate::coverage::Clauses::load(&dir.join("clauses.yaml"))
+        .map(|c| c.rules.into_iter().map(|r| (r.rule, r.clause)).collect())
+        .unwrap_or_default()
+}

@@ -1,0 +1,457 @@
+//! A failing sequence written out as a YAML case of `specs/` (the format of
+//! specs/README.md), so `mpit-conform run --case-file it.yaml --lib PATH` replays it
+//! deterministically: the same calls in the same order, the model's return codes as
+//! the expectations, and the diverging call's outputs as far as the case language says
+//! them. Indices are the target's; the entry of the diverging call is the case's subject
+//! (`for_each` + `where: {name}`), so the strings are judged against it and a library
+//! without that entry skips the case.
+
+use super::compare::Divergence;
+use super::gen::Gen;
+use super::obs::{Obs, Out};
+use super::op::{members_word, Act, Data, Kind, Op, Ref};
+use super::props::{run_model, Found};
+use super::Mirror;
+use crate::verdict::Level;
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::TErr;
+use std::fmt::Write;
+
+/// YAML double-quoted scalar.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn level_word(l: Level) -> &'static str {
+    match l {
+        Level::Must => "must",
+        Level::Should => "should",
+        Level::Robustness => "robustness",
+    }
+}
+
+/// The catalog entry an op names, if any.
+fn entry(op: &Op) -> Option<(Kind, i32)> {
+    match op {
+        Op::GetInfo { kind, index, .. } => Some((*kind, *index)),
+        Op::CvarHandleAlloc { index } => Some((Kind::Cvar, *index)),
+        Op::PvarHandleAlloc { index, .. } => Some((Kind::Pvar, *index)),
+        Op::EventHandleAlloc { index } => Some((Kind::Event, *index)),
+        Op::CategoryMembers { index, .. } | Op::CategoryGetNumEvents { index } => {
+            Some((Kind::Category, *index))
+        }
+        Op::SourceGetTimestamp { index } => Some((Kind::Source, *index)),
+        _ => None,
+    }
+}
+
+fn rc_name(rc: &ReturnCode) -> String {
+    match rc {
+        ReturnCode::Success => "MPI_SUCCESS".into(),
+        ReturnCode::T(e) => e.spelling().into(),
+        other => other.to_string(),
+    }
+}
+
+/// What a call may return, as the comparator accepts it (digest §12).
+fn rc_expect(op: &Op, m: &Obs, mirror: &Mirror) -> String {
+    let set = |v: &[&str]| format!("[{}]", v.join(", "));
+    match (op, &m.rc) {
+        (Op::CvarWrite { .. }, ReturnCode::Success)
+        | (Op::CvarWrite { .. }, ReturnCode::T(TErr::CvarSetNotNow | TErr::CvarSetNever)) => {
+            set(&[
+                "MPI_SUCCESS",
+                "MPI_T_ERR_CVAR_SET_NOT_NOW",
+                "MPI_T_ERR_CVAR_SET_NEVER",
+            ])
+        }
+        (Op::SourceGetTimestamp { .. }, _) if !mirror.declared => {
+            set(&["MPI_SUCCESS", "MPI_T_ERR_NOT_SUPPORTED"])
+        }
+        (_, rc) => rc_name(rc),
+    }
+}
+
+struct Writer<'a> {
+    m: &'a Mirror,
+    subject: Option<(Kind, i32)>,
+    out: String,
+    made: [usize; 4],
+}
+
+const PREFIX: [&str; 4] = ["c", "s", "p", "r"];
+
+impl Writer<'_> {
+    fn index(&self, k: Kind, i: i32) -> String {
+        if self.subject == Some((k, i)) {
+            return "$index".into();
+        }
+        let n = self.m.count(k);
+        if i >= n {
+            let num = match k {
+                Kind::Cvar => "num_cvars",
+                Kind::Pvar => "num_pvars",
+                Kind::Category => "num_categories",
+                Kind::Event => "num_events",
+                Kind::Source => "num_sources",
+            };
+            return format!("${num} + {}", i - n);
+        }
+        self.m.target_index(k, i).to_string()
+    }
+
+    fn handle(r: Ref, table: usize, null: &str) -> String {
+        match r {
+            Ref::Made(n) => format!("${}{n}", PREFIX[table]),
+            Ref::Null => null.into(),
+            Ref::All => "MPI_T_PVAR_ALL_HANDLES".into(),
+            Ref::Foreign(n) => format!("${}{n}", PREFIX[if table == 0 { 2 } else { 0 }]),
+        }
+    }
+
+    fn size(s: super::op::Str) -> String {
+        match (s.cap, s.len) {
+            (None, _) => "null_buf".into(),
+            (Some(_), None) => "null_len".into(),
+            (Some(c), Some(_)) => c.to_string(),
+        }
+    }
+
+    /// `call`, `args` and `save` of one op.
+    fn call(&mut self, op: &Op, m: &Obs) -> (String, Vec<(String, String)>, Vec<(String, String)>) {
+        let mut args: Vec<(String, String)> = Vec::new();
+        let mut save = Vec::new();
+        let mut a = |k: &str, v: String| args.push((k.to_string(), v));
+        let sess = |r: Ref| Self::handle(r, 1, "MPI_T_PVAR_SESSION_NULL");
+        let pv = |r: Ref| Self::handle(r, 2, "MPI_T_PVAR_HANDLE_NULL");
+        let name = match op {
+            Op::InitThread { required } => {
+                a("required", required.spelling().into());
+                "init_thread".into()
+            }
+            Op::Finalize => "finalize".into(),
+            Op::GetNum(k) => format!("{}_get_num", k.word()),
+            Op::GetInfo {
+                kind,
+                index,
+                name,
+                desc,
+            } => {
+                a("index", self.index(*kind, *index));
+                a("name", Self::size(*name));
+                a("desc", Self::size(*desc));
+                format!("{}_get_info", kind.word())
+            }
+            Op::GetIndex { kind, name } => {
+                a("name", quoted(name));
+                format!("{}_get_index", kind.word())
+            }
+            Op::PvarGetIndex { name, class } => {
+                a("name", quoted(name));
+                a("var_class", format!("MPI_T_PVAR_CLASS_{}", class.spelling()));
+                "pvar_get_index".into()
+            }
+            Op::CategoryMembers { index, which, len } => {
+                a("index", self.index(Kind::Category, *index));
+                a("len", len.to_string());
+                format!("category_get_{}", members_word(*which))
+            }
+            Op::CategoryGetNumEvents { index } => {
+                a("index", self.index(Kind::Category, *index));
+                "category_get_num_events".into()
+            }
+            Op::CategoryChanged => "category_changed".into(),
+            Op::EnumGetInfo { enumtype, name } => {
+                a("enumtype", format!("$e{enumtype}"));
+                a("name", Self::size(*name));
+                "enum_get_info".into()
+            }
+            Op::EnumGetItem {
+                enumtype,
+                item,
+                name,
+            } => {
+                a("enumtype", format!("$e{enumtype}"));
+                a("item", item.to_string());
+                a("name", Self::size(*name));
+                "enum_get_item".into()
+            }
+            Op::CvarHandleAlloc { index } => {
+                a("index", self.index(Kind::Cvar, *index));
+                if m.ok() {
+                    save.push((format!("c{}", self.made[0]), "handle".into()));
+                    self.made[0] += 1;
+                }
+                "cvar_handle_alloc".into()
+            }
+            Op::CvarHandleFree { handle } => {
+                a("handle", Self::handle(*handle, 0, "MPI_T_CVAR_HANDLE_NULL"));
+                "cvar_handle_free".into()
+            }
+            Op::CvarRead { handle } => {
+                a("handle", Self::handle(*handle, 0, "MPI_T_CVAR_HANDLE_NULL"));
+                if let Ref::Made(n) = handle {
+                    save.push((format!("vc{n}"), "bytes".into()));
+                }
+                "cvar_read".into()
+            }
+            Op::CvarWrite { handle, data } => {
+                a("handle", Self::handle(*handle, 0, "MPI_T_CVAR_HANDLE_NULL"));
+                a("data", Self::data(*handle, *data, "vc"));
+                "cvar_write".into()
+            }
+            Op::SessionCreate => {
+                if m.ok() {
+                    save.push((format!("s{}", self.made[1]), "session".into()));
+                    self.made[1] += 1;
+                }
+                "pvar_session_create".into()
+            }
+            Op::SessionFree { session } => {
+                a("session", sess(*session));
+                "pvar_session_free".into()
+            }
+            Op::PvarHandleAlloc { session, index } => {
+                a("session", sess(*session));
+                a("index", self.index(Kind::Pvar, *index));
+                if m.ok() {
+                    save.push((format!("p{}", self.made[2]), "handle".into()));
+                    self.made[2] += 1;
+                }
+                "pvar_handle_alloc".into()
+            }
+            Op::PvarHandleFree { session, handle } => {
+                a("session", sess(*session));
+                a("handle", pv(*handle));
+                "pvar_handle_free".into()
+            }
+            Op::Pvar {
+                act,
+                session,
+                handle,
+            } => {
+                a("session", sess(*session));
+                a("handle", pv(*handle));
+                match act {
+                    Act::Start => "pvar_start",
+                    Act::Stop => "pvar_stop",
+                    Act::Reset => "pvar_reset",
+                }
+                .into()
+            }
+            Op::PvarRead {
+                session,
+                handle,
+                reset,
+            } => {
+                a("session", sess(*session));
+                a("handle", pv(*handle));
+                if let Ref::Made(n) = handle {
+                    save.push((format!("vp{n}"), "bytes".into()));
+                }
+                if *reset { "pvar_readreset" } else { "pvar_read" }.into()
+            }
+            Op::PvarWrite {
+                session,
+                handle,
+                data,
+            } => {
+                a("session", sess(*session));
+                a("handle", pv(*handle));
+                a("data", Self::data(*handle, *data, "vp"));
+                "pvar_write".into()
+            }
+            Op::SourceGetTimestamp { index } => {
+                a("index", self.index(Kind::Source, *index));
+                "source_get_timestamp".into()
+            }
+            Op::EventHandleAlloc { index } => {
+                a("index", self.index(Kind::Event, *index));
+                if m.ok() {
+                    save.push((format!("r{}", self.made[3]), "registration".into()));
+                    self.made[3] += 1;
+                }
+                "event_handle_alloc".into()
+            }
+            Op::EventHandleFree { registration } => {
+                a(
+                    "registration",
+                    Self::handle(*registration, 3, "MPI_T_EVENT_REGISTRATION_NULL"),
+                );
+                "event_handle_free".into()
+            }
+            Op::Simulate { steps } => {
+                a("steps", steps.to_string());
+                "simulate".into()
+            }
+        };
+        (name, args, save)
+    }
+
+    fn data(h: Ref, d: Data, prefix: &str) -> String {
+        match (d, h) {
+            (Data::Int(n), _) => n.to_string(),
+            (Data::Readback, Ref::Made(n)) => format!("${prefix}{n}"),
+            (Data::Readback, _) => "0".into(),
+        }
+    }
+}
+
+/// The diverging call's outputs as `out:` predicates and string checks.
+fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut out = Vec::new();
+    let subject_step = entry(op).is_some() && entry(op) == w.subject;
+    for (name, o) in &m.outs {
+        match o {
+            Out::Str(_) if subject_step && matches!(op, Op::GetInfo { .. }) => {
+                lines.push(format!("{name}: truncated"))
+            }
+            Out::Int(n) => {
+                let v = match (op, name.as_str()) {
+                    (Op::GetIndex { kind, .. }, "index") => w.m.target_index(*kind, *n as i32).into(),
+                    (Op::PvarGetIndex { .. }, "index") => w.m.target_index(Kind::Pvar, *n as i32).into(),
+                    (Op::GetNum(k), "num") => *n + i64::from(w.m.holes(*k)),
+                    _ => *n,
+                };
+                out.push(format!("{name}: {v}"))
+            }
+            Out::Handle { null } => {
+                let n = match op {
+                    Op::SessionCreate | Op::SessionFree { .. } => "MPI_T_PVAR_SESSION_NULL",
+                    Op::PvarHandleAlloc { .. } | Op::PvarHandleFree { .. } => "MPI_T_PVAR_HANDLE_NULL",
+                    Op::EventHandleAlloc { .. } | Op::EventHandleFree { .. } => {
+                        "MPI_T_EVENT_REGISTRATION_NULL"
+                    }
+                    _ => "MPI_T_CVAR_HANDLE_NULL",
+                };
+                out.push(if *null {
+                    format!("{name}: {n}")
+                } else {
+                    format!("{name}: {{ne: {n}}}")
+                })
+            }
+            Out::Enum(None) => out.push(format!("{name}: MPI_T_ENUM_NULL")),
+            Out::Enum(Some(_)) => out.push(format!("{name}: {{ne: MPI_T_ENUM_NULL}}")),
+            Out::Name(s) if name != "provided" && name != "datatypes" => {
+                let c = match name.as_str() {
+                    "verbosity" => format!("MPI_T_VERBOSITY_{s}"),
+                    "bind" => format!("MPI_T_BIND_{s}"),
+                    "scope" => format!("MPI_T_SCOPE_{s}"),
+                    "var_class" => format!("MPI_T_PVAR_CLASS_{s}"),
+                    "ordering" => format!("MPI_T_SOURCE_{s}"),
+                    _ => s.clone(),
+                };
+                out.push(format!("{name}: {c}"))
+            }
+            Out::Ints(v) if name == "indices" => {
+                out.push(format!("{name}: {{skip: {}, each: {{eq: -7}}}}", v.len()))
+            }
+            Out::Bytes(b) if d.rule == "R-PRESET-1" && b.iter().all(|x| *x == 0) => {
+                out.push(format!("{name}: 0"))
+            }
+            _ => {}
+        }
+    }
+    if !out.is_empty() {
+        lines.push(format!("out: {{{}}}", out.join(", ")));
+    }
+    lines
+}
+
+/// The YAML text of a case replaying `found` on the library it was found on.
+pub fn case_yaml(found: &Found, mirror: &std::sync::Arc<Mirror>, library: &str, seed: u64) -> String {
+    let d = &found.divergence;
+    let start = Gen::new(mirror.clone(), found.mode);
+    let model = run_model(&start, &found.run);
+    let subject = found
+        .run
+        .get(d.step)
+        .and_then(entry)
+        .or_else(|| found.run.iter().find_map(entry))
+        .filter(|(k, i)| *i >= 0 && *i < mirror.count(*k));
+    let mut w = Writer {
+        m: mirror,
+        subject,
+        out: String::new(),
+        made: [0; 4],
+    };
+    let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
+    let hash = {
+        use sha2::Digest;
+        let h = sha2::Sha256::digest(format!("{:?}{}", found.run, d.what).as_bytes());
+        h.iter().take(4).map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let mut y = String::new();
+    let _ = writeln!(y, "# Found by `mpit-conform fuzz-props` (seed {seed}) on {library}.");
+    let _ = writeln!(y, "# {}: {}", d.rule, d.what);
+    let _ = writeln!(y, "# expected (reference model): {}", d.expected);
+    let _ = writeln!(y, "# actual (library):           {}", d.actual);
+    let _ = writeln!(y, "# Replay: mpit-conform run --case-file THIS.yaml --lib {library}");
+    let _ = writeln!(y, "area: differential");
+    let _ = writeln!(y, "cases:");
+    let _ = writeln!(y, "  - id: differential.{func}.{hash}");
+    let _ = writeln!(y, "    title: {}", quoted(&format!("{} ({})", d.what, d.rule)));
+    let _ = writeln!(y, "    clause: {}", quoted(&clause_of(&d.rule)));
+    let _ = writeln!(y, "    rules: [{}]", d.rule);
+    let _ = writeln!(y, "    level: {}", level_word(d.level));
+    if found.mode.lifecycle {
+        let _ = writeln!(y, "    init: manual");
+    }
+    if found.run.iter().any(Op::needs_hooks) {
+        let _ = writeln!(y, "    requires: [reference_hooks]");
+    }
+    if let Some((k, i)) = subject {
+        let _ = writeln!(y, "    for_each: {}", k.word());
+        let name = mirror.name(k, i as usize).unwrap_or_default();
+        let _ = writeln!(y, "    where: {{name: {}}}", quoted(name));
+    }
+    let _ = writeln!(y, "    steps:");
+    let mut g = start.clone();
+    // The enum handles, saved from the get_info that first returned each.
+    let mut enums_seen = 0usize;
+    for (n, op) in found.run.iter().enumerate().take(d.step + 1) {
+        let m = &model.obs[n];
+        let level = g.level(op);
+        let (call, args, mut save) = w.call(op, m);
+        if let Some(Out::Enum(Some(e))) = m.out("enumtype") {
+            if *e as usize == enums_seen {
+                save.push((format!("e{e}"), "enumtype".into()));
+                enums_seen += 1;
+            }
+        }
+        let _ = writeln!(y, "      - call: {call}");
+        if !args.is_empty() {
+            let a: Vec<String> = args.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let _ = writeln!(y, "        args: {{{}}}", a.join(", "));
+        }
+        if !save.is_empty() && n < d.step {
+            let s: Vec<String> = save.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            let _ = writeln!(y, "        save: {{{}}}", s.join(", "));
+        }
+        if level != Level::Must {
+            let _ = writeln!(y, "        erroneous: true");
+        }
+        let _ = writeln!(y, "        expect:");
+        let _ = writeln!(y, "          rc: {}", rc_expect(op, m, mirror));
+        if n == d.step {
+            for l in out_expect(op, m, &w, d) {
+                let _ = writeln!(y, "          {l}");
+            }
+        }
+        if level != Level::Must {
+            let _ = writeln!(y, "          level: {}", level_word(level));
+        }
+        g.apply(op);
+    }
+    w.out.push_str(&y);
+    w.out
+}
+
+/// The clause of a rule (specs/clauses.yaml, the data the coverage command reads too).
+fn clause_of(rule: &str) -> String {
+    let dir = crate::cases::default_dir();
+    super::compare::clauses(&dir.join(".."))
+        .remove(rule)
+        .unwrap_or_else(|| "MPI-4.1 §15.3".into())
+}

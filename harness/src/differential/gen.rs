@@ -1,0 +1,772 @@
+//! Which calls make sense next: [`Gen`] is the shape of the reference model's state
+//! (which handles and sessions are live, how deep MPI_T is initialized, which enums
+//! were returned), the way wasmtime's API generators track live objects. It turns a
+//! few random numbers ([`Pick`], from proptest or from cargo-fuzz's bytes) into a call
+//! the standard allows in that state — or, in robustness mode, one with an argument
+//! it leaves undefined — and says at which level the standard fixes its outcome.
+
+use super::op::{Act, Data, Kind, Mode, Op, Ref, Str};
+use super::Mirror;
+use crate::verdict::Level;
+use mpit_reference::model::Members;
+use mpit_reference::spec::{Bind, PvarClass, ThreadLevel};
+use std::sync::Arc;
+
+/// Random numbers one call is made from. Small values make simple calls, so shrinking
+/// the numbers towards zero simplifies the call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, arbitrary::Arbitrary)]
+pub struct Pick {
+    pub what: u8,
+    pub a: u16,
+    pub b: u16,
+    pub c: u8,
+}
+
+/// One object a sequence made, as the generator predicts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Life {
+    pub index: i32,
+    /// For pvar handles: the session (its creation number).
+    pub session: u16,
+    pub live: bool,
+}
+
+/// Entries a handle can be allocated for without an MPI object (bind NO_OBJECT:
+/// `obj_handle` is ignored, R-BIND-3), by kind.
+#[derive(Debug, Default)]
+pub struct Unbound {
+    pub cvars: Vec<i32>,
+    pub pvars: Vec<i32>,
+    pub events: Vec<i32>,
+}
+
+/// The generator's state.
+#[derive(Clone)]
+pub struct Gen {
+    pub mirror: Arc<Mirror>,
+    unbound: Arc<Unbound>,
+    pub mode: Mode,
+    /// `MPI_T_init_thread` calls of the sequence not yet finalized (outside lifecycle
+    /// mode the worker's own init is underneath: the sequence never finalizes it).
+    pub depth: u32,
+    pub cvar_handles: Vec<Life>,
+    pub sessions: Vec<Life>,
+    pub pvar_handles: Vec<Life>,
+    pub registrations: Vec<Life>,
+    /// Enum names in the order get_info first returned them (`Op::EnumGetInfo` numbers).
+    pub enums: Vec<String>,
+}
+
+impl std::fmt::Debug for Gen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Gen {{ depth: {}, cvar handles: {}, sessions: {}, pvar handles: {}, registrations: {}, enums: {} }}",
+            self.depth,
+            self.cvar_handles.len(),
+            self.sessions.len(),
+            self.pvar_handles.len(),
+            self.registrations.len(),
+            self.enums.len()
+        )
+    }
+}
+
+const BOGUS_NAME: &str = "mpit_conform_no_such_name";
+
+fn live_ones(v: &[Life]) -> Vec<u16> {
+    (0..v.len() as u16).filter(|n| v[*n as usize].live).collect()
+}
+
+impl Gen {
+    pub fn new(mirror: Arc<Mirror>, mode: Mode) -> Gen {
+        let c = &mirror.catalog;
+        let unbound = |binds: Vec<Bind>| {
+            binds
+                .into_iter()
+                .enumerate()
+                .filter(|(_, b)| *b == Bind::NoObject)
+                .map(|(i, _)| i as i32)
+                .collect()
+        };
+        let unbound = Arc::new(Unbound {
+            cvars: unbound(c.cvars.iter().map(|v| v.bind).collect()),
+            pvars: unbound(c.pvars.iter().map(|v| v.bind).collect()),
+            events: unbound(c.events.iter().map(|v| v.bind).collect()),
+        });
+        Gen {
+            mirror,
+            unbound,
+            mode,
+            depth: 0,
+            cvar_handles: Vec::new(),
+            sessions: Vec::new(),
+            pvar_handles: Vec::new(),
+            registrations: Vec::new(),
+            enums: Vec::new(),
+        }
+    }
+
+    /// Whether MPI_T is initialized at this point of the sequence.
+    pub fn initialized(&self) -> bool {
+        !self.mode.lifecycle || self.depth > 0
+    }
+
+    fn supports(&self, f: &str) -> bool {
+        self.mirror.supports(f)
+    }
+
+    /// A string argument for a string of `strlen` bytes: every size the convention
+    /// distinguishes (R-STR-1..4).
+    fn str_arg(strlen: usize, k: u16) -> Str {
+        let len = strlen as u32 + 1;
+        match k % 10 {
+            0 | 1 => Str::sized(len),
+            2 => Str::sized(len.saturating_sub(1)),
+            3 => Str::sized(len + 1),
+            4 => Str::sized(1),
+            5 => Str::sized(0),
+            // As the case language's `null_buf` / `null_len` pass them (so an emitted
+            // case replays the same call): the length is strlen+1.
+            6 => Str {
+                cap: None,
+                len: Some(len as i32),
+            },
+            7 => Str {
+                cap: Some(len),
+                len: None,
+            },
+            8 => Str::sized(2),
+            _ => Str::sized(64),
+        }
+    }
+
+    /// An index of a kind: valid, or (robustness, when `c` says so) past the end or
+    /// negative.
+    fn index(&self, n: i32, a: u16, c: u8) -> i32 {
+        if self.mode.robustness && c % 6 == 5 {
+            return if a % 2 == 0 {
+                n + i32::from(a % 3)
+            } else {
+                -1 - i32::from(a % 2)
+            };
+        }
+        if n == 0 {
+            0
+        } else {
+            i32::from(a) % n
+        }
+    }
+
+    /// A handle argument: a live object, or (robustness) a freed, NULL or foreign one.
+    fn handle_ref(&self, live: &[u16], all: usize, a: u16, c: u8) -> Ref {
+        if self.mode.robustness && c % 5 == 4 {
+            return match a % 3 {
+                0 if all > 0 => Ref::Made(a % all as u16),
+                1 => Ref::Foreign(0),
+                _ => Ref::Null,
+            };
+        }
+        match live.len() {
+            0 => Ref::Null,
+            n => Ref::Made(live[a as usize % n]),
+        }
+    }
+
+    fn strings_of(&self, k: Kind, i: i32) -> (usize, usize) {
+        let c = &self.mirror.catalog;
+        let u = usize::try_from(i).unwrap_or(usize::MAX);
+        let d = |d: &Option<String>| d.as_deref().map_or(0, str::len);
+        match k {
+            Kind::Cvar => c.cvars.get(u).map(|v| (v.name.len(), d(&v.desc))),
+            Kind::Pvar => c.pvars.get(u).map(|v| (v.name.len(), d(&v.desc))),
+            Kind::Category => c.categories.get(u).map(|v| (v.name.len(), d(&v.desc))),
+            Kind::Event => c.events.get(u).map(|v| (v.name.len(), d(&v.desc))),
+            Kind::Source => c.sources.get(u).map(|v| (v.name.len(), d(&v.desc))),
+        }
+        .unwrap_or((8, 8))
+    }
+
+    /// The call a pick makes in this state.
+    pub fn pick(&self, p: Pick) -> Op {
+        let m = &self.mirror;
+        let Pick { what, a, b, c } = p;
+        let kind = Kind::ALL[a as usize % 5];
+        let live_c = live_ones(&self.cvar_handles);
+        let live_s = live_ones(&self.sessions);
+        let live_p = live_ones(&self.pvar_handles);
+        let live_r = live_ones(&self.registrations);
+        let mut choices: Vec<u8> = vec![0, 1, 2, 3, 3, 3, 4, 5, 6, 7, 8];
+        let add = |v: &mut Vec<u8>, cond: bool, ids: &[u8]| {
+            if cond {
+                v.extend_from_slice(ids)
+            }
+        };
+        add(&mut choices, !self.enums.is_empty(), &[9, 10]);
+        add(&mut choices, !self.unbound.cvars.is_empty(), &[11]);
+        add(&mut choices, !live_c.is_empty(), &[12, 13, 13, 14]);
+        add(&mut choices, true, &[15]);
+        add(&mut choices, !live_s.is_empty(), &[16, 17, 17, 21]);
+        add(&mut choices, !live_p.is_empty(), &[18, 19, 19, 19, 20, 20, 22]);
+        add(&mut choices, m.count(Kind::Source) > 0, &[23]);
+        add(&mut choices, !self.unbound.events.is_empty(), &[24]);
+        add(&mut choices, !live_r.is_empty(), &[25]);
+        add(&mut choices, m.hooks, &[26]);
+        let init = self.mode.lifecycle || self.depth > 0;
+        add(&mut choices, init, &[27]);
+        let choice = choices[what as usize % choices.len()];
+        match choice {
+            0 => Op::InitThread {
+                required: ThreadLevel::ALL[b as usize % 4],
+            },
+            1 => Op::GetNum(kind),
+            2 | 3 => {
+                let index = self.index(m.count(kind), b, c);
+                let (n, d) = self.strings_of(kind, index);
+                Op::GetInfo {
+                    kind,
+                    index,
+                    name: Self::str_arg(n, b >> 4),
+                    desc: Self::str_arg(d, u16::from(c)),
+                }
+            }
+            4 => {
+                let kind = [Kind::Cvar, Kind::Category, Kind::Event][a as usize % 3];
+                let n = m.count(kind);
+                let name = if n == 0 || b % 7 == 6 {
+                    BOGUS_NAME.to_string()
+                } else {
+                    m.name(kind, b as usize % n as usize)
+                        .unwrap_or(BOGUS_NAME)
+                        .to_string()
+                };
+                Op::GetIndex { kind, name }
+            }
+            5 => {
+                let pv = &m.catalog.pvars;
+                if pv.is_empty() || b % 7 == 6 {
+                    Op::PvarGetIndex {
+                        name: BOGUS_NAME.into(),
+                        class: PvarClass::Counter,
+                    }
+                } else {
+                    let v = &pv[b as usize % pv.len()];
+                    // Sometimes the right name with another class (R-PVAR-4: name and
+                    // class identify a pvar together).
+                    let class = if c % 4 == 3 {
+                        PvarClass::ALL[usize::from(c) % PvarClass::ALL.len()]
+                    } else {
+                        v.class
+                    };
+                    Op::PvarGetIndex {
+                        name: v.name.clone(),
+                        class,
+                    }
+                }
+            }
+            6 => Op::CategoryMembers {
+                index: self.index(m.count(Kind::Category), b, c),
+                which: [
+                    Members::Cvars,
+                    Members::Pvars,
+                    Members::Categories,
+                    Members::Events,
+                ][a as usize % 4],
+                len: [0, 1, 2, 3, 8, 64][usize::from(c) % 6],
+            },
+            7 => Op::CategoryGetNumEvents {
+                index: self.index(m.count(Kind::Category), b, c),
+            },
+            8 => Op::CategoryChanged,
+            9 | 10 => {
+                let e = b as usize % self.enums.len();
+                let en = m.catalog.enums.iter().find(|x| x.name == self.enums[e]);
+                let name = if choice == 9 {
+                    Self::str_arg(en.map_or(8, |x| x.name.len()), a)
+                } else {
+                    Self::str_arg(8, a)
+                };
+                let items = en.map_or(0, |x| x.items.len() as i32);
+                let item = self.index(items, a >> 3, c);
+                let name = match (choice, en.and_then(|x| x.items.get(item.max(0) as usize))) {
+                    (10, Some(it)) => Self::str_arg(it.name.len(), a),
+                    _ => name,
+                };
+                if choice == 9 {
+                    Op::EnumGetInfo {
+                        enumtype: e as u16,
+                        name,
+                    }
+                } else {
+                    Op::EnumGetItem {
+                        enumtype: e as u16,
+                        item,
+                        name,
+                    }
+                }
+            }
+            11 => Op::CvarHandleAlloc {
+                index: self.unbound_index(&self.unbound.cvars, m.count(Kind::Cvar), b, c),
+            },
+            12 => Op::CvarHandleFree {
+                handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
+            },
+            13 => Op::CvarRead {
+                handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
+            },
+            14 => Op::CvarWrite {
+                handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
+                data: self.data(a),
+            },
+            15 => Op::SessionCreate,
+            16 => Op::SessionFree {
+                session: self.handle_ref(&live_s, self.sessions.len(), b, c),
+            },
+            17 => Op::PvarHandleAlloc {
+                session: self.handle_ref(&live_s, self.sessions.len(), b, c),
+                index: self.unbound_index(&self.unbound.pvars, m.count(Kind::Pvar), a, c),
+            },
+            18..=20 | 22 => {
+                let h = self.handle_ref(&live_p, self.pvar_handles.len(), b, c);
+                // The handle's own session; sometimes another live one (R-PH-1: a
+                // handle used with a session it was not made in is INVALID_HANDLE).
+                let own = match h {
+                    Ref::Made(n) => Ref::Made(self.pvar_handles[n as usize].session),
+                    _ => Ref::Made(live_s.first().copied().unwrap_or(0)),
+                };
+                let session = if a % 11 == 10 && live_s.len() > 1 {
+                    Ref::Made(live_s[a as usize % live_s.len()])
+                } else {
+                    own
+                };
+                match choice {
+                    18 => Op::PvarHandleFree {
+                        session,
+                        handle: h,
+                    },
+                    19 => Op::Pvar {
+                        act: [Act::Start, Act::Stop, Act::Reset][a as usize % 3],
+                        session,
+                        handle: h,
+                    },
+                    20 => Op::PvarRead {
+                        session,
+                        handle: if self.mode.robustness && c % 7 == 6 {
+                            Ref::All
+                        } else {
+                            h
+                        },
+                        reset: a % 4 == 3,
+                    },
+                    _ => Op::PvarWrite {
+                        session,
+                        handle: h,
+                        data: self.data(a),
+                    },
+                }
+            }
+            21 => Op::Pvar {
+                act: [Act::Start, Act::Stop, Act::Reset][a as usize % 3],
+                session: self.handle_ref(&live_s, self.sessions.len(), b, c),
+                handle: Ref::All,
+            },
+            23 => Op::SourceGetTimestamp {
+                index: self.index(m.count(Kind::Source), b, c),
+            },
+            24 => Op::EventHandleAlloc {
+                index: self.unbound_index(&self.unbound.events, m.count(Kind::Event), b, c),
+            },
+            25 => Op::EventHandleFree {
+                registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
+            },
+            26 => Op::Simulate {
+                steps: (a % 4) as u8 + 1,
+            },
+            _ => Op::Finalize,
+        }
+    }
+
+    fn unbound_index(&self, list: &[i32], n: i32, b: u16, c: u8) -> i32 {
+        if self.mode.robustness && c % 6 == 5 {
+            return self.index(n, b, c);
+        }
+        match list.len() {
+            0 => 0,
+            k => list[b as usize % k],
+        }
+    }
+
+    fn data(&self, a: u16) -> Data {
+        // Only the reference is written arbitrary numbers: a vendor's configuration is
+        // written back what was read from it.
+        if self.mirror.exact_values && a % 3 == 2 {
+            Data::Int(i32::from(a % 100))
+        } else {
+            Data::Readback
+        }
+    }
+
+    fn in_range(&self, k: Kind, i: i32) -> bool {
+        i >= 0 && i < self.mirror.count(k)
+    }
+
+    fn valid_ref(&self, table: &[Life], r: Ref) -> bool {
+        match r {
+            Ref::Made(n) => {
+                (n as usize) < table.len() && (self.mode.robustness || table[n as usize].live)
+            }
+            Ref::Null | Ref::Foreign(_) => self.mode.robustness,
+            Ref::All => false,
+        }
+    }
+
+    /// Whether this op may come next (proptest-state-machine's precondition, also
+    /// checked while shrinking): it names only objects the sequence made, and only
+    /// valid arguments unless robustness is asked for.
+    pub fn valid(&self, op: &Op) -> bool {
+        let f = op.function();
+        if !op.needs_hooks() && !self.supports(&f) {
+            return false;
+        }
+        let r = self.mode.robustness;
+        match op {
+            Op::Simulate { .. } => self.mirror.hooks,
+            Op::Finalize => self.mode.lifecycle || self.depth > 0,
+            Op::InitThread { .. } => self.depth < 8,
+            Op::GetInfo { kind, index, .. } => r || self.in_range(*kind, *index),
+            Op::CategoryMembers { index, .. } | Op::CategoryGetNumEvents { index } => {
+                r || self.in_range(Kind::Category, *index)
+            }
+            Op::SourceGetTimestamp { index } => r || self.in_range(Kind::Source, *index),
+            Op::EnumGetInfo { enumtype, .. } => (*enumtype as usize) < self.enums.len(),
+            Op::EnumGetItem { enumtype, item, .. } => {
+                let Some(e) = self.enums.get(*enumtype as usize) else {
+                    return false;
+                };
+                let n = self
+                    .mirror
+                    .catalog
+                    .enums
+                    .iter()
+                    .find(|x| &x.name == e)
+                    .map_or(0, |x| x.items.len() as i32);
+                r || (*item >= 0 && *item < n)
+            }
+            Op::CvarHandleAlloc { index } => {
+                self.unbound.cvars.contains(index) || (r && !self.in_range(Kind::Cvar, *index))
+            }
+            Op::EventHandleAlloc { index } => {
+                self.unbound.events.contains(index) || (r && !self.in_range(Kind::Event, *index))
+            }
+            Op::CvarHandleFree { handle }
+            | Op::CvarRead { handle }
+            | Op::CvarWrite { handle, .. } => self.valid_ref(&self.cvar_handles, *handle),
+            Op::SessionFree { session } => self.valid_ref(&self.sessions, *session),
+            Op::PvarHandleAlloc { session, index } => {
+                self.valid_ref(&self.sessions, *session)
+                    && (self.unbound.pvars.contains(index)
+                        || (r && !self.in_range(Kind::Pvar, *index)))
+            }
+            Op::Pvar {
+                session, handle, ..
+            } if *handle == Ref::All => self.valid_ref(&self.sessions, *session),
+            Op::PvarRead {
+                session, handle, ..
+            } if *handle == Ref::All => r && self.valid_ref(&self.sessions, *session),
+            Op::PvarHandleFree { session, handle }
+            | Op::Pvar {
+                session, handle, ..
+            }
+            | Op::PvarRead {
+                session, handle, ..
+            }
+            | Op::PvarWrite {
+                session, handle, ..
+            } => {
+                self.valid_ref(&self.sessions, *session)
+                    && self.valid_ref(&self.pvar_handles, *handle)
+            }
+            Op::EventHandleFree { registration } => {
+                self.valid_ref(&self.registrations, *registration)
+            }
+            Op::GetNum(_)
+            | Op::GetIndex { .. }
+            | Op::PvarGetIndex { .. }
+            | Op::CategoryChanged
+            | Op::SessionCreate => true,
+        }
+    }
+
+    fn live(table: &[Life], r: Ref) -> bool {
+        matches!(r, Ref::Made(n) if table.get(n as usize).is_some_and(|l| l.live))
+    }
+
+    /// The level at which the standard fixes this op's outcome here (digest §12).
+    pub fn level(&self, op: &Op) -> Level {
+        if !self.initialized() {
+            // R-INIT-1: NOT_INITIALIZED from every routine but init, before init.
+            return match op {
+                Op::Finalize => Level::Should,
+                _ => Level::Must,
+            };
+        }
+        let bad_ref = |t: &[Life], r: Ref| !Self::live(t, r);
+        match op {
+            // Digest §12: a bad index is table-only (SHOULD) for cvar, pvar, category
+            // and enum; explicit (MUST) for events and source timestamps.
+            Op::GetInfo { kind, index, .. } if !self.in_range(*kind, *index) => match kind {
+                Kind::Event => Level::Must,
+                _ => Level::Should,
+            },
+            Op::CategoryMembers { index, .. } | Op::CategoryGetNumEvents { index }
+                if !self.in_range(Kind::Category, *index) =>
+            {
+                Level::Should
+            }
+            Op::SourceGetTimestamp { index } if !self.in_range(Kind::Source, *index) => {
+                Level::Must
+            }
+            Op::EnumGetItem { .. } if !self.valid(op) || self.mode.robustness => {
+                match op {
+                    Op::EnumGetItem { item, enumtype, .. } => {
+                        let n = self
+                            .enums
+                            .get(*enumtype as usize)
+                            .and_then(|e| self.mirror.catalog.enums.iter().find(|x| &x.name == e))
+                            .map_or(0, |x| x.items.len() as i32);
+                        if *item < 0 || *item >= n {
+                            Level::Should
+                        } else {
+                            Level::Must
+                        }
+                    }
+                    _ => Level::Must,
+                }
+            }
+            Op::CvarHandleAlloc { index } if !self.in_range(Kind::Cvar, *index) => Level::Should,
+            Op::PvarHandleAlloc { index, session } => {
+                if bad_ref(&self.sessions, *session) {
+                    Level::Robustness
+                } else if !self.in_range(Kind::Pvar, *index) {
+                    Level::Should
+                } else {
+                    Level::Must
+                }
+            }
+            Op::EventHandleAlloc { index } if !self.in_range(Kind::Event, *index) => Level::Must,
+            Op::CvarHandleFree { handle }
+            | Op::CvarRead { handle }
+            | Op::CvarWrite { handle, .. }
+                if bad_ref(&self.cvar_handles, *handle) =>
+            {
+                Level::Robustness
+            }
+            Op::SessionFree { session } if bad_ref(&self.sessions, *session) => Level::Robustness,
+            Op::Pvar {
+                session, handle, ..
+            } if *handle == Ref::All => {
+                if bad_ref(&self.sessions, *session) {
+                    Level::Robustness
+                } else {
+                    Level::Must
+                }
+            }
+            // "cannot be used" with read/write/readreset, no code given: undefined.
+            Op::PvarRead { handle: Ref::All, .. } | Op::PvarWrite { handle: Ref::All, .. } => {
+                Level::Robustness
+            }
+            Op::PvarHandleFree { session, handle }
+            | Op::Pvar {
+                session, handle, ..
+            }
+            | Op::PvarRead {
+                session, handle, ..
+            }
+            | Op::PvarWrite {
+                session, handle, ..
+            } => {
+                if bad_ref(&self.sessions, *session) || bad_ref(&self.pvar_handles, *handle) {
+                    Level::Robustness
+                } else {
+                    // A live handle with another live session: explicit INVALID_HANDLE.
+                    Level::Must
+                }
+            }
+            // Digest §12: INVALID_HANDLE for a freed or NULL registration is explicit;
+            // a foreign value is undefined.
+            Op::EventHandleFree { registration } => match registration {
+                Ref::Foreign(_) => Level::Robustness,
+                _ => Level::Must,
+            },
+            _ => Level::Must,
+        }
+    }
+
+    /// The state after `op`, as the standard predicts it for a conformant library.
+    pub fn apply(&mut self, op: &Op) {
+        let init = self.initialized();
+        match op {
+            Op::InitThread { .. } => self.depth += 1,
+            Op::Finalize => {
+                if self.depth > 0 {
+                    self.depth -= 1;
+                    if self.mode.lifecycle && self.depth == 0 {
+                        // R-FIN-3: nothing survives the last finalize.
+                        for l in self
+                            .cvar_handles
+                            .iter_mut()
+                            .chain(&mut self.sessions)
+                            .chain(&mut self.pvar_handles)
+                            .chain(&mut self.registrations)
+                        {
+                            l.live = false;
+                        }
+                    }
+                }
+            }
+            _ if !init => {}
+            Op::GetInfo { kind, index, .. } if self.in_range(*kind, *index) => {
+                let c = &self.mirror.catalog;
+                let u = *index as usize;
+                let e = match kind {
+                    Kind::Cvar => c.cvars[u].enumtype.clone(),
+                    Kind::Pvar => c.pvars[u].enumtype.clone(),
+                    Kind::Event => c.events[u].enumtype.clone(),
+                    _ => None,
+                };
+                if let Some(e) = e {
+                    if !self.enums.contains(&e) {
+                        self.enums.push(e);
+                    }
+                }
+            }
+            Op::CvarHandleAlloc { index } if self.in_range(Kind::Cvar, *index) => {
+                self.cvar_handles.push(Life {
+                    index: *index,
+                    session: 0,
+                    live: true,
+                })
+            }
+            Op::CvarHandleFree { handle: Ref::Made(n) } => {
+                if let Some(l) = self.cvar_handles.get_mut(*n as usize) {
+                    l.live = false;
+                }
+            }
+            Op::SessionCreate => self.sessions.push(Life {
+                index: -1,
+                session: 0,
+                live: true,
+            }),
+            Op::SessionFree {
+                session: Ref::Made(n),
+            } => {
+                if Self::live(&self.sessions, Ref::Made(*n)) {
+                    self.sessions[*n as usize].live = false;
+                    for h in self.pvar_handles.iter_mut().filter(|h| h.session == *n) {
+                        h.live = false;
+                    }
+                }
+            }
+            Op::PvarHandleAlloc {
+                session: Ref::Made(s),
+                index,
+            } if self.in_range(Kind::Pvar, *index) && Self::live(&self.sessions, Ref::Made(*s)) => {
+                self.pvar_handles.push(Life {
+                    index: *index,
+                    session: *s,
+                    live: true,
+                })
+            }
+            Op::PvarHandleFree {
+                session: Ref::Made(s),
+                handle: Ref::Made(h),
+            } => {
+                if let Some(l) = self.pvar_handles.get_mut(*h as usize) {
+                    if l.session == *s {
+                        l.live = false;
+                    }
+                }
+            }
+            Op::EventHandleAlloc { index } if self.in_range(Kind::Event, *index) => {
+                self.registrations.push(Life {
+                    index: *index,
+                    session: 0,
+                    live: true,
+                })
+            }
+            Op::EventHandleFree {
+                registration: Ref::Made(n),
+            } => {
+                if let Some(l) = self.registrations.get_mut(*n as usize) {
+                    l.live = false;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A whole sequence from cargo-fuzz's bytes: picks until the bytes run out or `max`
+    /// calls, each kept only if valid here (so the input's bytes map to calls the way
+    /// proptest's would).
+    pub fn ops_from(&mut self, u: &mut arbitrary::Unstructured<'_>, max: usize) -> Vec<Op> {
+        let mut ops = Vec::new();
+        while ops.len() < max {
+            let Ok(p) = u.arbitrary::<Pick>() else {
+                break;
+            };
+            let op = self.pick(p);
+            if self.valid(&op) {
+                self.apply(&op);
+                ops.push(op);
+            }
+            if u.is_empty() {
+                break;
+            }
+        }
+        ops
+    }
+
+    /// The ops that the sequence ends with to leave the process as it found it: every
+    /// live handle, session and registration freed, every init of the sequence
+    /// finalized (so a worker can run the next sequence).
+    pub fn cleanup(&self) -> Vec<Op> {
+        let mut ops = Vec::new();
+        if !self.initialized() {
+            return ops;
+        }
+        for n in live_ones(&self.registrations) {
+            ops.push(Op::EventHandleFree {
+                registration: Ref::Made(n),
+            });
+        }
+        for n in live_ones(&self.cvar_handles) {
+            ops.push(Op::CvarHandleFree {
+                handle: Ref::Made(n),
+            });
+        }
+        for n in live_ones(&self.sessions) {
+            ops.push(Op::SessionFree {
+                session: Ref::Made(n),
+            });
+        }
+        for _ in 0..self.depth {
+            ops.push(Op::Finalize);
+        }
+        ops
+    }
+}
+
+/// Decodes a cargo-fuzz input into a sequence (the `ops_differential` target and
+/// `mpit-conform replay` read inputs the same way): the first byte chooses robustness,
+/// the rest are picks. `None` when the bytes make no call. Lifecycle sequences are
+/// not generated here: the fuzzer runs every input in one process.
+pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Op>)> {
+    let (first, rest) = data.split_first()?;
+    let mode = Mode {
+        robustness: first & 1 == 1,
+        lifecycle: false,
+    };
+    let mut u = arbitrary::Unstructured::new(rest);
+    let ops = Gen::new(m.clone(), mode).ops_from(&mut u, 64);
+    (!ops.is_empty()).then_some((mode, ops))
+}

@@ -1,0 +1,307 @@
+//! The differential oracle (DESIGN.md "Oracles"): the reference model, loaded with the
+//! target's own catalog, runs the same sequence of MPI_T calls as the target, and the
+//! comparator reports every outcome the standard determines that differs, with the
+//! clause it breaks.
+//!
+//! - [`op`]: one call and its arguments ([`Op`]), in a form both engines carry out;
+//! - [`gen`]: which calls make sense next ([`Gen`], the shape of the model's state:
+//!   live sessions and handles, init depth), for proptest and for cargo-fuzz;
+//! - [`model`] and [`target`]: the two engines, each turning ops into [`Obs`];
+//! - [`compare`]: the comparator, which knows which outputs the standard fixes;
+//! - [`remote`]: the target engine in a worker process (vendor code never runs in the
+//!   supervisor); [`props`]: the proptest state machine and `fuzz-props`;
+//!   [`emit`]: a failing sequence written out as a YAML case of `specs/`.
+
+pub mod compare;
+pub mod emit;
+pub mod gen;
+pub mod model;
+pub mod obs;
+pub mod op;
+pub mod props;
+pub mod remote;
+pub mod target;
+
+pub use compare::{compare, Divergence};
+pub use gen::Gen;
+pub use obs::{Obs, Out, Trace};
+pub use op::{Kind, Mode, Op, Ref};
+
+use mpit_reference::catalog::Catalog;
+use mpit_reference::spec::Bind;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The target index of each entry of a mirrored catalog, per kind: the catalog leaves
+/// out entries the profile could not decode, so position and index can differ.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origins {
+    pub cvars: Vec<i32>,
+    pub pvars: Vec<i32>,
+    pub categories: Vec<i32>,
+    pub events: Vec<i32>,
+    pub sources: Vec<i32>,
+}
+
+impl Origins {
+    /// Each entry at its own index (a catalog read without gaps, or the reference's).
+    pub fn identity(c: &Catalog) -> Origins {
+        let seq = |n: usize| (0..n as i32).collect();
+        Origins {
+            cvars: seq(c.cvars.len()),
+            pvars: seq(c.pvars.len()),
+            categories: seq(c.categories.len()),
+            events: seq(c.events.len()),
+            sources: seq(c.sources.len()),
+        }
+    }
+
+    pub fn of(&self, k: Kind) -> &[i32] {
+        match k {
+            Kind::Cvar => &self.cvars,
+            Kind::Pvar => &self.pvars,
+            Kind::Category => &self.categories,
+            Kind::Event => &self.events,
+            Kind::Source => &self.sources,
+        }
+    }
+}
+
+/// A target's catalog as the reference serves it, and how its numbering maps onto the
+/// target's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Mirror {
+    pub catalog: Catalog,
+    pub origins: Origins,
+    /// `*_get_num` as the target reported it when mirrored.
+    pub target_counts: BTreeMap<Kind, i32>,
+    /// Values are determined by the calls alone (the target is the reference cdylib,
+    /// whose counters move only on `MPIT_Reference_simulate`): compare every value.
+    /// Otherwise only values the standard fixes (a stopped counter after reset is 0, a
+    /// written value reads back).
+    pub exact_values: bool,
+    /// The reference hooks are exported (`Op::Simulate` may be generated).
+    pub hooks: bool,
+    /// The catalog is the one the library is declared to serve (a file), not one read
+    /// back from it: what no get_info says (which sources have ad-hoc timestamps) is
+    /// known too.
+    pub declared: bool,
+    /// MPI_T functions the target does not export (never generated).
+    pub unsupported: Vec<String>,
+    /// Where the catalog came from (for evidence and for emitted cases).
+    pub source: String,
+}
+
+impl Mirror {
+    /// A mirror of a catalog the target serves at the same indices (the reference).
+    pub fn of_catalog(catalog: Catalog, source: String) -> Mirror {
+        let origins = Origins::identity(&catalog);
+        let target_counts = Kind::ALL
+            .iter()
+            .map(|k| (*k, origins.of(*k).len() as i32))
+            .collect();
+        Mirror {
+            catalog,
+            origins,
+            target_counts,
+            exact_values: true,
+            hooks: true,
+            declared: true,
+            unsupported: Vec::new(),
+            source,
+        }
+    }
+
+    /// Entries of a kind the model serves.
+    pub fn count(&self, k: Kind) -> i32 {
+        self.origins.of(k).len() as i32
+    }
+
+    /// Entries of the target the model does not serve (undecodable ones).
+    pub fn holes(&self, k: Kind) -> i32 {
+        self.target_counts.get(&k).copied().unwrap_or(0) - self.count(k)
+    }
+
+    /// The target's index for the model's index `i`: mapped inside the catalog; past
+    /// the end, the same distance past the target's end; negative ones unchanged.
+    pub fn target_index(&self, k: Kind, i: i32) -> i32 {
+        let o = self.origins.of(k);
+        match usize::try_from(i) {
+            Ok(u) if u < o.len() => o[u],
+            Ok(_) => i + self.holes(k),
+            Err(_) => i,
+        }
+    }
+
+    /// The model's index for a target index (an entry the model does not serve maps to
+    /// a number no model index has: `-1000 - i`).
+    pub fn model_index(&self, k: Kind, t: i32) -> i32 {
+        match self.origins.of(k).binary_search(&t) {
+            Ok(p) => p as i32,
+            Err(_) if t >= self.target_counts.get(&k).copied().unwrap_or(0) => t - self.holes(k),
+            Err(_) => -1000 - t,
+        }
+    }
+
+    /// The name of entry `i` of a kind.
+    pub fn name(&self, k: Kind, i: usize) -> Option<&str> {
+        let c = &self.catalog;
+        Some(match k {
+            Kind::Cvar => &c.cvars.get(i)?.name,
+            Kind::Pvar => &c.pvars.get(i)?.name,
+            Kind::Category => &c.categories.get(i)?.name,
+            Kind::Event => &c.events.get(i)?.name,
+            Kind::Source => &c.sources.get(i)?.name,
+        })
+    }
+
+    /// The bind of entry `i` (cvars, pvars, events).
+    pub fn bind(&self, k: Kind, i: usize) -> Option<Bind> {
+        let c = &self.catalog;
+        match k {
+            Kind::Cvar => c.cvars.get(i).map(|v| v.bind),
+            Kind::Pvar => c.pvars.get(i).map(|v| v.bind),
+            Kind::Event => c.events.get(i).map(|v| v.bind),
+            _ => None,
+        }
+    }
+
+    /// Whether the target exports `MPI_T_<f>`.
+    pub fn supports(&self, function: &str) -> bool {
+        !self.unsupported.iter().any(|u| u == function)
+    }
+}
+
+/// The handles one engine holds, by the order the sequence made them (see [`Ref`]):
+/// raw values, freed ones kept (their stale value is what a later `Made(n)` passes).
+#[derive(Debug, Clone, Default)]
+pub struct Slots {
+    pub cvar_handles: Vec<Made>,
+    pub sessions: Vec<Made>,
+    pub pvar_handles: Vec<Made>,
+    pub registrations: Vec<Made>,
+    /// Distinct enumtype values in the order first returned.
+    pub enums: Vec<u64>,
+}
+
+/// One object a sequence made.
+#[derive(Debug, Clone, Default)]
+pub struct Made {
+    pub value: u64,
+    /// Catalog index (model numbering) of the variable, for handles.
+    pub index: i32,
+    /// Elements (`count` of the handle_alloc).
+    pub count: i32,
+    /// What the last read through this handle returned (for `Data::Readback`).
+    pub last_read: Vec<u8>,
+}
+
+/// Which table a handle argument refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandleKind {
+    Cvar,
+    Session,
+    Pvar,
+    Registration,
+}
+
+impl Slots {
+    pub fn table(&self, k: HandleKind) -> &Vec<Made> {
+        match k {
+            HandleKind::Cvar => &self.cvar_handles,
+            HandleKind::Session => &self.sessions,
+            HandleKind::Pvar => &self.pvar_handles,
+            HandleKind::Registration => &self.registrations,
+        }
+    }
+
+    pub fn table_mut(&mut self, k: HandleKind) -> &mut Vec<Made> {
+        match k {
+            HandleKind::Cvar => &mut self.cvar_handles,
+            HandleKind::Session => &mut self.sessions,
+            HandleKind::Pvar => &mut self.pvar_handles,
+            HandleKind::Registration => &mut self.registrations,
+        }
+    }
+
+    /// The value a handle argument passes. `null` and `all` are the engine's
+    /// MPI_T_*_NULL and MPI_T_PVAR_ALL_HANDLES values. A `Made(n)` the sequence has not
+    /// made (possible only in a sequence edited by hand) passes a value no call returned.
+    pub fn resolve(&self, k: HandleKind, r: Ref, null: u64, all: u64) -> u64 {
+        let garbage = |n: u16| 0x5eed_0000 + u64::from(n) * 16;
+        match r {
+            Ref::Made(n) => self
+                .table(k)
+                .get(n as usize)
+                .map_or(garbage(n), |m| m.value),
+            Ref::Null => null,
+            Ref::All => all,
+            Ref::Foreign(n) => {
+                let other = match k {
+                    HandleKind::Cvar => HandleKind::Pvar,
+                    _ => HandleKind::Cvar,
+                };
+                self.table(other)
+                    .get(n as usize)
+                    .map_or(garbage(n), |m| m.value)
+            }
+        }
+    }
+
+    /// The [`Made`] a `Made(n)` names, if the sequence made it.
+    pub fn made(&mut self, k: HandleKind, r: Ref) -> Option<&mut Made> {
+        match r {
+            Ref::Made(n) => self.table_mut(k).get_mut(n as usize),
+            _ => None,
+        }
+    }
+
+    /// The enumtype output: `None` for MPI_T_ENUM_NULL, else the position of the value
+    /// among the distinct ones returned so far (R-CVAR-2: the same enum every call).
+    pub fn enum_out(&mut self, raw: u64, null: u64) -> Out {
+        if raw == null {
+            return Out::Enum(None);
+        }
+        let p = match self.enums.iter().position(|e| *e == raw) {
+            Some(p) => p,
+            None => {
+                self.enums.push(raw);
+                self.enums.len() - 1
+            }
+        };
+        Out::Enum(Some(p as u16))
+    }
+}
+
+impl Mirror {
+    /// The mirror of a catalog read from the target (`mpit-conform catalog`).
+    pub fn from_dump(d: crate::target::catalog::CatalogDump) -> Mirror {
+        let c = &d.counts;
+        let target_counts = [
+            (Kind::Cvar, c.cvars),
+            (Kind::Pvar, c.pvars),
+            (Kind::Category, c.categories),
+            (Kind::Event, c.events),
+            (Kind::Source, c.sources),
+        ]
+        .into_iter()
+        .map(|(k, n)| (k, n.unwrap_or(0)))
+        .collect();
+        // The reference's values change only on its simulate hook: every value is
+        // determined by the calls.
+        let reference = d.library_version.starts_with("mpit-reference ");
+        Mirror {
+            source: format!(
+                "read from the library ({})",
+                d.library_version.lines().next().unwrap_or("")
+            ),
+            catalog: d.catalog,
+            origins: d.origins,
+            target_counts,
+            exact_values: reference,
+            hooks: reference,
+            declared: false,
+            unsupported: d.unsupported,
+        }
+    }
+}

@@ -1,0 +1,473 @@
+//! The reference engine: ops carried out on [`mpit_reference::model::Model`] loaded
+//! with the mirrored catalog, outputs in [`Obs`] form. Strings go through the
+//! reference's one implementation of the convention (`mpit_reference::strings`).
+
+use super::obs::{Obs, Out, StrObs};
+use super::op::{Act, Data, Kind, Op, Str};
+use super::{HandleKind, Made, Mirror, Slots};
+use mpit_reference::faults::Faults;
+use mpit_reference::model::{
+    BoundObject, CvarHandle, Model, PvarHandle, PvarTarget, Registration, Session,
+};
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::{Datatype, TErr, TResult};
+use mpit_reference::strings::{self, StringArg};
+use mpit_reference::value::Value;
+
+/// The reference model and the handles this sequence made in it.
+pub struct ModelEngine {
+    pub model: Model,
+    slots: Slots,
+    faults: Faults,
+}
+
+const ALL: u64 = u64::MAX;
+
+fn rc<T>(r: &TResult<T>) -> ReturnCode {
+    match r {
+        Ok(_) => ReturnCode::Success,
+        Err(e) => ReturnCode::T(*e),
+    }
+}
+
+fn string_out(text: &str, a: Str, desc: bool, faults: &Faults) -> Out {
+    let arg = StringArg {
+        buf_null: a.cap.is_none(),
+        len: a.len,
+    };
+    let o = if desc {
+        let d = Some(text.to_string());
+        strings::description(&d, faults).out(arg, faults)
+    } else {
+        strings::convention(text, arg, faults)
+    };
+    Out::Str(StrObs {
+        buf: a.cap.map(|_| o.write),
+        len: o.len,
+        stray: Vec::new(),
+    })
+}
+
+/// Bytes for a write: `count` elements of `dt`.
+pub fn encode(data: Data, dt: Datatype, count: usize, last: &[u8]) -> Vec<u8> {
+    match data {
+        Data::Readback if last.len() == count * dt.size() => last.to_vec(),
+        Data::Readback => vec![0; count * dt.size()],
+        Data::Int(n) => match dt {
+            Datatype::Double => Value::Doubles(vec![n as f64; count]).to_bytes(dt, count),
+            Datatype::Char => Value::Chars(n.to_string()).to_bytes(dt, count),
+            _ => Value::Ints(vec![n as i128; count]).to_bytes(dt, count),
+        },
+    }
+}
+
+impl ModelEngine {
+    /// A model serving the mirror's catalog. `initialized`: MPI_T already initialized
+    /// once (the worker's base init, which sequences nest inside).
+    pub fn new(m: &Mirror, initialized: bool) -> ModelEngine {
+        let faults = Faults::none();
+        let mut model = Model::new(m.catalog.clone(), faults.clone());
+        if initialized {
+            let _ = model.init_thread(mpit_reference::spec::ThreadLevel::Single);
+        }
+        ModelEngine {
+            model,
+            slots: Slots::default(),
+            faults,
+        }
+    }
+
+    fn handle(&self, k: HandleKind, r: super::Ref) -> u64 {
+        self.slots.resolve(k, r, 0, ALL)
+    }
+
+    fn pvar_target(&self, r: super::Ref) -> PvarTarget {
+        match r {
+            super::Ref::All => PvarTarget::All,
+            r => PvarTarget::One(PvarHandle(self.handle(HandleKind::Pvar, r))),
+        }
+    }
+
+    fn made(&mut self, k: HandleKind, value: u64, index: i32, count: i32) {
+        self.slots.table_mut(k).push(Made {
+            value,
+            index,
+            count,
+            last_read: Vec::new(),
+        });
+    }
+
+    fn datatype(&self, k: HandleKind, r: super::Ref) -> Option<(Datatype, usize)> {
+        let t = self.slots.table(k);
+        let m = match r {
+            super::Ref::Made(n) => t.get(n as usize)?,
+            _ => return None,
+        };
+        let c = self.model.catalog();
+        let dt = match k {
+            HandleKind::Cvar => c.cvars.get(m.index as usize)?.datatype,
+            _ => c.pvars.get(m.index as usize)?.datatype,
+        };
+        Some((dt, m.count.max(0) as usize))
+    }
+
+    /// Carries out one op.
+    pub fn apply(&mut self, op: &Op) -> Obs {
+        let f = self.faults.clone();
+        let m = &mut self.model;
+        match op {
+            Op::InitThread { required } => {
+                let r = m.init_thread(*required);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(p) => o.with("provided", Out::Name(p.spelling().into())),
+                    Err(_) => o,
+                }
+            }
+            Op::Finalize => Obs::rc(rc(&m.finalize())),
+            Op::GetNum(k) => {
+                let r = match k {
+                    Kind::Cvar => m.cvar_get_num(),
+                    Kind::Pvar => m.pvar_get_num(),
+                    Kind::Category => m.category_get_num(),
+                    Kind::Event => m.event_get_num(),
+                    Kind::Source => m.source_get_num(),
+                };
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(n) => o.with("num", Out::Int(n.into())),
+                    Err(_) => o,
+                }
+            }
+            Op::GetInfo {
+                kind,
+                index,
+                name,
+                desc,
+            } => self.get_info(*kind, *index, *name, *desc, &f),
+            Op::GetIndex { kind, name } => {
+                let r = match kind {
+                    Kind::Cvar => m.cvar_get_index(name),
+                    Kind::Category => m.category_get_index(name),
+                    _ => m.event_get_index(name),
+                };
+                index_obs(r)
+            }
+            Op::PvarGetIndex { name, class } => index_obs(m.pvar_get_index(name, *class)),
+            Op::CategoryMembers { index, which, len } => {
+                let r = m.category_get_members(*index, *which, i32::from(*len));
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(v) => o.with("indices", Out::Ints(v.into_iter().map(i64::from).collect())),
+                    Err(_) => o,
+                }
+            }
+            Op::CategoryGetNumEvents { index } => {
+                let r = m.category_get_num_events(*index);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(n) => o.with("num", Out::Int(n.into())),
+                    Err(_) => o,
+                }
+            }
+            Op::CategoryChanged => {
+                let r = m.category_changed();
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(n) => o.with("update_number", Out::Int(n.into())),
+                    Err(_) => o,
+                }
+            }
+            Op::EnumGetInfo { enumtype, name } => {
+                let h = self.enum_handle(*enumtype);
+                let r = self.model.enum_get_info(h);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(e) => o
+                        .with("num", Out::Int(e.num.into()))
+                        .with("name", string_out(&e.name, *name, false, &f)),
+                    Err(_) => o,
+                }
+            }
+            Op::EnumGetItem {
+                enumtype,
+                item,
+                name,
+            } => {
+                let h = self.enum_handle(*enumtype);
+                let r = self.model.enum_get_item(h, *item);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(e) => o
+                        .with("value", Out::Int(e.value.into()))
+                        .with("name", string_out(&e.name, *name, false, &f)),
+                    Err(_) => o,
+                }
+            }
+            Op::CvarHandleAlloc { index } => {
+                let r = m.cvar_handle_alloc(*index, BoundObject::None);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok((h, count)) => {
+                        self.made(HandleKind::Cvar, h.0, *index, count);
+                        o.with("handle", Out::Handle { null: h.0 == 0 })
+                            .with("count", Out::Int(count.into()))
+                    }
+                    Err(_) => o,
+                }
+            }
+            Op::CvarHandleFree { handle } => {
+                let h = CvarHandle(self.handle(HandleKind::Cvar, *handle));
+                let r = self.model.cvar_handle_free(h);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(h) => o.with("handle", Out::Handle { null: h.0 == 0 }),
+                    Err(_) => o,
+                }
+            }
+            Op::CvarRead { handle } => {
+                let h = CvarHandle(self.handle(HandleKind::Cvar, *handle));
+                let r = self.model.cvar_read(h);
+                self.read_obs(HandleKind::Cvar, *handle, r)
+            }
+            Op::CvarWrite { handle, data } => {
+                let h = CvarHandle(self.handle(HandleKind::Cvar, *handle));
+                let bytes = self.write_bytes(HandleKind::Cvar, *handle, *data);
+                Obs::rc(rc(&self.model.cvar_write(h, &bytes)))
+            }
+            Op::SessionCreate => {
+                let r = m.pvar_session_create();
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(s) => {
+                        self.made(HandleKind::Session, s.0, -1, 0);
+                        o.with("session", Out::Handle { null: s.0 == 0 })
+                    }
+                    Err(_) => o,
+                }
+            }
+            Op::SessionFree { session } => {
+                let s = Session(self.handle(HandleKind::Session, *session));
+                let r = self.model.pvar_session_free(s);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(s) => o.with("session", Out::Handle { null: s.0 == 0 }),
+                    Err(_) => o,
+                }
+            }
+            Op::PvarHandleAlloc { session, index } => {
+                let s = Session(self.handle(HandleKind::Session, *session));
+                let r = self.model.pvar_handle_alloc(s, *index, BoundObject::None);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok((h, count)) => {
+                        self.made(HandleKind::Pvar, h.0, *index, count);
+                        o.with("handle", Out::Handle { null: h.0 == 0 })
+                            .with("count", Out::Int(count.into()))
+                    }
+                    Err(_) => o,
+                }
+            }
+            Op::PvarHandleFree { session, handle } => {
+                let s = Session(self.handle(HandleKind::Session, *session));
+                let h = PvarHandle(self.handle(HandleKind::Pvar, *handle));
+                let r = self.model.pvar_handle_free(s, h);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(h) => o.with("handle", Out::Handle { null: h.0 == 0 }),
+                    Err(_) => o,
+                }
+            }
+            Op::Pvar {
+                act,
+                session,
+                handle,
+            } => {
+                let s = Session(self.handle(HandleKind::Session, *session));
+                let t = self.pvar_target(*handle);
+                let m = &mut self.model;
+                Obs::rc(rc(&match act {
+                    Act::Start => m.pvar_start(s, t),
+                    Act::Stop => m.pvar_stop(s, t),
+                    Act::Reset => m.pvar_reset(s, t),
+                }))
+            }
+            Op::PvarRead {
+                session,
+                handle,
+                reset,
+            } => {
+                let s = Session(self.handle(HandleKind::Session, *session));
+                let t = self.pvar_target(*handle);
+                let r = if *reset {
+                    self.model.pvar_readreset(s, t)
+                } else {
+                    self.model.pvar_read(s, t)
+                };
+                self.read_obs(HandleKind::Pvar, *handle, r)
+            }
+            Op::PvarWrite {
+                session,
+                handle,
+                data,
+            } => {
+                let s = Session(self.handle(HandleKind::Session, *session));
+                let t = self.pvar_target(*handle);
+                let bytes = self.write_bytes(HandleKind::Pvar, *handle, *data);
+                Obs::rc(rc(&self.model.pvar_write(s, t, &bytes)))
+            }
+            Op::SourceGetTimestamp { index } => {
+                let r = m.source_get_timestamp(*index);
+                // The value is a clock reading: only whether it came back is compared.
+                Obs::rc(rc(&r))
+            }
+            Op::EventHandleAlloc { index } => {
+                let r = m.event_handle_alloc(*index, BoundObject::None, None);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok(reg) => {
+                        self.made(HandleKind::Registration, reg.0, *index, 0);
+                        o.with("registration", Out::Handle { null: reg.0 == 0 })
+                    }
+                    Err(_) => o,
+                }
+            }
+            Op::EventHandleFree { registration } => {
+                let r = Registration(self.handle(HandleKind::Registration, *registration));
+                // Taken by value (MPI-4.1 §15.3.8): nothing comes back but the code.
+                Obs::rc(rc(&self.model.event_handle_free(r, 0, None)))
+            }
+            Op::Simulate { steps } => {
+                m.simulate(u32::from(*steps));
+                Obs::rc(ReturnCode::Success)
+            }
+        }
+    }
+
+    fn enum_handle(&self, n: u16) -> mpit_reference::model::EnumHandle {
+        mpit_reference::model::EnumHandle(self.slots.enums.get(n as usize).copied().unwrap_or(0))
+    }
+
+    fn read_obs(&mut self, k: HandleKind, r: super::Ref, res: TResult<Vec<u8>>) -> Obs {
+        let o = Obs::rc(rc(&res));
+        match res {
+            Ok(b) => {
+                if let Some(m) = self.slots.made(k, r) {
+                    m.last_read = b.clone();
+                }
+                o.with("value", Out::Bytes(b))
+            }
+            Err(_) => o,
+        }
+    }
+
+    fn write_bytes(&self, k: HandleKind, r: super::Ref, data: Data) -> Vec<u8> {
+        let last = match r {
+            super::Ref::Made(n) => self
+                .slots
+                .table(k)
+                .get(n as usize)
+                .map(|m| m.last_read.clone())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        match self.datatype(k, r) {
+            Some((dt, count)) => encode(data, dt, count, &last),
+            None => vec![0; 8],
+        }
+    }
+
+    fn get_info(&mut self, kind: Kind, i: i32, name: Str, desc: Str, f: &Faults) -> Obs {
+        let m = &mut self.model;
+        let s = |t: &str| string_out(t, name, false, f);
+        let d = |t: &Option<String>| string_out(t.as_deref().unwrap_or(""), desc, true, f);
+        match kind {
+            Kind::Cvar => match m.cvar_get_info(i) {
+                Err(e) => Obs::rc(ReturnCode::T(e)),
+                Ok(v) => {
+                    let en = self.slots.enum_out(v.enumtype.0, 0);
+                    Obs::rc(ReturnCode::Success)
+                        .with("name", s(&v.name))
+                        .with("verbosity", Out::Name(v.verbosity.spelling().into()))
+                        .with("datatype", Out::Name(v.datatype.spelling().into()))
+                        .with("enumtype", en)
+                        .with("desc", d(&v.desc))
+                        .with("bind", Out::Name(v.bind.spelling().into()))
+                        .with("scope", Out::Name(v.scope.spelling().into()))
+                }
+            },
+            Kind::Pvar => match m.pvar_get_info(i) {
+                Err(e) => Obs::rc(ReturnCode::T(e)),
+                Ok(v) => {
+                    let en = self.slots.enum_out(v.enumtype.0, 0);
+                    Obs::rc(ReturnCode::Success)
+                        .with("name", s(&v.name))
+                        .with("verbosity", Out::Name(v.verbosity.spelling().into()))
+                        .with("var_class", Out::Name(v.var_class.spelling().into()))
+                        .with("datatype", Out::Name(v.datatype.spelling().into()))
+                        .with("enumtype", en)
+                        .with("desc", d(&v.desc))
+                        .with("bind", Out::Name(v.bind.spelling().into()))
+                        .with("readonly", Out::Flag(v.readonly))
+                        .with("continuous", Out::Flag(v.continuous))
+                        .with("atomic", Out::Flag(v.atomic))
+                }
+            },
+            Kind::Category => match m.category_get_info(i) {
+                Err(e) => Obs::rc(ReturnCode::T(e)),
+                Ok(v) => Obs::rc(ReturnCode::Success)
+                    .with("name", s(&v.name))
+                    .with("desc", d(&v.desc))
+                    .with("num_cvars", Out::Int(v.num_cvars.into()))
+                    .with("num_pvars", Out::Int(v.num_pvars.into()))
+                    .with("num_categories", Out::Int(v.num_categories.into())),
+            },
+            Kind::Event => match m.event_get_info(i, false) {
+                Err(e) => Obs::rc(ReturnCode::T(e)),
+                Ok((v, _)) => {
+                    let en = self.slots.enum_out(v.enumtype.0, 0);
+                    Obs::rc(ReturnCode::Success)
+                        .with("name", s(&v.name))
+                        .with("verbosity", Out::Name(v.verbosity.spelling().into()))
+                        .with("num_elements", Out::Int(v.datatypes.len() as i64))
+                        .with(
+                            "datatypes",
+                            Out::Name(
+                                v.datatypes
+                                    .iter()
+                                    .map(|d| d.spelling())
+                                    .collect::<Vec<_>>()
+                                    .join(","),
+                            ),
+                        )
+                        .with("displacements", Out::Ints(v.displacements.clone()))
+                        .with("enumtype", en)
+                        .with("desc", d(&v.desc))
+                        .with("bind", Out::Name(v.bind.spelling().into()))
+                }
+            },
+            Kind::Source => match m.source_get_info(i, false) {
+                Err(e) => Obs::rc(ReturnCode::T(e)),
+                Ok((v, _)) => Obs::rc(ReturnCode::Success)
+                    .with("name", s(&v.name))
+                    .with("desc", d(&v.desc))
+                    .with("ordering", Out::Name(v.ordering.spelling().into()))
+                    .with("ticks_per_second", Out::Int(v.ticks_per_second))
+                    .with("max_ticks", Out::Int(v.max_ticks)),
+            },
+        }
+    }
+}
+
+fn index_obs(r: TResult<i32>) -> Obs {
+    let o = Obs::rc(rc(&r));
+    match r {
+        Ok(i) => o.with("index", Out::Int(i.into())),
+        Err(_) => o,
+    }
+}
+
+/// The model's answer for `TErr` (for tests that build observations by hand).
+pub fn t(e: TErr) -> ReturnCode {
+    ReturnCode::T(e)
+}

@@ -1,0 +1,125 @@
+//! What one call returned, in a form both engines produce: return codes by spec name,
+//! constants by spelling, handles by whether they are NULL, strings as the buffer and
+//! `*len` the caller sees.
+
+use mpit_reference::profile::ReturnCode;
+use serde::{Deserialize, Serialize};
+
+/// One OUT value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Out {
+    Int(i64),
+    /// A constant by its spelling (`USER_BASIC`, `MPI_INT`, `COUNTER`, ...);
+    /// `unknown(N)` when the target's number is none of the profile's.
+    Name(String),
+    Flag(bool),
+    Str(StrObs),
+    Ints(Vec<i64>),
+    /// A handle variable after the call: whether it holds the kind's NULL handle.
+    Handle {
+        null: bool,
+    },
+    /// An enumtype: `None` is MPI_T_ENUM_NULL, else the n-th distinct one the sequence saw.
+    Enum(Option<u16>),
+    /// A read buffer as the call left it (count × datatype size bytes).
+    Bytes(Vec<u8>),
+}
+
+/// One (buf, len) pair after the call.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct StrObs {
+    /// The model: the bytes the convention writes (from the buffer's start). The
+    /// target: the whole buffer (filled with `ffi::FILL` before the call).
+    pub buf: Option<Vec<u8>>,
+    pub len: Option<i32>,
+    /// Offsets written outside the buffer (target only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stray: Vec<i32>,
+}
+
+/// One call's outcome.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Obs {
+    pub rc: ReturnCode,
+    /// OUT values by parameter name (as the standard names them), in call order.
+    pub outs: Vec<(String, Out)>,
+    /// The target does not export the function (never a divergence).
+    #[serde(default)]
+    pub unsupported: bool,
+}
+
+impl Obs {
+    pub fn rc(rc: ReturnCode) -> Obs {
+        Obs {
+            rc,
+            outs: Vec::new(),
+            unsupported: false,
+        }
+    }
+    pub fn unsupported() -> Obs {
+        Obs {
+            rc: ReturnCode::Success,
+            outs: Vec::new(),
+            unsupported: true,
+        }
+    }
+    pub fn with(mut self, name: &str, o: Out) -> Obs {
+        self.outs.push((name.to_string(), o));
+        self
+    }
+    pub fn out(&self, name: &str) -> Option<&Out> {
+        self.outs.iter().find(|(n, _)| n == name).map(|(_, o)| o)
+    }
+    pub fn ok(&self) -> bool {
+        self.rc == ReturnCode::Success && !self.unsupported
+    }
+}
+
+/// A whole sequence on one engine: an outcome per call made, and how the process ended
+/// if it ended inside a call (`(op index, "killed by SIGSEGV ...")`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    pub obs: Vec<Obs>,
+    pub died: Option<(usize, Died)>,
+}
+
+/// How a worker ended inside a call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Died {
+    Crash(String),
+    Timeout,
+}
+
+impl std::fmt::Display for Died {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Died::Crash(s) => f.write_str(s),
+            Died::Timeout => f.write_str("timed out (no answer within the deadline)"),
+        }
+    }
+}
+
+impl std::fmt::Display for Out {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Out::Int(i) => write!(f, "{i}"),
+            Out::Name(n) => f.write_str(n),
+            Out::Flag(b) => write!(f, "{b}"),
+            Out::Str(s) => write!(
+                f,
+                "buf {} len {}",
+                s.buf.as_ref().map_or("NULL".into(), |b| format!(
+                    "{:?}",
+                    String::from_utf8_lossy(b)
+                )),
+                s.len.map_or("NULL".into(), |l| l.to_string())
+            ),
+            Out::Ints(v) => write!(f, "{v:?}"),
+            Out::Handle { null: true } => f.write_str("NULL handle"),
+            Out::Handle { null: false } => f.write_str("a non-NULL handle"),
+            Out::Enum(None) => f.write_str("MPI_T_ENUM_NULL"),
+            Out::Enum(Some(n)) => write!(f, "enum #{n}"),
+            Out::Bytes(b) => write!(f, "{}", crate::exec::value::hex(b, 32)),
+        }
+    }
+}

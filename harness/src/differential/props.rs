@@ -1,0 +1,275 @@
+//! Property tests: proptest-state-machine drives [`Gen`] as the reference state machine
+//! (its state is the shape of the model's: live objects, init depth), every generated
+//! sequence runs on the model and on the target, and the comparator judges them. A
+//! failing sequence is shrunk by proptest (fewer calls, simpler arguments; a crash or
+//! hang is a failure too, the next run gets a fresh worker) to the minimal one.
+
+use super::compare::{compare, Divergence};
+use super::gen::{Gen, Pick};
+use super::model::ModelEngine;
+use super::obs::Trace;
+use super::op::{Mode, Op};
+use super::remote::{Remote, RemoteError};
+use super::target::TargetEngine;
+use super::Mirror;
+use crate::target::Target;
+use crate::verdict::Level;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use proptest_state_machine::ReferenceStateMachine;
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+thread_local! {
+    /// The mirror and mode the state machine generates for: proptest-state-machine's
+    /// `init_state` takes no arguments, so the run sets them here first.
+    static SETUP: RefCell<Option<(Arc<Mirror>, Mode)>> = const { RefCell::new(None) };
+}
+
+/// The reference state machine of proptest-state-machine.
+pub struct Machine;
+
+impl ReferenceStateMachine for Machine {
+    type State = Gen;
+    type Transition = Op;
+
+    fn init_state() -> BoxedStrategy<Gen> {
+        let (m, mode) = SETUP
+            .with(|s| s.borrow().clone())
+            .expect("differential::props: SETUP is set before generating");
+        Just(Gen::new(m, mode)).boxed()
+    }
+
+    fn transitions(state: &Gen) -> BoxedStrategy<Op> {
+        let g = state.clone();
+        (any::<u8>(), any::<u16>(), any::<u16>(), any::<u8>())
+            .prop_map(move |(what, a, b, c)| g.pick(Pick { what, a, b, c }))
+            .boxed()
+    }
+
+    fn apply(mut state: Gen, op: &Op) -> Gen {
+        state.apply(op);
+        state
+    }
+
+    fn preconditions(state: &Gen, op: &Op) -> bool {
+        state.valid(op)
+    }
+}
+
+/// Runs a sequence on a target (one small trait per engine under test).
+pub trait Engine {
+    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, RemoteError>;
+    /// The engine's state no longer matches the model's: start afresh.
+    fn discard(&mut self) {}
+}
+
+impl Engine for Remote {
+    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, RemoteError> {
+        Remote::run(self, ops, lifecycle)
+    }
+    fn discard(&mut self) {
+        Remote::discard(self)
+    }
+}
+
+/// The target in this process (the fuzzer's: a crash is what it looks for).
+pub struct InProcess<'a> {
+    pub target: &'a Target,
+    pub mirror: &'a Mirror,
+}
+
+impl Engine for InProcess<'_> {
+    fn run(&mut self, ops: &[Op], _lifecycle: bool) -> Result<Trace, RemoteError> {
+        let mut e = TargetEngine::new(self.target, self.mirror);
+        Ok(Trace {
+            obs: ops.iter().map(|o| e.apply(o)).collect(),
+            died: None,
+        })
+    }
+}
+
+/// The sequence with the calls that undo it appended (handles freed, inits
+/// finalized), so the next sequence starts where this one did.
+pub fn completed(start: &Gen, ops: &[Op]) -> Vec<Op> {
+    let mut g = start.clone();
+    for op in ops {
+        g.apply(op);
+    }
+    let mut all = ops.to_vec();
+    if !start.mode.lifecycle {
+        all.extend(g.cleanup());
+    }
+    all
+}
+
+/// The model's trace of `ops`.
+pub fn run_model(start: &Gen, ops: &[Op]) -> Trace {
+    let mut m = ModelEngine::new(&start.mirror, !start.mode.lifecycle);
+    Trace {
+        obs: ops.iter().map(|o| m.apply(o)).collect(),
+        died: None,
+    }
+}
+
+/// Runs one sequence (completed) on both engines and compares.
+pub fn check(
+    start: &Gen,
+    ops: &[Op],
+    engine: &mut dyn Engine,
+) -> Result<Option<Divergence>, RemoteError> {
+    let all = completed(start, ops);
+    let model = run_model(start, &all);
+    let target = engine.run(&all, start.mode.lifecycle)?;
+    let d = compare(start, &all, &model, &target);
+    if d.is_some() || target.died.is_some() || leaves_traces(start, &all) {
+        engine.discard();
+    }
+    Ok(d)
+}
+
+/// Whether a sequence changes the process for the next one in ways its closing calls do
+/// not undo: a value written (cvars keep it), or the reference's simulated activity
+/// (counters and start values move). The next sequence then gets a fresh worker, as
+/// the model starts afresh for every sequence.
+fn leaves_traces(start: &Gen, ops: &[Op]) -> bool {
+    ops.iter().any(|op| match op {
+        Op::Simulate { .. } => true,
+        Op::CvarWrite { data, .. } | Op::PvarWrite { data, .. } => {
+            start.mirror.exact_values || *data != super::op::Data::Readback
+        }
+        _ => false,
+    })
+}
+
+/// A property-test run's budget.
+#[derive(Debug, Clone)]
+pub struct Search {
+    pub cases: u32,
+    pub seed: u64,
+    pub max_len: usize,
+    pub mode: Mode,
+    /// SHOULD and robustness divergences fail too (`--strict`).
+    pub strict: bool,
+    /// Stop generating new cases after this long (shrinking still finishes).
+    pub time_limit: Option<Duration>,
+}
+
+/// A failure, shrunk.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The minimal sequence as generated, and as run (with the closing calls).
+    pub ops: Vec<Op>,
+    pub run: Vec<Op>,
+    pub divergence: Divergence,
+    pub mode: Mode,
+}
+
+/// What a run saw.
+#[derive(Debug, Clone, Default)]
+pub struct Findings {
+    /// Sequences run on the target (generated and shrinking ones).
+    pub sequences: u64,
+    /// Calls made on the target.
+    pub calls: u64,
+    pub elapsed: Duration,
+    /// Divergences below the failing level (SHOULD, robustness): reported, not shrunk.
+    pub warnings: Vec<Divergence>,
+    pub failure: Option<Found>,
+}
+
+/// Whether a divergence fails the run (else it warns).
+pub fn fails(d: &Divergence, strict: bool) -> bool {
+    strict || d.level == Level::Must
+}
+
+/// Generates, runs and shrinks sequences on `engine` against the model of `mirror`.
+pub fn search(
+    mirror: Arc<Mirror>,
+    cfg: &Search,
+    engine: &mut dyn Engine,
+) -> Result<Findings, RemoteError> {
+    SETUP.with(|s| *s.borrow_mut() = Some((mirror.clone(), cfg.mode)));
+    let mut seed = [0u8; 32];
+    for (i, b) in seed.iter_mut().enumerate() {
+        *b = (cfg.seed >> (8 * (i % 8))) as u8 ^ (i as u8);
+    }
+    let config = Config {
+        cases: cfg.cases,
+        failure_persistence: None,
+        max_shrink_iters: 2048,
+        max_global_rejects: 100_000,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let strategy = Machine::sequential_strategy(1..=cfg.max_len.max(1));
+    let engine = RefCell::new(engine);
+    let findings = RefCell::new(Findings::default());
+    let fatal: RefCell<Option<RemoteError>> = RefCell::new(None);
+    let began = Instant::now();
+    let result = runner.run(&strategy, |(start, ops, seen)| {
+        // proptest-state-machine shrinks only the transitions the test says it applied.
+        let applied = |n: usize| {
+            if let Some(c) = &seen {
+                c.store(n, std::sync::atomic::Ordering::SeqCst);
+            }
+        };
+        applied(ops.len());
+        if fatal.borrow().is_some() {
+            return Ok(());
+        }
+        if cfg.time_limit.is_some_and(|l| began.elapsed() > l) {
+            return Ok(());
+        }
+        let mut e = engine.borrow_mut();
+        let d = match check(&start, &ops, &mut **e) {
+            Ok(d) => d,
+            Err(err) => {
+                *fatal.borrow_mut() = Some(err);
+                return Ok(());
+            }
+        };
+        let mut f = findings.borrow_mut();
+        f.sequences += 1;
+        f.calls += completed(&start, &ops).len() as u64;
+        match d {
+            Some(d) if fails(&d, cfg.strict) => {
+                applied((d.step + 1).min(ops.len()));
+                Err(TestCaseError::fail(d.what.clone()))
+            }
+            Some(d) => {
+                if f.warnings.len() < 100 && !f.warnings.iter().any(|w| w.rule == d.rule && w.function == d.function) {
+                    f.warnings.push(d);
+                }
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    });
+    if let Some(e) = fatal.into_inner() {
+        return Err(e);
+    }
+    let mut f = findings.into_inner();
+    f.elapsed = began.elapsed();
+    if std::env::var_os("MPIT_DEBUG_PROPS").is_some() {
+        eprintln!("proptest result: {:?}", result.as_ref().map_err(|e| format!("{e}")));
+    }
+    if let Err(TestError::Abort(why)) = &result {
+        return Err(RemoteError::Protocol(format!("proptest gave up: {why}")));
+    }
+    if let Err(TestError::Fail(_, (start, ops, _))) = result {
+        // The minimal sequence, run once more for its divergence (deterministic on the
+        // model; a library that flips is reported as it behaved this time).
+        let e = engine.into_inner();
+        if let Some(d) = check(&start, &ops, &mut *e)? {
+            f.failure = Some(Found {
+                run: completed(&start, &ops),
+                ops,
+                divergence: d,
+                mode: cfg.mode,
+            });
+        }
+    }
+    Ok(f)
+}

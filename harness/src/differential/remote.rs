@@ -1,0 +1,153 @@
+//! The target engine in a worker process: the supervisor sends a sequence, the worker
+//! (`runner::worker`, the same process the suite uses) answers one observation per
+//! call. A crash or hang ends the trace at the call in flight; the next sequence gets
+//! a fresh worker.
+
+use super::obs::{Died, Trace};
+use super::op::Op;
+use super::Mirror;
+use crate::runner::pool::{Broke, Worker};
+use crate::runner::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Workers for one library.
+pub struct Remote {
+    hello: Hello,
+    timeout: Duration,
+    stop: Arc<AtomicBool>,
+    mirror: Arc<Mirror>,
+    worker: Option<Worker>,
+    seq: u64,
+    /// Worker processes started so far.
+    pub started: u64,
+}
+
+/// Why a sequence could not be run at all (not a divergence: the harness's problem or
+/// Ctrl-C).
+#[derive(Debug, thiserror::Error)]
+pub enum RemoteError {
+    #[error("cannot start a worker: {0}")]
+    Spawn(String),
+    #[error("interrupted")]
+    Interrupted,
+    #[error("worker: {0}")]
+    Protocol(String),
+}
+
+impl Remote {
+    pub fn new(
+        lib: PathBuf,
+        abi: String,
+        force: bool,
+        timeout: Duration,
+        mirror: Arc<Mirror>,
+        stop: Arc<AtomicBool>,
+    ) -> Remote {
+        Remote {
+            hello: Hello {
+                lib,
+                abi,
+                force,
+                strict: false,
+                specs: PathBuf::new(),
+                mpi_init: false,
+                single_job: false,
+                base_init: true,
+            },
+            timeout,
+            stop,
+            mirror,
+            worker: None,
+            seq: 0,
+            started: 0,
+        }
+    }
+
+    /// Starts a worker: with the base init (sequences nest inside it), or none for a
+    /// lifecycle sequence.
+    fn spawn(&mut self, base_init: bool) -> Result<(Worker, TargetFacts), RemoteError> {
+        let hello = Hello {
+            base_init,
+            single_job: !base_init,
+            ..self.hello.clone()
+        };
+        let (mut w, facts) =
+            Worker::spawn(&hello, self.timeout, self.stop.clone()).map_err(RemoteError::Spawn)?;
+        self.started += 1;
+        w.send(&ToWorker::Mirror(Box::new((*self.mirror).clone())))
+            .map_err(|b| RemoteError::Protocol(w.explain(b)))?;
+        Ok((w, facts))
+    }
+
+    /// Runs `ops`; `lifecycle` sequences get a process of their own with MPI_T not
+    /// initialized.
+    pub fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, RemoteError> {
+        let mut w = match self.worker.take() {
+            Some(w) if !lifecycle => w,
+            other => {
+                if let Some(w) = other {
+                    w.quit();
+                }
+                self.spawn(!lifecycle)?.0
+            }
+        };
+        self.seq += 1;
+        let seq = self.seq;
+        let mut trace = Trace::default();
+        let sent = w.send(&ToWorker::Ops {
+            seq,
+            ops: ops.to_vec(),
+        });
+        let mut outcome = sent;
+        while outcome.is_ok() {
+            match w.next(self.timeout) {
+                Ok(FromWorker::Observed { seq: s, obs, .. }) if s == seq => trace.obs.push(*obs),
+                Ok(FromWorker::OpsDone { seq: s }) if s == seq => break,
+                Ok(FromWorker::CannotRun(e)) => outcome = Err(Broke::Other(e)),
+                Ok(other) => outcome = Err(Broke::Other(format!("unexpected message {other:?}"))),
+                Err(b) => outcome = Err(b),
+            }
+        }
+        match outcome {
+            Ok(()) => {
+                if lifecycle {
+                    w.quit();
+                } else {
+                    self.worker = Some(w);
+                }
+                Ok(trace)
+            }
+            Err(Broke::Interrupted) => Err(RemoteError::Interrupted),
+            Err(Broke::Timeout) => {
+                trace.died = Some((trace.obs.len(), Died::Timeout));
+                w.kill();
+                Ok(trace)
+            }
+            Err(b @ Broke::Crash(_)) => {
+                trace.died = Some((trace.obs.len(), Died::Crash(w.explain(b))));
+                Ok(trace)
+            }
+            Err(b) => {
+                let e = w.explain(b);
+                w.kill();
+                Err(RemoteError::Protocol(e))
+            }
+        }
+    }
+
+    /// Drops the current worker (after a divergence its state is not the model's).
+    pub fn discard(&mut self) {
+        if let Some(w) = self.worker.take() {
+            w.quit();
+        }
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        self.discard();
+    }
+}

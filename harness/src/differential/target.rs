@@ -1,0 +1,580 @@
+//! The target engine: ops carried out on a loaded library through the safe wrappers of
+//! `target::ffi`, outputs decoded with the target's ABI profile into [`Obs`] form and
+//! renumbered into the mirror's numbering. Runs in a worker process (`remote`) or, for
+//! the in-process fuzzer, in the fuzzer's own process.
+
+use super::model::encode;
+use super::obs::{Obs, Out, StrObs};
+use super::op::{Act, Kind, Op, Str};
+use super::{HandleKind, Made, Mirror, Ref, Slots};
+use crate::target::ffi::{self, Called, ObjArg, StrArg, StrOut};
+use crate::target::Target;
+use mpit_reference::model::Members;
+use mpit_reference::profile::ConstMap;
+use mpit_reference::spec::{Datatype, SpecEnum};
+
+/// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
+pub const SENTINEL: i32 = -7;
+
+/// A loaded library and the handles this sequence made in it.
+pub struct TargetEngine<'a> {
+    t: &'a Target,
+    m: &'a Mirror,
+    slots: Slots,
+}
+
+fn arg(s: Str) -> StrArg {
+    StrArg {
+        cap: s.cap.map(|c| c as usize),
+        len: s.len,
+    }
+}
+
+fn str_out(o: &StrOut) -> Out {
+    Out::Str(StrObs {
+        buf: o.buf.clone(),
+        len: o.len,
+        stray: o.stray.clone(),
+    })
+}
+
+fn name<K: SpecEnum>(table: &ConstMap<K, Option<i64>>, n: i64) -> Out {
+    Out::Name(table.lookup(n).map_or(format!("unknown({n})"), |k| {
+        k.spelling().to_string()
+    }))
+}
+
+impl<'a> TargetEngine<'a> {
+    pub fn new(t: &'a Target, m: &'a Mirror) -> TargetEngine<'a> {
+        TargetEngine {
+            t,
+            m,
+            slots: Slots::default(),
+        }
+    }
+
+    fn constant(&self, n: &str) -> u64 {
+        self.t.handles.get(n).copied().unwrap_or(0)
+    }
+
+    fn handle(&self, k: HandleKind, r: Ref) -> usize {
+        let null = match k {
+            HandleKind::Cvar => self.constant("MPI_T_CVAR_HANDLE_NULL"),
+            HandleKind::Session => self.constant("MPI_T_PVAR_SESSION_NULL"),
+            HandleKind::Pvar => self.constant("MPI_T_PVAR_HANDLE_NULL"),
+            HandleKind::Registration => self.constant("MPI_T_EVENT_REGISTRATION_NULL"),
+        };
+        let all = self.constant("MPI_T_PVAR_ALL_HANDLES");
+        self.slots.resolve(k, r, null, all) as usize
+    }
+
+    fn is_null(&self, k: HandleKind, v: usize) -> Out {
+        let null = match k {
+            HandleKind::Cvar => self.constant("MPI_T_CVAR_HANDLE_NULL"),
+            HandleKind::Session => self.constant("MPI_T_PVAR_SESSION_NULL"),
+            HandleKind::Pvar => self.constant("MPI_T_PVAR_HANDLE_NULL"),
+            HandleKind::Registration => self.constant("MPI_T_EVENT_REGISTRATION_NULL"),
+        };
+        Out::Handle {
+            null: v as u64 == null,
+        }
+    }
+
+    fn rc_obs(&self, rc: i32) -> Obs {
+        Obs::rc(self.t.rc(rc))
+    }
+
+    /// Bytes a read through this handle needs: count × datatype size (R-CVAR-8).
+    fn layout(&self, k: HandleKind, r: Ref) -> Option<(Datatype, usize)> {
+        let m = match r {
+            Ref::Made(n) => self.slots.table(k).get(n as usize)?,
+            _ => return None,
+        };
+        let c = &self.m.catalog;
+        let dt = match k {
+            HandleKind::Cvar => c.cvars.get(m.index as usize)?.datatype,
+            _ => c.pvars.get(m.index as usize)?.datatype,
+        };
+        Some((dt, m.count.clamp(0, 1 << 16) as usize))
+    }
+
+    fn read_size(&self, k: HandleKind, r: Ref) -> usize {
+        // ALL_HANDLES or a handle the sequence did not make: a generous buffer, so a
+        // library that writes anyway writes into memory the harness owns.
+        self.layout(k, r).map_or(64, |(dt, n)| dt.size() * n)
+    }
+
+    fn write_bytes(&self, k: HandleKind, r: Ref, d: super::op::Data) -> Vec<u8> {
+        let last = match r {
+            Ref::Made(n) => self
+                .slots
+                .table(k)
+                .get(n as usize)
+                .map(|m| m.last_read.clone())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        match self.layout(k, r) {
+            Some((dt, n)) => encode(d, dt, n, &last),
+            None => vec![0; 8],
+        }
+    }
+
+    fn made(&mut self, k: HandleKind, value: usize, index: i32, count: i32) {
+        self.slots.table_mut(k).push(Made {
+            value: value as u64,
+            index,
+            count,
+            last_read: Vec::new(),
+        });
+    }
+
+    fn read_obs(&mut self, k: HandleKind, r: Ref, c: Called<ffi::BufOut>) -> Obs {
+        let Some((rc, b)) = c else {
+            return Obs::unsupported();
+        };
+        let o = self.rc_obs(rc);
+        if !o.ok() {
+            return o;
+        }
+        if let Some(m) = self.slots.made(k, r) {
+            m.last_read = b.bytes.clone();
+        }
+        let o = o.with("value", Out::Bytes(b.bytes));
+        if b.overrun {
+            o.with("stray", Out::Ints(b.stray.iter().map(|x| i64::from(*x)).collect()))
+        } else {
+            o
+        }
+    }
+
+    /// Carries out one op, naming it as the call in flight (a crash then names it).
+    pub fn apply(&mut self, op: &Op) -> Obs {
+        ffi::in_flight::set(Some(&format!("{}({op:?})", op.function())));
+        let o = self.call(op);
+        ffi::in_flight::set(None);
+        o
+    }
+
+    fn call(&mut self, op: &Op) -> Obs {
+        let (t, p) = (self.t, &self.t.profile);
+        let lib = &t.lib;
+        let ti = |k: Kind, i: i32| self.m.target_index(k, i);
+        match op {
+            Op::InitThread { required } => {
+                let req = p.thread_level.num(*required).unwrap_or(0) as i32;
+                let Some((rc, provided)) = lib.init_thread(req) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("provided", name(&p.thread_level, provided.into()))
+                } else {
+                    o
+                }
+            }
+            Op::Finalize => lib.finalize().map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::GetNum(k) => {
+                let c = match k {
+                    Kind::Cvar => lib.cvar_get_num(),
+                    Kind::Pvar => lib.pvar_get_num(),
+                    Kind::Category => lib.category_get_num(),
+                    Kind::Event => lib.event_get_num(),
+                    Kind::Source => lib.source_get_num(),
+                };
+                let Some((rc, n)) = c else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    // In the mirror's numbering: entries it could not decode left out.
+                    o.with("num", Out::Int(i64::from(n - self.m.holes(*k))))
+                } else {
+                    o
+                }
+            }
+            Op::GetInfo {
+                kind,
+                index,
+                name: n,
+                desc,
+            } => self.get_info(*kind, ti(*kind, *index), *n, *desc),
+            Op::GetIndex { kind, name: n } => {
+                let c = match kind {
+                    Kind::Cvar => lib.cvar_get_index(n),
+                    Kind::Category => lib.category_get_index(n),
+                    _ => lib.event_get_index(n),
+                };
+                self.index_obs(*kind, c)
+            }
+            Op::PvarGetIndex { name: n, class } => {
+                let cls = p.pvar_class.num(*class).unwrap_or(-1) as i32;
+                self.index_obs(Kind::Pvar, lib.pvar_get_index(n, cls))
+            }
+            Op::CategoryMembers { index, which, len } => {
+                let c = lib.category_members_guarded(
+                    *which,
+                    ti(Kind::Category, *index),
+                    usize::from(*len),
+                    SENTINEL,
+                );
+                let Some((rc, (v, overrun))) = c else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                let k = match which {
+                    Members::Cvars => Kind::Cvar,
+                    Members::Pvars => Kind::Pvar,
+                    Members::Events => Kind::Event,
+                    Members::Categories => Kind::Category,
+                };
+                let v = v
+                    .into_iter()
+                    .map(|x| {
+                        if x == SENTINEL {
+                            i64::from(x)
+                        } else {
+                            i64::from(self.m.model_index(k, x))
+                        }
+                    })
+                    .collect();
+                let o = o.with("indices", Out::Ints(v));
+                if overrun {
+                    o.with("overrun", Out::Flag(true))
+                } else {
+                    o
+                }
+            }
+            Op::CategoryGetNumEvents { index } => {
+                let Some((rc, n)) = lib.category_get_num_events(ti(Kind::Category, *index)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("num", Out::Int(n.into()))
+                } else {
+                    o
+                }
+            }
+            Op::CategoryChanged => {
+                let Some((rc, n)) = lib.category_changed() else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("update_number", Out::Int(n.into()))
+                } else {
+                    o
+                }
+            }
+            Op::EnumGetInfo { enumtype, name: n } => {
+                let h = self.enum_handle(*enumtype);
+                let Some((rc, (num, s))) = lib.enum_get_info(h, arg(*n)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("num", Out::Int(num.into())).with("name", str_out(&s))
+                } else {
+                    o
+                }
+            }
+            Op::EnumGetItem {
+                enumtype,
+                item,
+                name: n,
+            } => {
+                let h = self.enum_handle(*enumtype);
+                let Some((rc, (value, s))) = lib.enum_get_item(h, *item, arg(*n)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("value", Out::Int(value.into())).with("name", str_out(&s))
+                } else {
+                    o
+                }
+            }
+            Op::CvarHandleAlloc { index } => {
+                let Some((rc, (h, count))) = lib.cvar_handle_alloc(ti(Kind::Cvar, *index), ObjArg::Null)
+                else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                self.made(HandleKind::Cvar, h, *index, count);
+                o.with("handle", self.is_null(HandleKind::Cvar, h))
+                    .with("count", Out::Int(count.into()))
+            }
+            Op::CvarHandleFree { handle } => {
+                let h = self.handle(HandleKind::Cvar, *handle);
+                let Some((rc, after)) = lib.cvar_handle_free(h) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("handle", self.is_null(HandleKind::Cvar, after))
+                } else {
+                    o
+                }
+            }
+            Op::CvarRead { handle } => {
+                let h = self.handle(HandleKind::Cvar, *handle);
+                let c = lib.cvar_read(h, self.read_size(HandleKind::Cvar, *handle));
+                self.read_obs(HandleKind::Cvar, *handle, c)
+            }
+            Op::CvarWrite { handle, data } => {
+                let h = self.handle(HandleKind::Cvar, *handle);
+                let bytes = self.write_bytes(HandleKind::Cvar, *handle, *data);
+                lib.cvar_write(h, &bytes)
+                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+            }
+            Op::SessionCreate => {
+                let Some((rc, s)) = lib.pvar_session_create() else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                self.made(HandleKind::Session, s, -1, 0);
+                o.with("session", self.is_null(HandleKind::Session, s))
+            }
+            Op::SessionFree { session } => {
+                let s = self.handle(HandleKind::Session, *session);
+                let Some((rc, after)) = lib.pvar_session_free(s) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("session", self.is_null(HandleKind::Session, after))
+                } else {
+                    o
+                }
+            }
+            Op::PvarHandleAlloc { session, index } => {
+                let s = self.handle(HandleKind::Session, *session);
+                let Some((rc, (h, count))) =
+                    lib.pvar_handle_alloc(s, ti(Kind::Pvar, *index), ObjArg::Null)
+                else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                self.made(HandleKind::Pvar, h, *index, count);
+                o.with("handle", self.is_null(HandleKind::Pvar, h))
+                    .with("count", Out::Int(count.into()))
+            }
+            Op::PvarHandleFree { session, handle } => {
+                let s = self.handle(HandleKind::Session, *session);
+                let h = self.handle(HandleKind::Pvar, *handle);
+                let Some((rc, after)) = lib.pvar_handle_free(s, h) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if o.ok() {
+                    o.with("handle", self.is_null(HandleKind::Pvar, after))
+                } else {
+                    o
+                }
+            }
+            Op::Pvar {
+                act,
+                session,
+                handle,
+            } => {
+                let s = self.handle(HandleKind::Session, *session);
+                let h = self.handle(HandleKind::Pvar, *handle);
+                let c = match act {
+                    Act::Start => lib.pvar_start(s, h),
+                    Act::Stop => lib.pvar_stop(s, h),
+                    Act::Reset => lib.pvar_reset(s, h),
+                };
+                c.map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+            }
+            Op::PvarRead {
+                session,
+                handle,
+                reset,
+            } => {
+                let s = self.handle(HandleKind::Session, *session);
+                let h = self.handle(HandleKind::Pvar, *handle);
+                let n = self.read_size(HandleKind::Pvar, *handle);
+                let c = if *reset {
+                    lib.pvar_readreset(s, h, n)
+                } else {
+                    lib.pvar_read(s, h, n)
+                };
+                self.read_obs(HandleKind::Pvar, *handle, c)
+            }
+            Op::PvarWrite {
+                session,
+                handle,
+                data,
+            } => {
+                let s = self.handle(HandleKind::Session, *session);
+                let h = self.handle(HandleKind::Pvar, *handle);
+                let bytes = self.write_bytes(HandleKind::Pvar, *handle, *data);
+                lib.pvar_write(s, h, &bytes)
+                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+            }
+            Op::SourceGetTimestamp { index } => lib
+                .source_get_timestamp(ti(Kind::Source, *index))
+                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::EventHandleAlloc { index } => {
+                let info = self.constant("MPI_INFO_NULL");
+                let Some((rc, r)) = lib.event_handle_alloc(ti(Kind::Event, *index), ObjArg::Null, info)
+                else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                self.made(HandleKind::Registration, r, *index, 0);
+                o.with("registration", self.is_null(HandleKind::Registration, r))
+            }
+            Op::EventHandleFree { registration } => {
+                let r = self.handle(HandleKind::Registration, *registration);
+                lib.event_handle_free(r, false)
+                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+            }
+            Op::Simulate { steps } => lib
+                .reference_simulate(i32::from(*steps))
+                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+        }
+    }
+
+    fn enum_handle(&self, n: u16) -> usize {
+        self.slots.enums.get(n as usize).copied().unwrap_or(0) as usize
+    }
+
+    fn index_obs(&self, k: Kind, c: Called<i32>) -> Obs {
+        let Some((rc, i)) = c else {
+            return Obs::unsupported();
+        };
+        let o = self.rc_obs(rc);
+        if o.ok() {
+            o.with("index", Out::Int(self.m.model_index(k, i).into()))
+        } else {
+            o
+        }
+    }
+
+    fn get_info(&mut self, kind: Kind, i: i32, n: Str, d: Str) -> Obs {
+        let (t, p) = (self.t, &self.t.profile);
+        let lib = &t.lib;
+        let enull = self.constant("MPI_T_ENUM_NULL");
+        let dt = |raw: u64| {
+            Out::Name(
+                t.datatype(raw)
+                    .map_or_else(|| format!("unknown({})", t.describe_datatype(raw)), |d| {
+                        d.spelling().to_string()
+                    }),
+            )
+        };
+        match kind {
+            Kind::Cvar => {
+                let Some((rc, v)) = lib.cvar_get_info(i, arg(n), arg(d)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                let en = self.slots.enum_out(v.enumtype as u64, enull);
+                o.with("name", str_out(&v.name))
+                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
+                    .with("datatype", dt(v.datatype))
+                    .with("enumtype", en)
+                    .with("desc", str_out(&v.desc))
+                    .with("bind", name(&p.bind, v.bind.into()))
+                    .with("scope", name(&p.scope, v.scope.into()))
+            }
+            Kind::Pvar => {
+                let Some((rc, v)) = lib.pvar_get_info(i, arg(n), arg(d)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                let en = self.slots.enum_out(v.enumtype as u64, enull);
+                o.with("name", str_out(&v.name))
+                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
+                    .with("var_class", name(&p.pvar_class, v.var_class.into()))
+                    .with("datatype", dt(v.datatype))
+                    .with("enumtype", en)
+                    .with("desc", str_out(&v.desc))
+                    .with("bind", name(&p.bind, v.bind.into()))
+                    .with("readonly", Out::Flag(v.readonly != 0))
+                    .with("continuous", Out::Flag(v.continuous != 0))
+                    .with("atomic", Out::Flag(v.atomic != 0))
+            }
+            Kind::Category => {
+                let Some((rc, v)) = lib.category_get_info(i, arg(n), arg(d)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                o.with("name", str_out(&v.name))
+                    .with("desc", str_out(&v.desc))
+                    .with("num_cvars", Out::Int(v.num_cvars.into()))
+                    .with("num_pvars", Out::Int(v.num_pvars.into()))
+                    .with("num_categories", Out::Int(v.num_categories.into()))
+            }
+            Kind::Event => {
+                let Some((rc, v)) = lib.event_get_info(i, arg(n), arg(d), 64) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                let k = (v.num_elements.max(0) as usize).min(v.datatypes.len());
+                let types: Vec<String> = v.datatypes[..k]
+                    .iter()
+                    .map(|raw| match dt(*raw) {
+                        Out::Name(s) => s,
+                        _ => String::new(),
+                    })
+                    .collect();
+                let en = self.slots.enum_out(v.enumtype as u64, enull);
+                o.with("name", str_out(&v.name))
+                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
+                    .with("num_elements", Out::Int(v.num_elements.into()))
+                    .with("datatypes", Out::Name(types.join(",")))
+                    .with(
+                        "displacements",
+                        Out::Ints(v.displacements[..k].iter().map(|x| *x as i64).collect()),
+                    )
+                    .with("enumtype", en)
+                    .with("desc", str_out(&v.desc))
+                    .with("bind", name(&p.bind, v.bind.into()))
+            }
+            Kind::Source => {
+                let Some((rc, v)) = lib.source_get_info(i, arg(n), arg(d)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                o.with("name", str_out(&v.name))
+                    .with("desc", str_out(&v.desc))
+                    .with("ordering", name(&p.source_order, v.ordering.into()))
+                    .with("ticks_per_second", Out::Int(v.ticks_per_second))
+                    .with("max_ticks", Out::Int(v.max_ticks))
+            }
+        }
+    }
+}
