@@ -476,15 +476,15 @@ impl Suite {
         };
         if files.is_empty() {
             files = std::fs::read_dir(dir)
-            .map_err(|e| YamlError {
-                origin: dir.display().to_string(),
-                line: 0,
-                col: 0,
-                message: format!("cannot read the case directory: {e}"),
-            })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-            .collect();
+                .map_err(|e| YamlError {
+                    origin: dir.display().to_string(),
+                    line: 0,
+                    col: 0,
+                    message: format!("cannot read the case directory: {e}"),
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+                .collect();
         }
         files.sort();
         let mut suite = Suite::default();

@@ -65,8 +65,35 @@ pub struct ReplayArgs {
     pub out: PathBuf,
 }
 
-/// The mirror: the given catalog file, or the library's own read in a worker.
+/// The mirror: the given catalog file, the reference's own (its catalog is known, so
+/// a reference with a fault in its catalog code is judged against the true one), or
+/// the library's catalog read in a worker.
 fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
+    let hello = crate::runner::protocol::Hello {
+        single_job: true,
+        ..setup.hello.clone()
+    };
+    let (w, facts) = crate::runner::pool::Worker::spawn(&hello, setup.timeout, setup.stop.clone())
+        .map_err(|e| anyhow!("{}: {e}", setup.hello.lib.display()))?;
+    w.quit();
+    if facts.library_version.starts_with("mpit-reference ") && catalog.is_none() {
+        let (c, source) = match std::env::var_os(mpit_reference::ENV_CATALOG) {
+            Some(f) => {
+                let f = PathBuf::from(f);
+                (
+                    Catalog::load(&f)?,
+                    format!("{} (the reference's)", f.display()),
+                )
+            }
+            None => (
+                Catalog::default_catalog(),
+                "the reference's default catalog".into(),
+            ),
+        };
+        let mut m = Mirror::of_catalog(c, source);
+        m.unsupported = facts.unsupported;
+        return Ok(m);
+    }
     let dump = pool::catalog(setup, false).map_err(|e| {
         anyhow!(
             "{}: {e} while its catalog was read",
@@ -74,18 +101,11 @@ fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
         )
     })?;
     let mut m = Mirror::from_dump(dump);
-    // The reference serves a known catalog (its default, or $MPIT_REFERENCE_CATALOG in
-    // the workers' environment): its pvar start values and source timestamps too,
-    // which no get_info returns.
-    let reference_catalog = || -> Option<PathBuf> {
-        std::env::var_os(mpit_reference::ENV_CATALOG).map(PathBuf::from)
-    };
     let given = match catalog {
-        Some(f) => Some((Catalog::load(f)?, format!("{} (given with --catalog)", f.display()))),
-        None if m.exact_values => Some(match reference_catalog() {
-            Some(f) => (Catalog::load(&f)?, format!("{} (the reference's)", f.display())),
-            None => (Catalog::default_catalog(), "the reference's default catalog".into()),
-        }),
+        Some(f) => Some((
+            Catalog::load(f)?,
+            format!("{} (given with --catalog)", f.display()),
+        )),
         None => None,
     };
     if let Some((c, source)) = given {
@@ -119,7 +139,13 @@ fn mode_name(m: Mode) -> &'static str {
 }
 
 /// Writes the case of a failure; returns its path.
-fn write_case(found: &Found, m: &Arc<Mirror>, lib: &Path, seed: u64, out: &Path) -> Result<PathBuf> {
+fn write_case(
+    found: &Found,
+    m: &Arc<Mirror>,
+    lib: &Path,
+    seed: u64,
+    out: &Path,
+) -> Result<PathBuf> {
     let text = emit::case_yaml(found, m, &lib.display().to_string(), seed);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let id = text
@@ -174,11 +200,29 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         m.catalog.sources.len()
     );
     let mut modes = vec![
-        (Mode { robustness: false, lifecycle: false }, a.cases),
-        (Mode { robustness: false, lifecycle: true }, (a.cases / 8).max(4)),
+        (
+            Mode {
+                robustness: false,
+                lifecycle: false,
+            },
+            a.cases,
+        ),
+        (
+            Mode {
+                robustness: false,
+                lifecycle: true,
+            },
+            (a.cases / 8).max(4),
+        ),
     ];
     if a.robustness {
-        modes.push((Mode { robustness: true, lifecycle: false }, (a.cases / 2).max(4)));
+        modes.push((
+            Mode {
+                robustness: true,
+                lifecycle: false,
+            },
+            (a.cases / 2).max(4),
+        ));
     }
     let mut r = remote(&setup, &m);
     let mut failures = 0;
@@ -241,7 +285,10 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
     let meta = std::fs::metadata(&a.artifact)
         .with_context(|| format!("{}: cannot read", a.artifact.display()))?;
     if !meta.is_file() {
-        bail!("{}: not a file (a cargo-fuzz artifact is one file)", a.artifact.display());
+        bail!(
+            "{}: not a file (a cargo-fuzz artifact is one file)",
+            a.artifact.display()
+        );
     }
     let bytes = std::fs::read(&a.artifact)?;
     let lib = a

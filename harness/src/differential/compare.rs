@@ -39,6 +39,8 @@ struct Determined {
     pvars: Vec<(bool, bool)>,
     /// Per cvar handle: value determined (written and accepted by both).
     cvars: Vec<bool>,
+    /// The target's last `category_changed` (R-CAT: it never decreases).
+    update_number: Option<i64>,
 }
 
 fn rule_of(op: &Op) -> &'static str {
@@ -125,10 +127,13 @@ pub fn compare(start: &Gen, ops: &[Op], model: &Trace, target: &Trace) -> Option
         if let Some((at, how)) = &target.died {
             if *at == step {
                 let t = Obs::rc(ReturnCode::Success);
+                let short = how.to_string();
+                let short = short.split(" in MPI_T_").next().unwrap_or_default();
+                let short = short.split("; library stderr").next().unwrap_or_default();
                 let mut d = cx.div(
                     "R-GEN-1",
                     level,
-                    format!("the worker died in {}: {how}", op.function()),
+                    format!("the worker died in {} ({short})", op.function()),
                     m,
                     &t,
                 );
@@ -170,7 +175,11 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
         return Some(cx.div(
             "R-RC-3",
             level,
-            format!("{} returned {}, which is not an MPI_T error code", op.function(), t.rc),
+            format!(
+                "{} returned {}, which is not an MPI_T error code",
+                op.function(),
+                t.rc
+            ),
             m,
             t,
         ));
@@ -185,6 +194,15 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
         }
         // Digest §12: an extra finalize returns "the corresponding code"; strict
         // reading NOT_INITIALIZED, any MPI_T error otherwise.
+        Op::Finalize if m.rc == T(TErr::NotInitialized) && t.rc == Success => {
+            return Some(cx.div(
+                "R-FIN-1",
+                Level::Must,
+                "one MPI_T_finalize more than MPI_T_init_thread returned MPI_SUCCESS".into(),
+                m,
+                t,
+            ));
+        }
         Op::Finalize if m.rc == T(TErr::NotInitialized) && matches!(t.rc, T(_)) => {
             return Some(cx.div(
                 "R-FIN-1",
@@ -214,14 +232,27 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
     Some(cx.div(
         rule,
         cx.level,
-        format!("{} returned {} where {} was expected", op.function(), t.rc, m.rc),
+        format!(
+            "{} returned {} where {} was expected",
+            op.function(),
+            t.rc,
+            m.rc
+        ),
         m,
         t,
     ))
 }
 
-fn compare_str(cx: &Ctx<'_>, field: &str, ms: &StrObs, ts: &StrObs, m: &Obs, t: &Obs) -> Option<Divergence> {
-    let what = |rule: &str, s: String| Some(cx.div(rule, Level::Must, format!("{field}: {s}"), m, t));
+fn compare_str(
+    cx: &Ctx<'_>,
+    field: &str,
+    ms: &StrObs,
+    ts: &StrObs,
+    m: &Obs,
+    t: &Obs,
+) -> Option<Divergence> {
+    let what =
+        |rule: &str, s: String| Some(cx.div(rule, Level::Must, format!("{field}: {s}"), m, t));
     if !ts.stray.is_empty() {
         return what(
             "R-STR-1",
@@ -243,11 +274,36 @@ fn compare_str(cx: &Ctx<'_>, field: &str, ms: &StrObs, ts: &StrObs, m: &Obs, t: 
         }
         if w.is_empty() && b.iter().any(|x| *x != FILL) {
             // Nothing may be written: n == 0 (R-STR-3) or a NULL length (R-STR-4).
-            let rule = if ms.len.is_none() { "R-STR-4" } else { "R-STR-3" };
-            return what(rule, "wrote into a buffer the convention leaves untouched".into());
+            let rule = if ms.len.is_none() {
+                "R-STR-4"
+            } else {
+                "R-STR-3"
+            };
+            return what(
+                rule,
+                "wrote into a buffer the convention leaves untouched".into(),
+            );
         }
     }
     if ms.len != ts.len {
+        // The other reading of R-STR-2 (specs/README.md `truncated_n`): on truncation
+        // *len = n, the bytes written. Careful implementers hold it; the literal
+        // reading decides under --strict (DESIGN.md "Readings").
+        let truncated = matches!((&ms.buf, ms.len), (Some(w), Some(l)) if !w.is_empty() && (w.len() as i32) < l);
+        let n = ts.buf.as_ref().map(|b| b.len() as i32);
+        if truncated && ts.len.is_some() && ts.len == n {
+            return Some(cx.div(
+                "R-STR-2",
+                Level::Should,
+                format!(
+                    "{field}: *len is {} = n on truncation (the other reading of R-STR-2; the literal one says strlen+1 = {})",
+                    n.unwrap_or(0),
+                    ms.len.unwrap_or(0)
+                ),
+                m,
+                t,
+            ));
+        }
         let rule = match (&ms.buf, ms.len) {
             (None, _) => "R-STR-3",
             (Some(w), Some(l)) if w.is_empty() && l > 0 => "R-STR-3",
@@ -265,13 +321,7 @@ fn compare_str(cx: &Ctx<'_>, field: &str, ms: &StrObs, ts: &StrObs, m: &Obs, t: 
     None
 }
 
-fn compare_outs(
-    cx: &Ctx<'_>,
-    g: &Gen,
-    det: &Determined,
-    m: &Obs,
-    t: &Obs,
-) -> Option<Divergence> {
+fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Option<Divergence> {
     let op = cx.op;
     for (name, mo) in &m.outs {
         let Some(to) = t.out(name) else {
@@ -299,7 +349,9 @@ fn compare_outs(
                 let k = mv.len();
                 let ok = tv.len() >= k
                     && tv[..k] == mv[..]
-                    && tv[k..].iter().all(|x| *x == i64::from(super::target::SENTINEL));
+                    && tv[k..]
+                        .iter()
+                        .all(|x| *x == i64::from(super::target::SENTINEL));
                 if !ok {
                     return Some(cx.div(
                         "R-CAT-1",
@@ -311,7 +363,7 @@ fn compare_outs(
                 }
             }
             (Out::Bytes(mb), Out::Bytes(tb)) => {
-                if determined(g, det, op) && mb != tb {
+                if determined(g, det, op) && !same_value(g, op, mb, tb) {
                     let rule = match op {
                         Op::CvarRead { .. } => "R-CVAR-9",
                         _ => "R-PRESET-1",
@@ -325,6 +377,24 @@ fn compare_outs(
                     ));
                 }
             }
+            // R-CAT: the update number is the library's own; only its growth is fixed.
+            (Out::Int(_), Out::Int(n)) if name == "update_number" => {
+                if let Some(prev) = det.update_number.filter(|p| n < p) {
+                    return Some(cx.div(
+                        "R-CAT",
+                        Level::Must,
+                        format!("update_number went down from {prev} to {n}"),
+                        m,
+                        t,
+                    ));
+                }
+            }
+            // A pvar's count is read back only from a handle; unless the catalog was
+            // declared, the model's count is a guess (1).
+            (Out::Int(_), Out::Int(_))
+                if name == "count"
+                    && matches!(op, Op::PvarHandleAlloc { .. })
+                    && !g.mirror.declared => {}
             (a, b) if a != b => {
                 let rule = match (op, name.as_str()) {
                     (Op::CvarHandleFree { .. }, _) => "R-CVAR-7",
@@ -363,6 +433,44 @@ fn compare_outs(
     None
 }
 
+/// Two reads of the same variable: MPI_CHAR values are defined up to the first NUL
+/// (R-TYPE-2); a vendor pvar's count may differ from the model's guess, so lists of
+/// different lengths are compared only for being all zero (a reset counter).
+fn same_value(g: &Gen, op: &Op, m: &[u8], t: &[u8]) -> bool {
+    let c = &g.mirror.catalog;
+    let dt = match op {
+        Op::CvarRead {
+            handle: Ref::Made(n),
+        } => g
+            .cvar_handles
+            .get(*n as usize)
+            .and_then(|l| c.cvars.get(l.index as usize))
+            .map(|v| v.datatype),
+        Op::PvarRead {
+            handle: Ref::Made(n),
+            ..
+        } => g
+            .pvar_handles
+            .get(*n as usize)
+            .and_then(|l| c.pvars.get(l.index as usize))
+            .map(|v| v.datatype),
+        _ => None,
+    };
+    if dt == Some(mpit_reference::spec::Datatype::Char) {
+        let text = |b: &[u8]| {
+            b.iter()
+                .take_while(|x| **x != 0)
+                .copied()
+                .collect::<Vec<u8>>()
+        };
+        return text(m) == text(t);
+    }
+    if m.len() != t.len() && !g.mirror.declared {
+        return !m.iter().all(|x| *x == 0) || t.iter().all(|x| *x == 0);
+    }
+    m == t
+}
+
 /// Whether the value this read returns is fixed by the calls so far.
 fn determined(g: &Gen, det: &Determined, op: &Op) -> bool {
     if g.mirror.exact_values {
@@ -387,6 +495,9 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
             .get(n)
             .and_then(|l| g.mirror.catalog.pvars.get(l.index as usize))
     };
+    if let Some(Out::Int(n)) = t.out("update_number") {
+        det.update_number = Some(*n);
+    }
     match op {
         Op::CvarHandleAlloc { .. } if m.ok() => det.cvars.push(false),
         Op::CvarWrite {
@@ -406,7 +517,11 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
                 .is_some_and(|p| p.continuous);
             det.pvars.push((cont, false));
         }
-        Op::Pvar { act, handle, session } if both => {
+        Op::Pvar {
+            act,
+            handle,
+            session,
+        } if both => {
             let targets: Vec<usize> = match handle {
                 Ref::Made(n) => vec![*n as usize],
                 Ref::All => match session {

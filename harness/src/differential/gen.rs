@@ -75,7 +75,9 @@ impl std::fmt::Debug for Gen {
 const BOGUS_NAME: &str = "mpit_conform_no_such_name";
 
 fn live_ones(v: &[Life]) -> Vec<u16> {
-    (0..v.len() as u16).filter(|n| v[*n as usize].live).collect()
+    (0..v.len() as u16)
+        .filter(|n| v[*n as usize].live)
+        .collect()
 }
 
 impl Gen {
@@ -161,8 +163,9 @@ impl Gen {
     /// A handle argument: a live object, or (robustness) a freed, NULL or foreign one.
     fn handle_ref(&self, live: &[u16], all: usize, a: u16, c: u8) -> Ref {
         if self.mode.robustness && c % 5 == 4 {
+            let dead: Vec<u16> = (0..all as u16).filter(|n| !live.contains(n)).collect();
             return match a % 3 {
-                0 if all > 0 => Ref::Made(a % all as u16),
+                0 if !dead.is_empty() => Ref::Made(dead[a as usize % dead.len()]),
                 1 => Ref::Foreign(0),
                 _ => Ref::Null,
             };
@@ -206,8 +209,14 @@ impl Gen {
         add(&mut choices, !self.unbound.cvars.is_empty(), &[11]);
         add(&mut choices, !live_c.is_empty(), &[12, 13, 13, 14]);
         add(&mut choices, true, &[15]);
-        add(&mut choices, !live_s.is_empty(), &[16, 17, 17, 21]);
-        add(&mut choices, !live_p.is_empty(), &[18, 19, 19, 19, 20, 20, 22]);
+        add(&mut choices, !live_s.is_empty(), &[16, 17, 17, 17, 21]);
+        // Handles are where the pvar semantics are: start/stop/reset, reads, ALL_HANDLES.
+        add(
+            &mut choices,
+            !live_p.is_empty(),
+            &[18, 19, 19, 19, 19, 20, 20, 20, 21, 21, 22],
+        );
+        add(&mut choices, !live_p.is_empty() && m.hooks, &[26, 26]);
         add(&mut choices, m.count(Kind::Source) > 0, &[23]);
         add(&mut choices, !self.unbound.events.is_empty(), &[24]);
         add(&mut choices, !live_r.is_empty(), &[25]);
@@ -340,10 +349,7 @@ impl Gen {
                     own
                 };
                 match choice {
-                    18 => Op::PvarHandleFree {
-                        session,
-                        handle: h,
-                    },
+                    18 => Op::PvarHandleFree { session, handle: h },
                     19 => Op::Pvar {
                         act: [Act::Start, Act::Stop, Act::Reset][a as usize % 3],
                         session,
@@ -523,26 +529,22 @@ impl Gen {
             {
                 Level::Should
             }
-            Op::SourceGetTimestamp { index } if !self.in_range(Kind::Source, *index) => {
-                Level::Must
-            }
-            Op::EnumGetItem { .. } if !self.valid(op) || self.mode.robustness => {
-                match op {
-                    Op::EnumGetItem { item, enumtype, .. } => {
-                        let n = self
-                            .enums
-                            .get(*enumtype as usize)
-                            .and_then(|e| self.mirror.catalog.enums.iter().find(|x| &x.name == e))
-                            .map_or(0, |x| x.items.len() as i32);
-                        if *item < 0 || *item >= n {
-                            Level::Should
-                        } else {
-                            Level::Must
-                        }
+            Op::SourceGetTimestamp { index } if !self.in_range(Kind::Source, *index) => Level::Must,
+            Op::EnumGetItem { .. } if !self.valid(op) || self.mode.robustness => match op {
+                Op::EnumGetItem { item, enumtype, .. } => {
+                    let n = self
+                        .enums
+                        .get(*enumtype as usize)
+                        .and_then(|e| self.mirror.catalog.enums.iter().find(|x| &x.name == e))
+                        .map_or(0, |x| x.items.len() as i32);
+                    if *item < 0 || *item >= n {
+                        Level::Should
+                    } else {
+                        Level::Must
                     }
-                    _ => Level::Must,
                 }
-            }
+                _ => Level::Must,
+            },
             Op::CvarHandleAlloc { index } if !self.in_range(Kind::Cvar, *index) => Level::Should,
             Op::PvarHandleAlloc { index, session } => {
                 if bad_ref(&self.sessions, *session) {
@@ -572,9 +574,12 @@ impl Gen {
                 }
             }
             // "cannot be used" with read/write/readreset, no code given: undefined.
-            Op::PvarRead { handle: Ref::All, .. } | Op::PvarWrite { handle: Ref::All, .. } => {
-                Level::Robustness
+            Op::PvarRead {
+                handle: Ref::All, ..
             }
+            | Op::PvarWrite {
+                handle: Ref::All, ..
+            } => Level::Robustness,
             Op::PvarHandleFree { session, handle }
             | Op::Pvar {
                 session, handle, ..
@@ -647,7 +652,9 @@ impl Gen {
                     live: true,
                 })
             }
-            Op::CvarHandleFree { handle: Ref::Made(n) } => {
+            Op::CvarHandleFree {
+                handle: Ref::Made(n),
+            } => {
                 if let Some(l) = self.cvar_handles.get_mut(*n as usize) {
                     l.live = false;
                 }

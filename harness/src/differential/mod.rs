@@ -95,7 +95,30 @@ pub struct Mirror {
 impl Mirror {
     /// A mirror of a catalog the target serves at the same indices (the reference).
     pub fn of_catalog(catalog: Catalog, source: String) -> Mirror {
-        let origins = Origins::identity(&catalog);
+        // Entries that appear only after MPI_Init (a suffix, validated) are not numbered:
+        // sequences do not call MPI_Init, so they do not exist for them.
+        let mut origins = Origins::identity(&catalog);
+        let early = |a: &[mpit_reference::catalog::Appears]| {
+            a.iter()
+                .take_while(|x| **x == mpit_reference::catalog::Appears::Always)
+                .count()
+        };
+        let c = &catalog;
+        origins.cvars.truncate(early(
+            &c.cvars.iter().map(|v| v.appears).collect::<Vec<_>>(),
+        ));
+        origins.pvars.truncate(early(
+            &c.pvars.iter().map(|v| v.appears).collect::<Vec<_>>(),
+        ));
+        origins.categories.truncate(early(
+            &c.categories.iter().map(|v| v.appears).collect::<Vec<_>>(),
+        ));
+        origins.events.truncate(early(
+            &c.events.iter().map(|v| v.appears).collect::<Vec<_>>(),
+        ));
+        origins.sources.truncate(early(
+            &c.sources.iter().map(|v| v.appears).collect::<Vec<_>>(),
+        ));
         let target_counts = Kind::ALL
             .iter()
             .map(|k| (*k, origins.of(*k).len() as i32))

@@ -202,12 +202,15 @@ pub fn search(
         max_global_rejects: 100_000,
         ..Config::default()
     };
-    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+    let mut runner =
+        TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
     let strategy = Machine::sequential_strategy(1..=cfg.max_len.max(1));
     let engine = RefCell::new(engine);
     let findings = RefCell::new(Findings::default());
     let fatal: RefCell<Option<RemoteError>> = RefCell::new(None);
     let began = Instant::now();
+    let shrinking = std::cell::Cell::new(false);
+    let last_fail: RefCell<Option<(Gen, Vec<Op>)>> = RefCell::new(None);
     let result = runner.run(&strategy, |(start, ops, seen)| {
         // proptest-state-machine shrinks only the transitions the test says it applied.
         let applied = |n: usize| {
@@ -223,6 +226,11 @@ pub fn search(
             return Ok(());
         }
         let mut e = engine.borrow_mut();
+        // Once a failure is found, every run starts in a fresh process: the minimal
+        // sequence must fail on its own, as the case written from it will run.
+        if shrinking.get() {
+            e.discard();
+        }
         let d = match check(&start, &ops, &mut **e) {
             Ok(d) => d,
             Err(err) => {
@@ -235,11 +243,22 @@ pub fn search(
         f.calls += completed(&start, &ops).len() as u64;
         match d {
             Some(d) if fails(&d, cfg.strict) => {
+                shrinking.set(true);
+                // The last failing run is the smallest (proptest only moves on from a
+                // failure to a simpler candidate). Kept here rather than taken from the
+                // TestError: a candidate whose transition shrank into another call was
+                // seen reported there after it had passed.
+                *last_fail.borrow_mut() = Some((start.clone(), ops.clone()));
                 applied((d.step + 1).min(ops.len()));
                 Err(TestCaseError::fail(d.what.clone()))
             }
             Some(d) => {
-                if f.warnings.len() < 100 && !f.warnings.iter().any(|w| w.rule == d.rule && w.function == d.function) {
+                if f.warnings.len() < 100
+                    && !f
+                        .warnings
+                        .iter()
+                        .any(|w| w.rule == d.rule && w.function == d.function)
+                {
                     f.warnings.push(d);
                 }
                 Ok(())
@@ -252,16 +271,14 @@ pub fn search(
     }
     let mut f = findings.into_inner();
     f.elapsed = began.elapsed();
-    if std::env::var_os("MPIT_DEBUG_PROPS").is_some() {
-        eprintln!("proptest result: {:?}", result.as_ref().map_err(|e| format!("{e}")));
-    }
     if let Err(TestError::Abort(why)) = &result {
         return Err(RemoteError::Protocol(format!("proptest gave up: {why}")));
     }
-    if let Err(TestError::Fail(_, (start, ops, _))) = result {
+    if let (Err(TestError::Fail(..)), Some((start, ops))) = (result, last_fail.into_inner()) {
         // The minimal sequence, run once more for its divergence (deterministic on the
         // model; a library that flips is reported as it behaved this time).
         let e = engine.into_inner();
+        e.discard();
         if let Some(d) = check(&start, &ops, &mut *e)? {
             f.failure = Some(Found {
                 run: completed(&start, &ops),

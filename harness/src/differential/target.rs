@@ -39,9 +39,11 @@ fn str_out(o: &StrOut) -> Out {
 }
 
 fn name<K: SpecEnum>(table: &ConstMap<K, Option<i64>>, n: i64) -> Out {
-    Out::Name(table.lookup(n).map_or(format!("unknown({n})"), |k| {
-        k.spelling().to_string()
-    }))
+    Out::Name(
+        table
+            .lookup(n)
+            .map_or(format!("unknown({n})"), |k| k.spelling().to_string()),
+    )
 }
 
 impl<'a> TargetEngine<'a> {
@@ -142,7 +144,10 @@ impl<'a> TargetEngine<'a> {
         }
         let o = o.with("value", Out::Bytes(b.bytes));
         if b.overrun {
-            o.with("stray", Out::Ints(b.stray.iter().map(|x| i64::from(*x)).collect()))
+            o.with(
+                "stray",
+                Out::Ints(b.stray.iter().map(|x| i64::from(*x)).collect()),
+            )
         } else {
             o
         }
@@ -173,7 +178,9 @@ impl<'a> TargetEngine<'a> {
                     o
                 }
             }
-            Op::Finalize => lib.finalize().map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::Finalize => lib
+                .finalize()
+                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
             Op::GetNum(k) => {
                 let c = match k {
                     Kind::Cvar => lib.cvar_get_num(),
@@ -277,7 +284,8 @@ impl<'a> TargetEngine<'a> {
                 };
                 let o = self.rc_obs(rc);
                 if o.ok() {
-                    o.with("num", Out::Int(num.into())).with("name", str_out(&s))
+                    o.with("num", Out::Int(num.into()))
+                        .with("name", str_out(&s))
                 } else {
                     o
                 }
@@ -293,13 +301,15 @@ impl<'a> TargetEngine<'a> {
                 };
                 let o = self.rc_obs(rc);
                 if o.ok() {
-                    o.with("value", Out::Int(value.into())).with("name", str_out(&s))
+                    o.with("value", Out::Int(value.into()))
+                        .with("name", str_out(&s))
                 } else {
                     o
                 }
             }
             Op::CvarHandleAlloc { index } => {
-                let Some((rc, (h, count))) = lib.cvar_handle_alloc(ti(Kind::Cvar, *index), ObjArg::Null)
+                let Some((rc, (h, count))) =
+                    lib.cvar_handle_alloc(ti(Kind::Cvar, *index), ObjArg::Null)
                 else {
                     return Obs::unsupported();
                 };
@@ -430,7 +440,8 @@ impl<'a> TargetEngine<'a> {
                 .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
             Op::EventHandleAlloc { index } => {
                 let info = self.constant("MPI_INFO_NULL");
-                let Some((rc, r)) = lib.event_handle_alloc(ti(Kind::Event, *index), ObjArg::Null, info)
+                let Some((rc, r)) =
+                    lib.event_handle_alloc(ti(Kind::Event, *index), ObjArg::Null, info)
                 else {
                     return Obs::unsupported();
                 };
@@ -473,12 +484,10 @@ impl<'a> TargetEngine<'a> {
         let lib = &t.lib;
         let enull = self.constant("MPI_T_ENUM_NULL");
         let dt = |raw: u64| {
-            Out::Name(
-                t.datatype(raw)
-                    .map_or_else(|| format!("unknown({})", t.describe_datatype(raw)), |d| {
-                        d.spelling().to_string()
-                    }),
-            )
+            Out::Name(t.datatype(raw).map_or_else(
+                || format!("unknown({})", t.describe_datatype(raw)),
+                |d| d.spelling().to_string(),
+            ))
         };
         match kind {
             Kind::Cvar => {

@@ -359,8 +359,6 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         });
     }
 
-    read_pvar_counts(t, &mut c, &origins);
-
     for i in 0..counts.sources.unwrap_or(0) {
         let got = r.strings(
             format!("MPI_T_source_get_info({i})"),
@@ -510,33 +508,6 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         handles: t.handles.clone(),
         unresolved: t.unresolved.clone(),
     }
-}
-
-/// The number of elements of each unbound pvar: only a handle tells it (R-PVAR-2,
-/// `MPI_T_pvar_handle_alloc`'s count), so one session allocates and frees a handle per
-/// pvar. A mirror of the catalog then allocates handles of the same count.
-fn read_pvar_counts(t: &Target, c: &mut Catalog, origins: &crate::differential::Origins) {
-    let Some((rc, s)) = t.lib.pvar_session_create() else {
-        return;
-    };
-    if t.rc(rc) != ReturnCode::Success {
-        return;
-    }
-    for (k, p) in c.pvars.iter_mut().enumerate() {
-        if p.bind != mpit_reference::spec::Bind::NoObject {
-            continue;
-        }
-        let alloc = t
-            .lib
-            .pvar_handle_alloc(s, origins.pvars[k], super::ffi::ObjArg::Null);
-        if let Some((rc, (h, count))) = alloc {
-            if t.rc(rc) == ReturnCode::Success {
-                p.count = count.max(1) as u32;
-                t.lib.pvar_handle_free(s, h);
-            }
-        }
-    }
-    t.lib.pvar_session_free(s);
 }
 
 fn read_categories(

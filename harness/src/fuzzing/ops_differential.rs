@@ -1,0 +1,84 @@
+//! `ops_differential`: the bytes become an MPI_T call sequence (`differential::gen`),
+//! run on the reference model and on the library `MPIT_FUZZ_LIB` names (default: the
+//! reference cdylib) in this process; a MUST divergence panics, which is what libFuzzer
+//! reports. A crash inside the library is a crash of the fuzzer: also a finding.
+
+use crate::differential::props::{check, InProcess};
+use crate::differential::{gen, Divergence, Gen, Mirror};
+use crate::target::{AbiChoice, Target};
+use crate::verdict::Level;
+use mpit_reference::catalog::Catalog;
+use std::sync::{Arc, OnceLock};
+
+/// The library and its mirror, opened once per process.
+pub struct Setup {
+    pub target: Target,
+    pub mirror: Arc<Mirror>,
+}
+
+/// Opens `lib` in this process, holds one MPI_T init (sequences nest inside it, as in
+/// a worker) and mirrors its catalog. In one process every input runs after the
+/// previous ones, so nothing that outlives a sequence is generated: no simulated
+/// activity, and values are compared only where the calls determine them.
+pub fn open(lib: &std::path::Path) -> Result<Setup, String> {
+    let t = Target::open(lib, &AbiChoice::Auto, false).map_err(|e| e.to_string())?;
+    let single = t
+        .profile
+        .thread_level
+        .num(mpit_reference::spec::ThreadLevel::Single)
+        .unwrap_or(0) as i32;
+    match t.lib.init_thread(single) {
+        Some((rc, _)) if t.rc(rc) == mpit_reference::profile::ReturnCode::Success => {}
+        other => return Err(format!("{}: MPI_T_init_thread failed: {other:?}", lib.display())),
+    }
+    let version = t.lib.get_library_version().map(|(_, v)| v).unwrap_or_default();
+    let mut m = if version.starts_with("mpit-reference ") {
+        let c = match std::env::var_os(mpit_reference::ENV_CATALOG) {
+            Some(f) => Catalog::load(std::path::Path::new(&f)).map_err(|e| e.to_string())?,
+            None => Catalog::default_catalog(),
+        };
+        Mirror::of_catalog(c, "the reference's catalog".into())
+    } else {
+        Mirror::from_dump(crate::target::catalog::read(&t, false))
+    };
+    m.exact_values = false;
+    m.hooks = false;
+    Ok(Setup {
+        target: t,
+        mirror: Arc::new(m),
+    })
+}
+
+/// Runs one input; the divergence, if any.
+pub fn run_with(s: &Setup, data: &[u8]) -> Option<Divergence> {
+    let (mode, ops) = gen::decode(&s.mirror, data)?;
+    let start = Gen::new(s.mirror.clone(), mode);
+    let mut e = InProcess {
+        target: &s.target,
+        mirror: &s.mirror,
+    };
+    check(&start, &ops, &mut e).ok().flatten()
+}
+
+static SETUP: OnceLock<Setup> = OnceLock::new();
+
+/// The fuzz target's body.
+pub fn run(data: &[u8]) {
+    let s = SETUP.get_or_init(|| {
+        let lib = super::library_from_env("MPIT_FUZZ_LIB").unwrap_or_else(|e| super::setup_failed(&e));
+        open(&lib).unwrap_or_else(|e| super::setup_failed(&e))
+    });
+    if let Some(d) = run_with(s, data) {
+        if d.level == Level::Must {
+            panic!(
+                "{} ({}) at call {}: {}\n  expected (reference model): {}\n  actual (library): {}",
+                d.function,
+                d.rule,
+                d.step + 1,
+                d.what,
+                d.expected,
+                d.actual
+            );
+        }
+    }
+}
