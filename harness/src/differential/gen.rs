@@ -207,7 +207,13 @@ impl Gen {
         };
         add(&mut choices, !self.enums.is_empty(), &[9, 10]);
         add(&mut choices, !self.unbound.cvars.is_empty(), &[11]);
-        add(&mut choices, !live_c.is_empty(), &[12, 13, 13, 14]);
+        // In robustness mode a freed object is still named (a stale handle, R-GEN-3).
+        let r = self.mode.robustness;
+        add(
+            &mut choices,
+            !live_c.is_empty() || (r && !self.cvar_handles.is_empty()),
+            &[12, 13, 13, 14],
+        );
         add(&mut choices, true, &[15]);
         add(&mut choices, !live_s.is_empty(), &[16, 17, 17, 17, 21]);
         // Handles are where the pvar semantics are: start/stop/reset, reads, ALL_HANDLES.
@@ -385,8 +391,9 @@ impl Gen {
             25 => Op::EventHandleFree {
                 registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
             },
+            // Enough steps for a level to rise and fall (watermarks, R-PCLASS).
             26 => Op::Simulate {
-                steps: (a % 4) as u8 + 1,
+                steps: (a % 16) as u8 + 1,
             },
             _ => Op::Finalize,
         }
