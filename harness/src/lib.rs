@@ -10,6 +10,7 @@ pub mod cases;
 pub mod cli;
 pub mod coverage;
 pub mod exec;
+pub mod fuzzing;
 pub mod judge;
 pub mod report;
 pub mod runner;
