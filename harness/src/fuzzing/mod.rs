@@ -11,6 +11,7 @@
 //! status 2 ([`setup_failed`]).
 
 pub mod catalog_yaml;
+pub mod reference_ffi;
 pub mod spec_yaml;
 pub mod strings;
 // ops_differential: the reference model against a library named by MPIT_FUZZ_LIB
