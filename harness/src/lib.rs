@@ -11,6 +11,7 @@ pub mod cli;
 pub mod coverage;
 pub mod differential;
 pub mod exec;
+pub mod fuzzing;
 pub mod judge;
 pub mod report;
 pub mod runner;

@@ -334,17 +334,16 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                 }
             }
             // R-INIT-1: provided is one of the four levels (not necessarily `required`).
-            (_, Out::Name(p)) if name == "provided" => {
-                if p.starts_with("unknown") {
-                    return Some(cx.div(
-                        "R-INIT-1",
-                        Level::Must,
-                        format!("provided is {p}, not a thread level"),
-                        m,
-                        t,
-                    ));
-                }
+            (_, Out::Name(p)) if name == "provided" && p.starts_with("unknown") => {
+                return Some(cx.div(
+                    "R-INIT-1",
+                    Level::Must,
+                    format!("provided is {p}, not a thread level"),
+                    m,
+                    t,
+                ));
             }
+            (_, Out::Name(_)) if name == "provided" => {}
             (Out::Ints(mv), Out::Ints(tv)) if name == "indices" => {
                 let k = mv.len();
                 let ok = tv.len() >= k
@@ -362,21 +361,22 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                     ));
                 }
             }
-            (Out::Bytes(mb), Out::Bytes(tb)) => {
-                if determined(g, det, op) && !same_value(g, op, mb, tb) {
-                    let rule = match op {
-                        Op::CvarRead { .. } => "R-CVAR-9",
-                        _ => "R-PRESET-1",
-                    };
-                    return Some(cx.div(
-                        rule,
-                        Level::Must,
-                        format!("the value read is {} where the calls made it {}", to, mo),
-                        m,
-                        t,
-                    ));
-                }
+            (Out::Bytes(mb), Out::Bytes(tb))
+                if determined(g, det, op) && !same_value(g, op, mb, tb) =>
+            {
+                let rule = match op {
+                    Op::CvarRead { .. } => "R-CVAR-9",
+                    _ => "R-PRESET-1",
+                };
+                return Some(cx.div(
+                    rule,
+                    Level::Must,
+                    format!("the value read is {to} where the calls made it {mo}"),
+                    m,
+                    t,
+                ));
             }
+            (Out::Bytes(_), Out::Bytes(_)) => {}
             // R-CAT: the update number is the library's own; only its growth is fixed.
             (Out::Int(_), Out::Int(n)) if name == "update_number" => {
                 if let Some(prev) = det.update_number.filter(|p| n < p) {

@@ -79,6 +79,9 @@ struct Writer<'a> {
     made: [usize; 4],
 }
 
+/// `key: value` pairs of a step's `args:` or `save:`.
+type Pairs = Vec<(String, String)>;
+
 const PREFIX: [&str; 4] = ["c", "s", "p", "r"];
 
 impl Writer<'_> {
@@ -118,7 +121,7 @@ impl Writer<'_> {
     }
 
     /// `call`, `args` and `save` of one op.
-    fn call(&mut self, op: &Op, m: &Obs) -> (String, Vec<(String, String)>, Vec<(String, String)>) {
+    fn call(&mut self, op: &Op, m: &Obs) -> (String, Pairs, Pairs) {
         let mut args: Vec<(String, String)> = Vec::new();
         let mut save = Vec::new();
         let mut a = |k: &str, v: String| args.push((k.to_string(), v));

@@ -29,6 +29,8 @@ pub struct Life {
     /// For pvar handles: the session (its creation number).
     pub session: u16,
     pub live: bool,
+    /// Read through at least once (a `Data::Readback` write needs a value to write back).
+    pub read: bool,
 }
 
 /// Entries a handle can be allocated for without an MPI object (bind NO_OBJECT:
@@ -329,10 +331,17 @@ impl Gen {
             13 => Op::CvarRead {
                 handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
             },
-            14 => Op::CvarWrite {
-                handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
-                data: self.data(a),
-            },
+            14 => {
+                let handle = self.handle_ref(&live_c, self.cvar_handles.len(), b, c);
+                if self.writable(&self.cvar_handles, handle, a) {
+                    Op::CvarWrite {
+                        handle,
+                        data: self.data(a),
+                    }
+                } else {
+                    Op::CvarRead { handle }
+                }
+            }
             15 => Op::SessionCreate,
             16 => Op::SessionFree {
                 session: self.handle_ref(&live_s, self.sessions.len(), b, c),
@@ -370,10 +379,15 @@ impl Gen {
                         },
                         reset: a % 4 == 3,
                     },
-                    _ => Op::PvarWrite {
+                    _ if self.writable(&self.pvar_handles, h, a) => Op::PvarWrite {
                         session,
                         handle: h,
                         data: self.data(a),
+                    },
+                    _ => Op::PvarRead {
+                        session,
+                        handle: h,
+                        reset: false,
                     },
                 }
             }
@@ -407,6 +421,21 @@ impl Gen {
             0 => 0,
             k => list[b as usize % k],
         }
+    }
+
+    /// Whether a write through `h` may be generated: a write-back needs an earlier read
+    /// of the same handle (else it would write zeros into a vendor's configuration).
+    fn writable(&self, table: &[Life], h: Ref, a: u16) -> bool {
+        match (self.data(a), h) {
+            (Data::Int(_), _) => true,
+            (Data::Readback, Ref::Made(n)) => table.get(n as usize).is_some_and(|l| l.read),
+            (Data::Readback, _) => false,
+        }
+    }
+
+    fn writable_data(&self, table: &[Life], h: Ref, d: Data) -> bool {
+        d != Data::Readback
+            || matches!(h, Ref::Made(n) if table.get(n as usize).is_some_and(|l| l.read))
     }
 
     fn data(&self, a: u16) -> Data {
@@ -471,9 +500,18 @@ impl Gen {
             Op::EventHandleAlloc { index } => {
                 self.unbound.events.contains(index) || (r && !self.in_range(Kind::Event, *index))
             }
-            Op::CvarHandleFree { handle }
-            | Op::CvarRead { handle }
-            | Op::CvarWrite { handle, .. } => self.valid_ref(&self.cvar_handles, *handle),
+            Op::CvarWrite { handle, data } => {
+                self.valid_ref(&self.cvar_handles, *handle)
+                    && self.writable_data(&self.cvar_handles, *handle, *data)
+            }
+            Op::PvarWrite { handle, data, .. }
+                if !self.writable_data(&self.pvar_handles, *handle, *data) =>
+            {
+                false
+            }
+            Op::CvarHandleFree { handle } | Op::CvarRead { handle } => {
+                self.valid_ref(&self.cvar_handles, *handle)
+            }
             Op::SessionFree { session } => self.valid_ref(&self.sessions, *session),
             Op::PvarHandleAlloc { session, index } => {
                 self.valid_ref(&self.sessions, *session)
@@ -606,10 +644,9 @@ impl Gen {
             }
             // Digest §12: INVALID_HANDLE for a freed or NULL registration is explicit;
             // a foreign value is undefined.
-            Op::EventHandleFree { registration } => match registration {
-                Ref::Foreign(_) => Level::Robustness,
-                _ => Level::Must,
-            },
+            Op::EventHandleFree {
+                registration: Ref::Foreign(_),
+            } => Level::Robustness,
             _ => Level::Must,
         }
     }
@@ -619,8 +656,8 @@ impl Gen {
         let init = self.initialized();
         match op {
             Op::InitThread { .. } => self.depth += 1,
-            Op::Finalize => {
-                if self.depth > 0 {
+            Op::Finalize if self.depth > 0 => {
+                {
                     self.depth -= 1;
                     if self.mode.lifecycle && self.depth == 0 {
                         // R-FIN-3: nothing survives the last finalize.
@@ -657,7 +694,23 @@ impl Gen {
                     index: *index,
                     session: 0,
                     live: true,
+                    read: false,
                 })
+            }
+            Op::CvarRead {
+                handle: Ref::Made(n),
+            } => {
+                if let Some(l) = self.cvar_handles.get_mut(*n as usize) {
+                    l.read = true;
+                }
+            }
+            Op::PvarRead {
+                handle: Ref::Made(n),
+                ..
+            } => {
+                if let Some(l) = self.pvar_handles.get_mut(*n as usize) {
+                    l.read = true;
+                }
             }
             Op::CvarHandleFree {
                 handle: Ref::Made(n),
@@ -670,15 +723,14 @@ impl Gen {
                 index: -1,
                 session: 0,
                 live: true,
+                read: false,
             }),
             Op::SessionFree {
                 session: Ref::Made(n),
-            } => {
-                if Self::live(&self.sessions, Ref::Made(*n)) {
-                    self.sessions[*n as usize].live = false;
-                    for h in self.pvar_handles.iter_mut().filter(|h| h.session == *n) {
-                        h.live = false;
-                    }
+            } if Self::live(&self.sessions, Ref::Made(*n)) => {
+                self.sessions[*n as usize].live = false;
+                for h in self.pvar_handles.iter_mut().filter(|h| h.session == *n) {
+                    h.live = false;
                 }
             }
             Op::PvarHandleAlloc {
@@ -689,6 +741,7 @@ impl Gen {
                     index: *index,
                     session: *s,
                     live: true,
+                    read: false,
                 })
             }
             Op::PvarHandleFree {
@@ -706,6 +759,7 @@ impl Gen {
                     index: *index,
                     session: 0,
                     live: true,
+                    read: false,
                 })
             }
             Op::EventHandleFree {

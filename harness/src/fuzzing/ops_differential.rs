@@ -29,9 +29,18 @@ pub fn open(lib: &std::path::Path) -> Result<Setup, String> {
         .unwrap_or(0) as i32;
     match t.lib.init_thread(single) {
         Some((rc, _)) if t.rc(rc) == mpit_reference::profile::ReturnCode::Success => {}
-        other => return Err(format!("{}: MPI_T_init_thread failed: {other:?}", lib.display())),
+        other => {
+            return Err(format!(
+                "{}: MPI_T_init_thread failed: {other:?}",
+                lib.display()
+            ))
+        }
     }
-    let version = t.lib.get_library_version().map(|(_, v)| v).unwrap_or_default();
+    let version = t
+        .lib
+        .get_library_version()
+        .map(|(_, v)| v)
+        .unwrap_or_default();
     let mut m = if version.starts_with("mpit-reference ") {
         let c = match std::env::var_os(mpit_reference::ENV_CATALOG) {
             Some(f) => Catalog::load(std::path::Path::new(&f)).map_err(|e| e.to_string())?,
@@ -65,8 +74,14 @@ static SETUP: OnceLock<Setup> = OnceLock::new();
 /// The fuzz target's body.
 pub fn run(data: &[u8]) {
     let s = SETUP.get_or_init(|| {
-        let lib = super::library_from_env("MPIT_FUZZ_LIB").unwrap_or_else(|e| super::setup_failed(&e));
-        open(&lib).unwrap_or_else(|e| super::setup_failed(&e))
+        let lib =
+            super::library_from_env("MPIT_FUZZ_LIB").unwrap_or_else(|e| super::setup_failed(&e));
+        open(&lib).unwrap_or_else(|e| {
+            super::setup_failed(&super::FuzzSetupError::Init {
+                path: lib.display().to_string(),
+                what: e,
+            })
+        })
     });
     if let Some(d) = run_with(s, data) {
         if d.level == Level::Must {

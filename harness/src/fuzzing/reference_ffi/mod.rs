@@ -1,0 +1,378 @@
+//! Oracle `reference_ffi`: arbitrary MPI_T call sequences with arbitrary handles,
+//! indices and buffer sizes against the reference cdylib, loaded in-process through
+//! [`Target::open`] and called through the harness's safe wrappers (`t.lib.*`).
+//!
+//! The reference promises (reference/src/ffi/mod.rs) that every handle value goes
+//! through its registries, so a stale or garbage handle gives an error code, never
+//! undefined behaviour, and that no NULL pointer is dereferenced. The oracle holds it
+//! to that, and to what the standard asks of every call whatever its arguments:
+//! * the process never crashes (a crash is libFuzzer's finding);
+//! * every MPI_T return code is MPI_SUCCESS or an `MPI_T_ERR_*` of the loaded ABI
+//!   (R-RC-1, R-RC-2), never an MPI error class (R-RC-3) or an unknown number;
+//! * strings keep the convention inside the buffer given (R-STR-1..4), data stays
+//!   within count × datatype size (R-CVAR-8, R-PREAD-1), member lists within `len`
+//!   (R-CAT-1), and `*_free` leaves the null handle (R-CVAR-7, R-SESS-1, R-PH-1);
+//! * a freed cvar handle and an event instance whose callback returned are refused
+//!   (R-CVAR-7, MPI-4.1 §15.3.8.6).
+//!
+//! MPI_T stays initialized: the fixture makes one `MPI_T_init_thread` when it opens the
+//! library and never finalizes it, so calls reach their argument checks instead of
+//! stopping at MPI_T_ERR_NOT_INITIALIZED. An input may init and finalize, but never
+//! finalize more often than it initialized; at its end it frees every handle it still
+//! holds and finalizes its own inits, so inputs replay the same in any order.
+//! `MPI_Init`/`MPI_Finalize` are not called: MPI cannot be initialized again after
+//! `MPI_Finalize`, so one input would change what every later one sees.
+
+mod input;
+mod ops;
+
+use super::{library_from_env, setup_failed, FuzzSetupError, ENV_REFERENCE_LIB};
+use crate::target::ffi::{self, BufOut, StrArg, StrOut, FILL};
+use crate::target::{AbiChoice, Target};
+use arbitrary::{Arbitrary, Unstructured};
+use input::Op;
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::ThreadLevel;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Calls per input: enough for alloc → use → free chains with noise in between, few
+/// enough that one input stays well under a millisecond.
+const MAX_OPS: usize = 64;
+
+/// The loaded library and what the oracle needs to know about its catalog.
+pub struct Fixture {
+    target: Target,
+    path: String,
+    /// Element size of each cvar and pvar, by index (8 when the datatype is unknown).
+    cvar_elem: Vec<usize>,
+    pvar_elem: Vec<usize>,
+    /// Element sizes of each event type, for the recorder's reads inside callbacks.
+    event_elems: Vec<Vec<usize>>,
+    /// Names by kind (cvar, pvar, category, source, event), for `*_get_index`.
+    names: [Vec<String>; 5],
+    thread_levels: Vec<i64>,
+    cb_safety: Vec<i64>,
+    pvar_classes: Vec<i64>,
+    /// Every predefined handle value of the profile (nulls, communicators, datatypes).
+    predefined: Vec<u64>,
+    nulls: Nulls,
+    /// One input at a time: the recorder of event deliveries is process-wide, and the
+    /// init balance is per input.
+    one: Mutex<()>,
+}
+
+/// The null handles `*_free` must leave behind.
+#[derive(Debug, Clone, Copy)]
+struct Nulls {
+    cvar: u64,
+    pvar: u64,
+    session: u64,
+    info: u64,
+}
+
+impl Fixture {
+    /// Opens the library (`var` names the variable it came from, for the error), makes
+    /// the held `MPI_T_init_thread` and reads the catalog.
+    pub fn open(path: &Path, var: &str) -> Result<Fixture, FuzzSetupError> {
+        let shown = path.display().to_string();
+        let target =
+            Target::open(path, &AbiChoice::Auto, false).map_err(|e| FuzzSetupError::Open {
+                var: var.to_string(),
+                path: shown.clone(),
+                reason: e.to_string(),
+            })?;
+        let init_failed = |what: String| FuzzSetupError::Init {
+            path: shown.clone(),
+            what,
+        };
+        let single = target
+            .profile
+            .thread_level
+            .num(ThreadLevel::Single)
+            .unwrap_or(0) as i32;
+        match target.lib.init_thread(single) {
+            None => return Err(init_failed("exports no MPI_T_init_thread".into())),
+            Some((rc, _)) if target.rc(rc) != ReturnCode::Success => {
+                return Err(init_failed(format!(
+                    "MPI_T_init_thread(MPI_THREAD_SINGLE) returned {}",
+                    target.rc(rc)
+                )))
+            }
+            Some(_) => {}
+        }
+        let lib = &target.lib;
+        let num = |n: ffi::Called<i32>| n.map_or(0, |(_, n)| n.clamp(0, 100_000) as usize);
+        let size = |raw: u64| target.datatype(raw).map_or(8, |d| d.size());
+        let name_arg = StrArg::sized(256);
+        let text = |s: &StrOut| s.text().unwrap_or_default();
+        let (mut cvar_elem, mut pvar_elem, mut event_elems) = (vec![], vec![], vec![]);
+        let mut names: [Vec<String>; 5] = Default::default();
+        for i in 0..num(lib.cvar_get_num()) as i32 {
+            let o = lib.cvar_get_info(i, name_arg, StrArg::LEN_ONLY);
+            cvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
+            names[0].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+        }
+        for i in 0..num(lib.pvar_get_num()) as i32 {
+            let o = lib.pvar_get_info(i, name_arg, StrArg::LEN_ONLY);
+            pvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
+            names[1].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+        }
+        for i in 0..num(lib.category_get_num()) as i32 {
+            let o = lib.category_get_info(i, name_arg, StrArg::LEN_ONLY);
+            names[2].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+        }
+        for i in 0..num(lib.source_get_num()) as i32 {
+            let o = lib.source_get_info(i, name_arg, StrArg::LEN_ONLY);
+            names[3].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+        }
+        for i in 0..num(lib.event_get_num()) as i32 {
+            let o = lib.event_get_info(i, name_arg, StrArg::LEN_ONLY, 64);
+            event_elems.push(o.as_ref().map_or(vec![], |(_, o)| {
+                let n = (o.num_elements.max(0) as usize).min(o.datatypes.len());
+                o.datatypes[..n].iter().map(|d| size(*d)).collect()
+            }));
+            names[4].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+        }
+        let handle = |name: &str| target.handles.get(name).copied().unwrap_or(0);
+        let nulls = Nulls {
+            cvar: handle("MPI_T_CVAR_HANDLE_NULL"),
+            pvar: handle("MPI_T_PVAR_HANDLE_NULL"),
+            session: handle("MPI_T_PVAR_SESSION_NULL"),
+            info: handle("MPI_INFO_NULL"),
+        };
+        let mut predefined: Vec<u64> = target.handles.values().copied().collect();
+        predefined.extend(
+            mpit_reference::spec::Datatype::ALL
+                .iter()
+                .filter_map(|d| target.datatype_handle(*d)),
+        );
+        let defined = |m: Vec<i64>| if m.is_empty() { vec![0] } else { m };
+        let p = &target.profile;
+        Ok(Fixture {
+            thread_levels: defined(p.thread_level.defined().map(|(_, n)| n).collect()),
+            cb_safety: defined(p.cb_safety.defined().map(|(_, n)| n).collect()),
+            pvar_classes: defined(p.pvar_class.defined().map(|(_, n)| n).collect()),
+            cvar_elem,
+            pvar_elem,
+            event_elems,
+            names,
+            predefined,
+            nulls,
+            path: shown,
+            one: Mutex::new(()),
+            target,
+        })
+    }
+
+    /// The library's path, for messages.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+}
+
+/// The fixture of this process: the library `MPIT_REFERENCE_LIB` names, or the
+/// workspace's reference cdylib. A setup error ends the process with status 2.
+pub fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        match library_from_env(ENV_REFERENCE_LIB).and_then(|p| Fixture::open(&p, ENV_REFERENCE_LIB))
+        {
+            Ok(f) => f,
+            Err(e) => setup_failed(&e),
+        }
+    })
+}
+
+/// Runs one input against the process's fixture.
+pub fn run(data: &[u8]) {
+    run_with(fixture(), data);
+}
+
+/// Runs one input against `f`.
+pub fn run_with(f: &Fixture, data: &[u8]) {
+    let _one = f.one.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut u = Unstructured::new(data);
+    let mut run = ops::Run::new(f);
+    for _ in 0..MAX_OPS {
+        if u.is_empty() {
+            break;
+        }
+        match Op::arbitrary(&mut u) {
+            Ok(op) => run.exec(&op),
+            Err(_) => break,
+        }
+        run.check_deliveries();
+    }
+    run.finish();
+}
+
+/// R-RC-1/R-RC-2/R-RC-3: an MPI_T call returns MPI_SUCCESS or an `MPI_T_ERR_*` of the
+/// loaded ABI. `decoded` is `rc` as the profile reads it.
+pub fn check_t_rc(call: &str, rc: i32, decoded: &ReturnCode) {
+    match decoded {
+        ReturnCode::Success | ReturnCode::T(_) => {}
+        ReturnCode::MpiErr(name) => {
+            panic!("R-RC-3: {call} returned {rc} = {name}, an MPI error class, not an MPI_T code")
+        }
+        ReturnCode::Unknown(_) => panic!(
+            "R-RC-1/R-RC-2: {call} returned {rc}, neither MPI_SUCCESS nor an MPI_T_ERR_* of the ABI"
+        ),
+    }
+}
+
+/// An MPI (not MPI_T) call returns MPI_SUCCESS or an error class of the ABI (MPI-4.1
+/// §9.4): a number the profile does not know is a bug.
+pub fn check_mpi_rc(call: &str, rc: i32, decoded: &ReturnCode) {
+    if let ReturnCode::Unknown(_) = decoded {
+        panic!(
+            "MPI-4.1 §9.4: {call} returned {rc}, neither MPI_SUCCESS nor an error class of the ABI"
+        )
+    }
+}
+
+/// The string convention for one (buf, len) pair after a call (R-STR-1..4): nothing
+/// outside the buffer, nothing in it past `*len` or for a NULL length or `*len <= 0`,
+/// and on success exactly `min(strlen, n-1)` characters and a NUL with the length
+/// strlen+1 (so at least 1).
+pub fn check_str(call: &str, arg: StrArg, out: &StrOut, success: bool) {
+    assert!(
+        !out.overrun,
+        "R-STR-1: {call} wrote outside the string buffer ({arg:?}) at offsets {:?}",
+        out.stray
+    );
+    if success && arg.len.is_some() {
+        assert!(
+            out.len.is_some_and(|l| l >= 1),
+            "R-STR-2/R-STR-3: {call} returned string length {:?}, not strlen+1 ({arg:?})",
+            out.len
+        );
+    }
+    let Some(buf) = &out.buf else { return };
+    let untouched = |from: usize| buf.iter().skip(from).all(|b| *b == FILL);
+    match arg.len {
+        None => assert!(
+            untouched(0),
+            "R-STR-4: {call} wrote into the buffer of a NULL length pointer"
+        ),
+        Some(n) if n <= 0 => assert!(
+            untouched(0),
+            "R-STR-3: {call} wrote into a buffer of *len = {n}"
+        ),
+        Some(n) => {
+            let n = n as usize;
+            assert!(
+                untouched(n),
+                "R-STR-1: {call} wrote past *len = {n} ({arg:?}): {buf:?}"
+            );
+            if success {
+                let strlen = out.len.unwrap_or(1).max(1) as usize - 1;
+                let nul = buf.iter().take(n).position(|b| *b == 0);
+                assert_eq!(
+                    nul,
+                    Some(strlen.min(n - 1)),
+                    "R-STR-1/R-STR-2: {call} returned length {} and must write min(strlen, n-1) characters and a NUL into n = {n} bytes: {buf:?}",
+                    strlen + 1
+                );
+            }
+        }
+    }
+}
+
+/// A data buffer after a call: nothing outside it, and on success nothing past the
+/// `need` bytes the variable has (count × datatype size), when known.
+pub fn check_buf(call: &str, rule: &str, out: &BufOut, need: Option<usize>, success: bool) {
+    assert!(
+        !out.overrun,
+        "{rule}: {call} wrote outside the {}-byte buffer at offsets {:?}",
+        out.bytes.len(),
+        out.stray
+    );
+    if let (Some(n), true) = (need, success) {
+        assert!(
+            out.bytes.iter().skip(n).all(|b| *b == FILL),
+            "{rule}: {call} wrote past count × datatype size = {n} bytes: {:?}",
+            out.bytes
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpit_reference::profile::AbiProfile;
+    use mpit_reference::spec::TErr;
+
+    fn panics(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+        let e = std::panic::catch_unwind(f).expect_err("the check must fail");
+        e.downcast_ref::<String>().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn return_codes_outside_mpi_t_are_flagged() {
+        let p = AbiProfile::standard();
+        let invalid = p.code(TErr::Invalid).expect("standard") as i32;
+        check_t_rc("MPI_T_x", 0, &p.decode(0));
+        check_t_rc("MPI_T_x", invalid, &p.decode(invalid as i64));
+        // One past MPI_ERR_LASTCODE: what fault error-code-out-of-range returns.
+        let past = p.err_lastcode as i32 + 1;
+        let msg = panics(|| check_t_rc("MPI_T_x", past, &p.decode(past as i64)));
+        assert!(msg.contains("R-RC-1/R-RC-2"), "{msg}");
+        let arg = p.mpi_err["MPI_ERR_ARG"] as i32;
+        let msg = panics(|| check_t_rc("MPI_T_x", arg, &p.decode(arg as i64)));
+        assert!(msg.contains("R-RC-3"), "{msg}");
+        check_mpi_rc("MPI_Info_set", arg, &p.decode(arg as i64));
+        let msg = panics(|| check_mpi_rc("MPI_Info_set", past, &p.decode(past as i64)));
+        assert!(msg.contains("§9.4"), "{msg}");
+    }
+
+    fn out(bytes: &[u8], len: Option<i32>) -> StrOut {
+        StrOut {
+            buf: Some(bytes.to_vec()),
+            len,
+            overrun: false,
+            stray: vec![],
+        }
+    }
+
+    #[test]
+    fn string_checks_follow_the_convention() {
+        const F: u8 = FILL;
+        let n4 = StrArg::sized(4);
+        check_str("c", n4, &out(b"ab\0\xA5", Some(3)), true);
+        check_str("c", n4, &out(b"abc\0", Some(6)), true);
+        let msg = panics(|| check_str("c", n4, &out(b"abcd", Some(6)), true));
+        assert!(msg.contains("R-STR-1"), "{msg}");
+        let msg = panics(|| check_str("c", n4, &out(b"ab\0\xA5", Some(2)), true));
+        assert!(msg.contains("R-STR-2"), "{msg}");
+        let null_len = StrArg {
+            cap: Some(2),
+            len: None,
+        };
+        check_str("c", null_len, &out(&[F, F], None), true);
+        let msg = panics(|| check_str("c", null_len, &out(&[0, F], None), true));
+        assert!(msg.contains("R-STR-4"), "{msg}");
+        let roomy = StrArg {
+            cap: Some(4),
+            len: Some(2),
+        };
+        let msg = panics(|| check_str("c", roomy, &out(b"a\0\0\xA5", Some(2)), true));
+        assert!(msg.contains("past *len"), "{msg}");
+        let mut o = out(b"a\0", Some(2));
+        o.overrun = true;
+        let msg = panics(move || check_str("c", StrArg::sized(2), &o, true));
+        assert!(msg.contains("outside"), "{msg}");
+    }
+
+    #[test]
+    fn buffer_checks_see_writes_past_the_variable() {
+        let b = |bytes: &[u8]| BufOut {
+            bytes: bytes.to_vec(),
+            overrun: false,
+            stray: vec![],
+        };
+        check_buf("r", "R-CVAR-8", &b(&[1, 2, FILL]), Some(2), true);
+        let msg = panics(|| check_buf("r", "R-CVAR-8", &b(&[1, 2, 3]), Some(2), true));
+        assert!(msg.contains("R-CVAR-8"), "{msg}");
+    }
+}
