@@ -828,10 +828,14 @@ impl Gen {
 /// `mpit-conform replay` read inputs the same way): the first byte chooses robustness,
 /// the rest are picks. `None` when the bytes make no call. Lifecycle sequences are
 /// not generated here: the fuzzer runs every input in one process.
+///
+/// Robustness sequences only for a library whose catalog is declared (the reference):
+/// an invalid argument may crash a vendor's library (undefined behaviour, R-GEN-3), and
+/// in-process that crash would end the fuzzer without being a finding.
 pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Op>)> {
     let (first, rest) = data.split_first()?;
     let mode = Mode {
-        robustness: first & 1 == 1,
+        robustness: first & 1 == 1 && m.declared,
         lifecycle: false,
     };
     let mut u = arbitrary::Unstructured::new(rest);
