@@ -143,7 +143,15 @@ impl<'a> Run<'a> {
                 pick(&all, k).wrapping_add_signed(delta as i64)
             }
             H::Freed(k) => {
-                let stale: Vec<u64> = self.freed.iter().chain(&self.instances).copied().collect();
+                // Most recent first: `Freed(0)` right after a free is the handle just
+                // freed (zero bytes are what mutations produce most).
+                let stale: Vec<u64> = self
+                    .freed
+                    .iter()
+                    .chain(&self.instances)
+                    .rev()
+                    .copied()
+                    .collect();
                 pick(&stale, k)
             }
             H::Predefined(k) => pick(&self.f.predefined, k),
@@ -417,6 +425,22 @@ impl<'a> Run<'a> {
         };
         check_str(call, name, &n, ok);
         check_str(call, desc, &d, ok);
+        let first = usize::try_from(i)
+            .ok()
+            .and_then(|i| self.f.lens[kind as usize].get(i));
+        if let (true, Some((name_len, desc_len))) = (ok, first) {
+            for (what, arg, out, was) in
+                [("name", name, &n, name_len), ("desc", desc, &d, desc_len)]
+            {
+                if arg.len.is_some() && was.is_some() {
+                    assert_eq!(
+                        out.len, *was,
+                        "R-STR-2/R-STR-5: {call}({i}) returned {what} length {:?} with {arg:?}, {was:?} with a NULL buffer (strlen+1 whatever the buffer)",
+                        out.len
+                    );
+                }
+            }
+        }
     }
 
     /// The calls on handles: cvar and pvar handles, sessions, registrations,
@@ -540,6 +564,7 @@ impl<'a> Run<'a> {
                 };
                 if let Some((rc, out)) = r {
                     let ok = self.t(call, rc);
+                    self.not_all_handles(call, h, ok);
                     check_buf(call, "R-PREAD-1", &out, need, ok);
                 }
             }
@@ -547,7 +572,8 @@ impl<'a> Run<'a> {
                 let (s, h) = (self.rh(*s, Pool::Session), self.h(*h, Pool::Pvar));
                 let data = Self::data(self.pvar_need(h), data);
                 if let Some((rc, ())) = lib.pvar_write(s, h as RawHandle, &data) {
-                    self.t("MPI_T_pvar_write", rc);
+                    let ok = self.t("MPI_T_pvar_write", rc);
+                    self.not_all_handles("MPI_T_pvar_write", h, ok);
                 }
             }
             _ => self.exec_events(op),
@@ -559,6 +585,14 @@ impl<'a> Run<'a> {
         assert!(
             !self.freed_cvars.contains(&h),
             "R-CVAR-7: {call} accepted the cvar handle {h:#x} freed before"
+        );
+    }
+
+    /// R-PREAD-1: `MPI_T_PVAR_ALL_HANDLES` may not be passed to read, readreset, write.
+    fn not_all_handles(&self, call: &str, h: u64, ok: bool) {
+        assert!(
+            !(ok && h == self.f.nulls.all_handles),
+            "R-PREAD-1: {call} accepted MPI_T_PVAR_ALL_HANDLES"
         );
     }
 
@@ -789,6 +823,15 @@ impl<'a> Run<'a> {
                 self.inits
             );
             self.inits -= 1;
+            // The fixture's init is still held: MPI_T must still answer.
+            if let Some((rc, _)) = self.f.target.lib.cvar_get_num() {
+                assert!(
+                    self.t("MPI_T_cvar_get_num", rc),
+                    "R-INIT-1/R-FIN-1: after a finalize matching one of {} inits, MPI_T_cvar_get_num returned {}",
+                    self.inits + 2,
+                    self.f.target.rc(rc)
+                );
+            }
         }
     }
 
