@@ -18,7 +18,8 @@ pub enum H {
     /// A live handle of any kind (k-th, wrapping), moved by `delta`: a handle of the
     /// wrong kind, or a number near a real one.
     Live(u8, i8),
-    /// A handle this run freed (or an event instance after its callback returned).
+    /// A handle this run freed or an event instance after its callback returned
+    /// (k-th from the most recent, wrapping).
     Freed(u8),
     /// A predefined handle value of the profile (`MPI_COMM_WORLD`, datatypes, ...).
     Predefined(u8),

@@ -12,8 +12,10 @@
 //! * strings keep the convention inside the buffer given (R-STR-1..4), data stays
 //!   within count × datatype size (R-CVAR-8, R-PREAD-1), member lists within `len`
 //!   (R-CAT-1), and `*_free` leaves the null handle (R-CVAR-7, R-SESS-1, R-PH-1);
-//! * a freed cvar handle and an event instance whose callback returned are refused
-//!   (R-CVAR-7, MPI-4.1 §15.3.8.6).
+//! * a freed cvar handle, an event instance whose callback returned, and
+//!   `MPI_T_PVAR_ALL_HANDLES` in read/readreset/write are refused (R-CVAR-7, MPI-4.1
+//!   §15.3.8.6, R-PREAD-1);
+//! * MPI_T stays initialized while inits outnumber finalizes (R-INIT-1, R-FIN-1).
 //!
 //! MPI_T stays initialized: the fixture makes one `MPI_T_init_thread` when it opens the
 //! library and never finalizes it, so calls reach their argument checks instead of
@@ -51,6 +53,10 @@ pub struct Fixture {
     event_elems: Vec<Vec<usize>>,
     /// Names by kind (cvar, pvar, category, source, event), for `*_get_index`.
     names: [Vec<String>; 5],
+    /// The (name, description) lengths `*_get_info` returned for a NULL buffer, by
+    /// kind and index: every later call returns the same (R-STR-2: strlen+1 whatever
+    /// the buffer; R-STR-5: the same internal array each time).
+    lens: [Vec<(Option<i32>, Option<i32>)>; 5],
     thread_levels: Vec<i64>,
     cb_safety: Vec<i64>,
     pvar_classes: Vec<i64>,
@@ -69,6 +75,8 @@ struct Nulls {
     pvar: u64,
     session: u64,
     info: u64,
+    /// `MPI_T_PVAR_ALL_HANDLES`, which read, readreset and write must refuse.
+    all_handles: u64,
 }
 
 impl Fixture {
@@ -108,25 +116,58 @@ impl Fixture {
         let text = |s: &StrOut| s.text().unwrap_or_default();
         let (mut cvar_elem, mut pvar_elem, mut event_elems) = (vec![], vec![], vec![]);
         let mut names: [Vec<String>; 5] = Default::default();
+        let mut lens: [Vec<(Option<i32>, Option<i32>)>; 5] = Default::default();
+        let null = StrArg::LEN_ONLY;
+        let ok = |rc: i32| target.rc(rc) == ReturnCode::Success;
         for i in 0..num(lib.cvar_get_num()) as i32 {
+            lens[0].push(
+                lib.cvar_get_info(i, null, null)
+                    .map_or((None, None), |(rc, o)| {
+                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
+                    }),
+            );
             let o = lib.cvar_get_info(i, name_arg, StrArg::LEN_ONLY);
             cvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
             names[0].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.pvar_get_num()) as i32 {
+            lens[1].push(
+                lib.pvar_get_info(i, null, null)
+                    .map_or((None, None), |(rc, o)| {
+                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
+                    }),
+            );
             let o = lib.pvar_get_info(i, name_arg, StrArg::LEN_ONLY);
             pvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
             names[1].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.category_get_num()) as i32 {
+            lens[2].push(
+                lib.category_get_info(i, null, null)
+                    .map_or((None, None), |(rc, o)| {
+                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
+                    }),
+            );
             let o = lib.category_get_info(i, name_arg, StrArg::LEN_ONLY);
             names[2].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.source_get_num()) as i32 {
+            lens[3].push(
+                lib.source_get_info(i, null, null)
+                    .map_or((None, None), |(rc, o)| {
+                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
+                    }),
+            );
             let o = lib.source_get_info(i, name_arg, StrArg::LEN_ONLY);
             names[3].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.event_get_num()) as i32 {
+            lens[4].push(
+                lib.event_get_info(i, null, null, 0)
+                    .map_or((None, None), |(rc, o)| {
+                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
+                    }),
+            );
             let o = lib.event_get_info(i, name_arg, StrArg::LEN_ONLY, 64);
             event_elems.push(o.as_ref().map_or(vec![], |(_, o)| {
                 let n = (o.num_elements.max(0) as usize).min(o.datatypes.len());
@@ -140,6 +181,7 @@ impl Fixture {
             pvar: handle("MPI_T_PVAR_HANDLE_NULL"),
             session: handle("MPI_T_PVAR_SESSION_NULL"),
             info: handle("MPI_INFO_NULL"),
+            all_handles: handle("MPI_T_PVAR_ALL_HANDLES"),
         };
         let mut predefined: Vec<u64> = target.handles.values().copied().collect();
         predefined.extend(
@@ -157,6 +199,7 @@ impl Fixture {
             pvar_elem,
             event_elems,
             names,
+            lens,
             predefined,
             nulls,
             path: shown,
