@@ -123,7 +123,9 @@ pub fn compare(start: &Gen, ops: &[Op], model: &Trace, target: &Trace) -> Option
     for (step, op) in ops.iter().enumerate() {
         let level = g.level(op);
         let cx = Ctx { step, op, level };
-        let m = model.obs.get(step)?;
+        let Some(m) = model.obs.get(step) else {
+            unreachable!("the model answers every op")
+        };
         if let Some((at, how)) = &target.died {
             if *at == step {
                 let t = Obs::rc(ReturnCode::Success);
@@ -141,7 +143,19 @@ pub fn compare(start: &Gen, ops: &[Op], model: &Trace, target: &Trace) -> Option
                 return Some(d);
             }
         }
-        let t = target.obs.get(step)?;
+        // A trace that ends early without the process dying is the harness's failure,
+        // never an agreement: say so rather than pass the rest unjudged.
+        let Some(t) = target.obs.get(step) else {
+            let mut d = cx.div(
+                "R-GEN-1",
+                Level::Must,
+                format!("no outcome of {} came back from the worker", op.function()),
+                m,
+                m,
+            );
+            d.actual = "nothing (the trace ended early)".into();
+            return Some(d);
+        };
         if t.unsupported {
             g.apply(op);
             continue;
@@ -574,4 +588,66 @@ pub fn clauses(dir: &std::path::Path) -> BTreeMap<String, String> {
     crate::coverage::Clauses::load(&dir.join("clauses.yaml"))
         .map(|c| c.rules.into_iter().map(|r| (r.rule, r.clause)).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::differential::op::{Mode, Str};
+    use crate::differential::{props, Mirror};
+    use mpit_reference::catalog::Catalog;
+    use std::sync::Arc;
+
+    fn start() -> Gen {
+        let m = Mirror::of_catalog(Catalog::default_catalog(), "default".into());
+        Gen::new(
+            Arc::new(m),
+            Mode {
+                robustness: false,
+                lifecycle: false,
+            },
+        )
+    }
+
+    fn info() -> Vec<Op> {
+        vec![Op::GetInfo {
+            kind: Kind::Cvar,
+            index: 0,
+            name: Str::sized(4),
+            desc: Str::sized(64),
+        }]
+    }
+
+    #[test]
+    fn the_model_agrees_with_itself() {
+        let g = start();
+        let m = props::run_model(&g, &info());
+        assert_eq!(compare(&g, &info(), &m, &m.clone()), None);
+    }
+
+    #[test]
+    fn a_trace_that_ends_early_is_never_agreement() {
+        let g = start();
+        let m = props::run_model(&g, &info());
+        let d = compare(&g, &info(), &m, &Trace::default()).expect("a divergence");
+        assert!(d.what.contains("no outcome"), "{d:?}");
+    }
+
+    #[test]
+    fn a_length_off_by_one_on_truncation_breaks_r_str_2() {
+        let g = start();
+        let m = props::run_model(&g, &info());
+        let mut t = m.clone();
+        for (k, o) in &mut t.obs[0].outs {
+            if let (true, Out::Str(s)) = (k == "name", o) {
+                s.len = s.len.map(|l| l - 1);
+            }
+        }
+        let d = compare(&g, &info(), &m, &t).expect("a divergence");
+        assert_eq!(
+            (d.rule.as_str(), d.level),
+            ("R-STR-2", Level::Must),
+            "{d:?}"
+        );
+    }
 }

@@ -657,19 +657,17 @@ impl Gen {
         match op {
             Op::InitThread { .. } => self.depth += 1,
             Op::Finalize if self.depth > 0 => {
-                {
-                    self.depth -= 1;
-                    if self.mode.lifecycle && self.depth == 0 {
-                        // R-FIN-3: nothing survives the last finalize.
-                        for l in self
-                            .cvar_handles
-                            .iter_mut()
-                            .chain(&mut self.sessions)
-                            .chain(&mut self.pvar_handles)
-                            .chain(&mut self.registrations)
-                        {
-                            l.live = false;
-                        }
+                self.depth -= 1;
+                if self.mode.lifecycle && self.depth == 0 {
+                    // R-FIN-3: nothing survives the last finalize.
+                    for l in self
+                        .cvar_handles
+                        .iter_mut()
+                        .chain(&mut self.sessions)
+                        .chain(&mut self.pvar_handles)
+                        .chain(&mut self.registrations)
+                    {
+                        l.live = false;
                     }
                 }
             }

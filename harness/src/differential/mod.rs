@@ -28,7 +28,8 @@ pub use obs::{Obs, Out, Trace};
 pub use op::{Kind, Mode, Op, Ref};
 
 use mpit_reference::catalog::Catalog;
-use mpit_reference::spec::Bind;
+use mpit_reference::spec::{Bind, Datatype};
+use mpit_reference::value::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -271,6 +272,37 @@ impl Slots {
         }
     }
 
+    /// The datatype and element count of the variable behind a handle the sequence
+    /// made (R-CVAR-8: reads and writes are count × datatype size bytes).
+    pub fn layout(&self, k: HandleKind, r: Ref, c: &Catalog) -> Option<(Datatype, usize)> {
+        let m = match r {
+            Ref::Made(n) => self.table(k).get(n as usize)?,
+            _ => return None,
+        };
+        let dt = match k {
+            HandleKind::Cvar => c.cvars.get(m.index as usize)?.datatype,
+            _ => c.pvars.get(m.index as usize)?.datatype,
+        };
+        Some((dt, m.count.clamp(0, 1 << 16) as usize))
+    }
+
+    /// The bytes a `*_write` through `r` passes: `data` in the variable's layout (8
+    /// zero bytes for a handle the sequence did not make).
+    pub fn write_bytes(&self, k: HandleKind, r: Ref, data: op::Data, c: &Catalog) -> Vec<u8> {
+        let last = match r {
+            Ref::Made(n) => self
+                .table(k)
+                .get(n as usize)
+                .map(|m| m.last_read.clone())
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        match self.layout(k, r, c) {
+            Some((dt, count)) => encode(data, dt, count, &last),
+            None => vec![0; 8],
+        }
+    }
+
     /// The [`Made`] a `Made(n)` names, if the sequence made it.
     pub fn made(&mut self, k: HandleKind, r: Ref) -> Option<&mut Made> {
         match r {
@@ -326,5 +358,18 @@ impl Mirror {
             declared: false,
             unsupported: d.unsupported,
         }
+    }
+}
+
+/// Bytes for a write: `count` elements of `dt`.
+fn encode(data: op::Data, dt: Datatype, count: usize, last: &[u8]) -> Vec<u8> {
+    match data {
+        op::Data::Readback if last.len() == count * dt.size() => last.to_vec(),
+        op::Data::Readback => vec![0; count * dt.size()],
+        op::Data::Int(n) => match dt {
+            Datatype::Double => Value::Doubles(vec![n as f64; count]).to_bytes(dt, count),
+            Datatype::Char => Value::Chars(n.to_string()).to_bytes(dt, count),
+            _ => Value::Ints(vec![n as i128; count]).to_bytes(dt, count),
+        },
     }
 }

@@ -10,9 +10,8 @@ use mpit_reference::model::{
     BoundObject, CvarHandle, Model, PvarHandle, PvarTarget, Registration, Session,
 };
 use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::{Datatype, TErr, TResult};
+use mpit_reference::spec::{TErr, TResult};
 use mpit_reference::strings::{self, StringArg};
-use mpit_reference::value::Value;
 
 /// The reference model and the handles this sequence made in it.
 pub struct ModelEngine {
@@ -46,19 +45,6 @@ fn string_out(text: &str, a: Str, desc: bool, faults: &Faults) -> Out {
         len: o.len,
         stray: Vec::new(),
     })
-}
-
-/// Bytes for a write: `count` elements of `dt`.
-pub fn encode(data: Data, dt: Datatype, count: usize, last: &[u8]) -> Vec<u8> {
-    match data {
-        Data::Readback if last.len() == count * dt.size() => last.to_vec(),
-        Data::Readback => vec![0; count * dt.size()],
-        Data::Int(n) => match dt {
-            Datatype::Double => Value::Doubles(vec![n as f64; count]).to_bytes(dt, count),
-            Datatype::Char => Value::Chars(n.to_string()).to_bytes(dt, count),
-            _ => Value::Ints(vec![n as i128; count]).to_bytes(dt, count),
-        },
-    }
 }
 
 impl ModelEngine {
@@ -95,20 +81,6 @@ impl ModelEngine {
             count,
             last_read: Vec::new(),
         });
-    }
-
-    fn datatype(&self, k: HandleKind, r: super::Ref) -> Option<(Datatype, usize)> {
-        let t = self.slots.table(k);
-        let m = match r {
-            super::Ref::Made(n) => t.get(n as usize)?,
-            _ => return None,
-        };
-        let c = self.model.catalog();
-        let dt = match k {
-            HandleKind::Cvar => c.cvars.get(m.index as usize)?.datatype,
-            _ => c.pvars.get(m.index as usize)?.datatype,
-        };
-        Some((dt, m.count.max(0) as usize))
     }
 
     /// Carries out one op.
@@ -362,19 +334,7 @@ impl ModelEngine {
     }
 
     fn write_bytes(&self, k: HandleKind, r: super::Ref, data: Data) -> Vec<u8> {
-        let last = match r {
-            super::Ref::Made(n) => self
-                .slots
-                .table(k)
-                .get(n as usize)
-                .map(|m| m.last_read.clone())
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        };
-        match self.datatype(k, r) {
-            Some((dt, count)) => encode(data, dt, count, &last),
-            None => vec![0; 8],
-        }
+        self.slots.write_bytes(k, r, data, self.model.catalog())
     }
 
     fn get_info(&mut self, kind: Kind, i: i32, name: Str, desc: Str, f: &Faults) -> Obs {

@@ -112,6 +112,16 @@ impl Remote {
             }
         }
         match outcome {
+            // Every op answered, or the protocol broke: a short trace is never returned
+            // as if the library had agreed.
+            Ok(()) if trace.obs.len() != ops.len() => {
+                w.kill();
+                Err(RemoteError::Protocol(format!(
+                    "{} of {} calls answered before the sequence ended",
+                    trace.obs.len(),
+                    ops.len()
+                )))
+            }
             Ok(()) => {
                 if lifecycle {
                     w.quit();

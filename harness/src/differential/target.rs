@@ -3,7 +3,6 @@
 //! renumbered into the mirror's numbering. Runs in a worker process (`remote`) or, for
 //! the in-process fuzzer, in the fuzzer's own process.
 
-use super::model::encode;
 use super::obs::{Obs, Out, StrObs};
 use super::op::{Act, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
@@ -11,7 +10,7 @@ use crate::target::ffi::{self, Called, ObjArg, StrArg, StrOut};
 use crate::target::Target;
 use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
-use mpit_reference::spec::{Datatype, SpecEnum};
+use mpit_reference::spec::SpecEnum;
 
 /// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
 pub const SENTINEL: i32 = -7;
@@ -86,40 +85,31 @@ impl<'a> TargetEngine<'a> {
         Obs::rc(self.t.rc(rc))
     }
 
-    /// Bytes a read through this handle needs: count × datatype size (R-CVAR-8).
-    fn layout(&self, k: HandleKind, r: Ref) -> Option<(Datatype, usize)> {
-        let m = match r {
-            Ref::Made(n) => self.slots.table(k).get(n as usize)?,
-            _ => return None,
+    /// A call's outcome: "unsupported" when the symbol is missing, the code, and the OUT
+    /// values `outs` adds when the call succeeded (they are undefined otherwise).
+    fn answer<T>(&self, c: crate::target::ffi::Called<T>, outs: impl FnOnce(Obs, T) -> Obs) -> Obs {
+        let Some((rc, v)) = c else {
+            return Obs::unsupported();
         };
-        let c = &self.m.catalog;
-        let dt = match k {
-            HandleKind::Cvar => c.cvars.get(m.index as usize)?.datatype,
-            _ => c.pvars.get(m.index as usize)?.datatype,
-        };
-        Some((dt, m.count.clamp(0, 1 << 16) as usize))
+        let o = self.rc_obs(rc);
+        if o.ok() {
+            outs(o, v)
+        } else {
+            o
+        }
     }
 
+    /// Bytes a read through this handle needs: count × datatype size (R-CVAR-8).
+    /// ALL_HANDLES or a handle the sequence did not make: a generous buffer, so a
+    /// library that writes anyway writes into memory the harness owns.
     fn read_size(&self, k: HandleKind, r: Ref) -> usize {
-        // ALL_HANDLES or a handle the sequence did not make: a generous buffer, so a
-        // library that writes anyway writes into memory the harness owns.
-        self.layout(k, r).map_or(64, |(dt, n)| dt.size() * n)
+        self.slots
+            .layout(k, r, &self.m.catalog)
+            .map_or(64, |(dt, n)| dt.size() * n)
     }
 
     fn write_bytes(&self, k: HandleKind, r: Ref, d: super::op::Data) -> Vec<u8> {
-        let last = match r {
-            Ref::Made(n) => self
-                .slots
-                .table(k)
-                .get(n as usize)
-                .map(|m| m.last_read.clone())
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        };
-        match self.layout(k, r) {
-            Some((dt, n)) => encode(d, dt, n, &last),
-            None => vec![0; 8],
-        }
+        self.slots.write_bytes(k, r, d, &self.m.catalog)
     }
 
     fn made(&mut self, k: HandleKind, value: usize, index: i32, count: i32) {
@@ -168,15 +158,9 @@ impl<'a> TargetEngine<'a> {
         match op {
             Op::InitThread { required } => {
                 let req = p.thread_level.num(*required).unwrap_or(0) as i32;
-                let Some((rc, provided)) = lib.init_thread(req) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
+                self.answer(lib.init_thread(req), |o, provided| {
                     o.with("provided", name(&p.thread_level, provided.into()))
-                } else {
-                    o
-                }
+                })
             }
             Op::Finalize => lib
                 .finalize()
@@ -189,16 +173,10 @@ impl<'a> TargetEngine<'a> {
                     Kind::Event => lib.event_get_num(),
                     Kind::Source => lib.source_get_num(),
                 };
-                let Some((rc, n)) = c else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
+                self.answer(c, |o, n| {
                     // In the mirror's numbering: entries it could not decode left out.
                     o.with("num", Out::Int(i64::from(n - self.m.holes(*k))))
-                } else {
-                    o
-                }
+                })
             }
             Op::GetInfo {
                 kind,
@@ -255,40 +233,19 @@ impl<'a> TargetEngine<'a> {
                     o
                 }
             }
-            Op::CategoryGetNumEvents { index } => {
-                let Some((rc, n)) = lib.category_get_num_events(ti(Kind::Category, *index)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
-                    o.with("num", Out::Int(n.into()))
-                } else {
-                    o
-                }
-            }
-            Op::CategoryChanged => {
-                let Some((rc, n)) = lib.category_changed() else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
-                    o.with("update_number", Out::Int(n.into()))
-                } else {
-                    o
-                }
-            }
+            Op::CategoryGetNumEvents { index } => self.answer(
+                lib.category_get_num_events(ti(Kind::Category, *index)),
+                |o, n| o.with("num", Out::Int(n.into())),
+            ),
+            Op::CategoryChanged => self.answer(lib.category_changed(), |o, n| {
+                o.with("update_number", Out::Int(n.into()))
+            }),
             Op::EnumGetInfo { enumtype, name: n } => {
                 let h = self.enum_handle(*enumtype);
-                let Some((rc, (num, s))) = lib.enum_get_info(h, arg(*n)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
+                self.answer(lib.enum_get_info(h, arg(*n)), |o, (num, s)| {
                     o.with("num", Out::Int(num.into()))
                         .with("name", str_out(&s))
-                } else {
-                    o
-                }
+                })
             }
             Op::EnumGetItem {
                 enumtype,
@@ -296,16 +253,10 @@ impl<'a> TargetEngine<'a> {
                 name: n,
             } => {
                 let h = self.enum_handle(*enumtype);
-                let Some((rc, (value, s))) = lib.enum_get_item(h, *item, arg(*n)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
+                self.answer(lib.enum_get_item(h, *item, arg(*n)), |o, (value, s)| {
                     o.with("value", Out::Int(value.into()))
                         .with("name", str_out(&s))
-                } else {
-                    o
-                }
+                })
             }
             Op::CvarHandleAlloc { index } => {
                 let Some((rc, (h, count))) =
@@ -323,15 +274,9 @@ impl<'a> TargetEngine<'a> {
             }
             Op::CvarHandleFree { handle } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
-                let Some((rc, after)) = lib.cvar_handle_free(h) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
+                self.answer(lib.cvar_handle_free(h), |o, after| {
                     o.with("handle", self.is_null(HandleKind::Cvar, after))
-                } else {
-                    o
-                }
+                })
             }
             Op::CvarRead { handle } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
@@ -357,15 +302,9 @@ impl<'a> TargetEngine<'a> {
             }
             Op::SessionFree { session } => {
                 let s = self.handle(HandleKind::Session, *session);
-                let Some((rc, after)) = lib.pvar_session_free(s) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
+                self.answer(lib.pvar_session_free(s), |o, after| {
                     o.with("session", self.is_null(HandleKind::Session, after))
-                } else {
-                    o
-                }
+                })
             }
             Op::PvarHandleAlloc { session, index } => {
                 let s = self.handle(HandleKind::Session, *session);
@@ -385,15 +324,9 @@ impl<'a> TargetEngine<'a> {
             Op::PvarHandleFree { session, handle } => {
                 let s = self.handle(HandleKind::Session, *session);
                 let h = self.handle(HandleKind::Pvar, *handle);
-                let Some((rc, after)) = lib.pvar_handle_free(s, h) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if o.ok() {
+                self.answer(lib.pvar_handle_free(s, h), |o, after| {
                     o.with("handle", self.is_null(HandleKind::Pvar, after))
-                } else {
-                    o
-                }
+                })
             }
             Op::Pvar {
                 act,
@@ -468,15 +401,9 @@ impl<'a> TargetEngine<'a> {
     }
 
     fn index_obs(&self, k: Kind, c: Called<i32>) -> Obs {
-        let Some((rc, i)) = c else {
-            return Obs::unsupported();
-        };
-        let o = self.rc_obs(rc);
-        if o.ok() {
+        self.answer(c, |o, i| {
             o.with("index", Out::Int(self.m.model_index(k, i).into()))
-        } else {
-            o
-        }
+        })
     }
 
     fn get_info(&mut self, kind: Kind, i: i32, n: Str, d: Str) -> Obs {
