@@ -238,10 +238,18 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
         }
         _ => {}
     }
-    let rule = if !g.initialized() {
-        "R-INIT-1"
-    } else {
-        rule_of(op)
+    let rule = match op {
+        _ if !g.initialized() => "R-INIT-1",
+        // Digest §12: an invalid event index is explicitly INVALID_INDEX.
+        Op::GetInfo {
+            kind: Kind::Event, ..
+        }
+        | Op::EventHandleAlloc { .. }
+            if m.rc == T(TErr::InvalidIndex) =>
+        {
+            "R-EVT-IDX"
+        }
+        _ => rule_of(op),
     };
     Some(cx.div(
         rule,
