@@ -1,40 +1,13 @@
 //! The differential oracle end to end, through `mpit-conform fuzz-props` and `replay`:
-//! the reference cdylib agrees with the model; every reference fault the op set can
-//! reach is found and shrunk; the case written from a failure replays it; bad input
-//! gets one line and exit 2.
+//! the reference cdylib agrees with the model; every reference fault is found and
+//! shrunk, and the case written for it fails with the fault and passes without; bad
+//! input gets one line and exit 2.
 
 mod common;
 
 use common::{reference_lib, run, scratch, stdout};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
-
-/// Faults the differential does not find, and why (four outside what the ops can
-/// reach, one not found within the budget). The suite's own cases
-/// catch each of them (harness/tests/suite.rs, the mutation score).
-const UNREACHABLE: &[(&str, &str)] = &[
-    (
-        "index-shift-after-growth",
-        "needs MPI_Init inside a sequence; the ops have no MPI_Init",
-    ),
-    (
-        "event-info-null",
-        "needs the info OUT argument of event_get_info; the ops pass NULL",
-    ),
-    (
-        "event-read-outside-callback",
-        "needs event callbacks and raised events; the ops register none",
-    ),
-    (
-        "dropped-after-event",
-        "needs event callbacks and raised events; the ops register none",
-    ),
-    (
-        "watermark-wrong-direction",
-        "reachable (alloc a HIGHWATERMARK handle, start, simulate a falling level, read) \
-         but not found within this test's 1024 + 128 + 512 sequences",
-    ),
-];
 
 fn fuzz_props(lib: &str, fault: Option<&str>, extra: &[&str], out: &str) -> (i32, String) {
     let mut args = vec!["fuzz-props", "--lib", lib, "--timeout", "3", "--out", out];
@@ -70,8 +43,33 @@ fn reference_agrees_with_the_model() {
     assert_eq!(sequences(&out), 256 + 32 + 128, "{out}");
 }
 
+/// `mpit-conform run --strict --case-file CASE` on the reference, with `fault` or
+/// none: its exit code and output.
+fn replay(lib: &str, case: &str, fault: Option<&str>, out: &std::path::Path) -> (i32, String) {
+    let env: Vec<(&str, &str)> = fault
+        .map(|f| vec![("MPIT_REFERENCE_FAULTS", f)])
+        .unwrap_or_default();
+    let o = run(
+        &[
+            "run",
+            "--strict",
+            "--timeout",
+            "3",
+            "--case-file",
+            case,
+            "--lib",
+            lib,
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ],
+        &env,
+    );
+    (o.status.code().unwrap_or(-1), stdout(&o))
+}
+
 #[test]
-fn every_reachable_reference_fault_is_found() {
+fn every_reference_fault_is_found_and_its_case_replays_it() {
     let lib = reference_lib();
     let o = run(&["faults"], &[]);
     let faults: Vec<String> = stdout(&o)
@@ -79,15 +77,8 @@ fn every_reachable_reference_fault_is_found() {
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect();
     assert!(faults.len() >= 40, "{faults:?}");
-    for (f, _) in UNREACHABLE {
-        assert!(faults.iter().any(|x| x == f), "{f} is no fault any more");
-    }
-    let todo: Vec<String> = faults
-        .into_iter()
-        .filter(|f| !UNREACHABLE.iter().any(|(u, _)| u == f))
-        .collect();
     let results = Arc::new(Mutex::new(BTreeMap::new()));
-    let queue = Arc::new(Mutex::new(todo.clone()));
+    let queue = Arc::new(Mutex::new(faults.clone()));
     let dir = scratch("diff-faults");
     let threads: Vec<_> = (0..2)
         .map(|_| {
@@ -96,13 +87,26 @@ fn every_reachable_reference_fault_is_found() {
                 let Some(f) = q.lock().unwrap().pop() else {
                     break;
                 };
-                let (code, out) = fuzz_props(
-                    lib.to_str().unwrap(),
+                let libs = lib.to_str().unwrap();
+                let out = dir.join(&f);
+                let (code, text) = fuzz_props(
+                    libs,
                     Some(&f),
                     &["--cases", "1024", "--robustness", "--strict"],
-                    dir.join(&f).to_str().unwrap(),
+                    out.to_str().unwrap(),
                 );
-                r.lock().unwrap().insert(f, (code, out));
+                // The case written for the first failing mode: it must fail with the
+                // fault and pass without it (the replay is deterministic).
+                let case = text
+                    .lines()
+                    .find_map(|l| l.trim().strip_prefix("case written: "))
+                    .map(str::to_string);
+                let replays = case.map(|c| {
+                    let with = replay(libs, &c, Some(&f), &out.join("with"));
+                    let without = replay(libs, &c, None, &out.join("without"));
+                    (c, with, without)
+                });
+                r.lock().unwrap().insert(f, (code, text, replays));
             })
         })
         .collect();
@@ -112,8 +116,8 @@ fn every_reachable_reference_fault_is_found() {
     let results = results.lock().unwrap();
     let mut missed = Vec::new();
     let mut table = String::new();
-    for f in &todo {
-        let (code, out) = &results[f];
+    for f in &faults {
+        let (code, out, replays) = &results[f];
         let found = *code == 1 && out.contains("DIVERGENCE");
         let line = out
             .lines()
@@ -125,65 +129,20 @@ fn every_reachable_reference_fault_is_found() {
             sequences(out)
         ));
         if !found {
-            missed.push(format!("{f} (exit {code}):\n{out}"));
+            missed.push(format!("{f} not found (exit {code}):\n{out}"));
+            continue;
+        }
+        match replays {
+            None => missed.push(format!("{f}: no case written:\n{out}")),
+            Some((case, (w, wo), (n, no))) if *w != 1 || *n != 0 => missed.push(format!(
+                "{f}: {case} exits {w} with the fault (want 1) and {n} without (want 0):\n{wo}\n{no}"
+            )),
+            Some(_) => {}
         }
     }
     let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential-faults.txt");
     let _ = std::fs::write(&tmp, &table);
-    assert!(
-        missed.is_empty(),
-        "faults not found:\n{}",
-        missed.join("\n")
-    );
-}
-
-#[test]
-fn the_case_written_for_a_failure_replays_it() {
-    let lib = reference_lib();
-    let libs = lib.to_str().unwrap();
-    let dir = scratch("diff-emit");
-    let fault = "trunc-len-off-by-one";
-    let (code, out) = fuzz_props(libs, Some(fault), &["--cases", "64"], dir.to_str().unwrap());
-    assert_eq!(code, 1, "{out}");
-    let case = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("case written: "))
-        .expect("a case path")
-        .to_string();
-    let text = std::fs::read_to_string(&case).unwrap();
-    assert!(
-        text.contains("area: differential") && text.contains("R-STR-2"),
-        "{text}"
-    );
-    let rep = dir.join("replay");
-    let with = run(
-        &[
-            "run",
-            "--case-file",
-            &case,
-            "--lib",
-            libs,
-            "--out",
-            rep.to_str().unwrap(),
-            "-q",
-        ],
-        &[("MPIT_REFERENCE_FAULTS", fault)],
-    );
-    assert_eq!(with.status.code(), Some(1), "{}", stdout(&with));
-    let without = run(
-        &[
-            "run",
-            "--case-file",
-            &case,
-            "--lib",
-            libs,
-            "--out",
-            rep.to_str().unwrap(),
-            "-q",
-        ],
-        &[],
-    );
-    assert_eq!(without.status.code(), Some(0), "{}", stdout(&without));
+    assert!(missed.is_empty(), "{}", missed.join("\n"));
 }
 
 #[test]

@@ -9,7 +9,7 @@
 use super::compare::Divergence;
 use super::gen::Gen;
 use super::obs::{Obs, Out};
-use super::op::{members_word, Act, Data, Kind, Op, Ref};
+use super::op::{callback_tag, members_word, Act, Data, Kind, Op, Ref};
 use super::props::{run_model, Found};
 use super::Mirror;
 use crate::verdict::Level;
@@ -57,13 +57,14 @@ fn rc_name(rc: &ReturnCode) -> String {
 fn rc_expect(op: &Op, m: &Obs, mirror: &Mirror) -> String {
     let set = |v: &[&str]| format!("[{}]", v.join(", "));
     match (op, &m.rc) {
-        (Op::CvarWrite { .. }, ReturnCode::Success)
-        | (Op::CvarWrite { .. }, ReturnCode::T(TErr::CvarSetNotNow | TErr::CvarSetNever)) => {
-            set(&[
-                "MPI_SUCCESS",
-                "MPI_T_ERR_CVAR_SET_NOT_NOW",
-                "MPI_T_ERR_CVAR_SET_NEVER",
-            ])
+        (Op::CvarWrite { .. }, ReturnCode::Success) => set(&[
+            "MPI_SUCCESS",
+            "MPI_T_ERR_CVAR_SET_NOT_NOW",
+            "MPI_T_ERR_CVAR_SET_NEVER",
+        ]),
+        // A variable that cannot be set: either refusal, never success (R-CVAR-9).
+        (Op::CvarWrite { .. }, ReturnCode::T(TErr::CvarSetNotNow | TErr::CvarSetNever)) => {
+            set(&["MPI_T_ERR_CVAR_SET_NOT_NOW", "MPI_T_ERR_CVAR_SET_NEVER"])
         }
         (Op::SourceGetTimestamp { .. }, _) if !mirror.declared => {
             set(&["MPI_SUCCESS", "MPI_T_ERR_NOT_SUPPORTED"])
@@ -77,6 +78,16 @@ struct Writer<'a> {
     subject: Option<(Kind, i32)>,
     out: String,
     made: [usize; 4],
+    /// Per raised event: the number of the first instance it delivered and how many
+    /// (the model's), so `EventReadAfter` finds the `deliveries` list saved with it.
+    raises: Vec<(u16, u16)>,
+    /// `category_changed` calls so far (their numbers are saved as `$u0`, `$u1`, ...).
+    updates: usize,
+    /// A `for_all:` for the step being written (set by `call`).
+    for_all: Option<String>,
+    /// The subject's index is passed as the number (the divergence is that this
+    /// index names another entry than the subject, found by name).
+    literal: bool,
 }
 
 /// `key: value` pairs of a step's `args:` or `save:`.
@@ -86,7 +97,7 @@ const PREFIX: [&str; 4] = ["c", "s", "p", "r"];
 
 impl Writer<'_> {
     fn index(&self, k: Kind, i: i32) -> String {
-        if self.subject == Some((k, i)) {
+        if self.subject == Some((k, i)) && !self.literal {
             return "$index".into();
         }
         let n = self.m.count(k);
@@ -127,6 +138,8 @@ impl Writer<'_> {
         let mut a = |k: &str, v: String| args.push((k.to_string(), v));
         let sess = |r: Ref| Self::handle(r, 1, "MPI_T_PVAR_SESSION_NULL");
         let pv = |r: Ref| Self::handle(r, 2, "MPI_T_PVAR_HANDLE_NULL");
+        // MPI-4.1 names no NULL registration constant; the case language writes 0.
+        let reg = |r: Ref| Self::handle(r, 3, "0");
         let name = match op {
             Op::InitThread { required } => {
                 a("required", required.spelling().into());
@@ -166,7 +179,13 @@ impl Writer<'_> {
                 a("index", self.index(Kind::Category, *index));
                 "category_get_num_events".into()
             }
-            Op::CategoryChanged => "category_changed".into(),
+            Op::CategoryChanged => {
+                if m.ok() {
+                    save.push((format!("u{}", self.updates), "update_number".into()));
+                    self.updates += 1;
+                }
+                "category_changed".into()
+            }
             Op::EnumGetInfo { enumtype, name } => {
                 a("enumtype", format!("$e{enumtype}"));
                 a("name", Self::size(*name));
@@ -285,15 +304,69 @@ impl Writer<'_> {
                 "event_handle_alloc".into()
             }
             Op::EventHandleFree { registration } => {
-                a(
-                    "registration",
-                    Self::handle(*registration, 3, "MPI_T_EVENT_REGISTRATION_NULL"),
-                );
+                a("registration", Self::handle(*registration, 3, "0"));
                 "event_handle_free".into()
             }
             Op::Simulate { steps } => {
                 a("steps", steps.to_string());
                 "simulate".into()
+            }
+            Op::MpiInit => "mpi_init".into(),
+            Op::EventInfoObject { index } => {
+                a("index", self.index(Kind::Event, *index));
+                "event_get_info_object".into()
+            }
+            Op::EventRegisterCallback {
+                registration,
+                safety,
+                set,
+            } => {
+                let n = match registration {
+                    Ref::Made(n) => *n,
+                    _ => u16::MAX - 1,
+                };
+                a("registration", reg(*registration));
+                a(
+                    "cb_safety",
+                    format!("MPI_T_CB_REQUIRE_{}", safety.spelling()),
+                );
+                a("info", "MPI_INFO_NULL".into());
+                a("callback", u8::from(*set).to_string());
+                a("tag", callback_tag(n, *safety).to_string());
+                "event_register_callback".into()
+            }
+            Op::EventSetDroppedHandler { registration, set } => {
+                a("registration", reg(*registration));
+                a("handler", u8::from(*set).to_string());
+                "event_set_dropped_handler".into()
+            }
+            Op::RaiseEvent { index, required } => {
+                a("index", self.index(Kind::Event, *index));
+                a(
+                    "cb_safety",
+                    format!("MPI_T_CB_REQUIRE_{}", required.spelling()),
+                );
+                let first = self.raises.last().map_or(0, |(f, n)| f + n);
+                let n = match m.out("count") {
+                    Some(Out::Int(n)) => *n as u16,
+                    _ => 0,
+                };
+                self.raises.push((first, n));
+                "raise_event".into()
+            }
+            Op::EventReadAfter { instance } => {
+                // The list of instances saved after the raise that delivered this one:
+                // every instance in it is stale alike.
+                let k = self
+                    .raises
+                    .iter()
+                    .position(|(f, n)| (*f..f + n).contains(instance))
+                    .unwrap_or(0);
+                self.for_all = Some(format!("$i{k}"));
+                a("instance", "$item".into());
+                a("element", "0".into());
+                a("bytes", "16".into());
+                "event_read".into()
             }
         };
         (name, args, save)
@@ -309,7 +382,7 @@ impl Writer<'_> {
 }
 
 /// The diverging call's outputs as `out:` predicates and string checks.
-fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence) -> Vec<String> {
+fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<String> {
     let mut lines = Vec::new();
     let mut out = Vec::new();
     let subject_step = entry(op).is_some() && entry(op) == w.subject;
@@ -318,7 +391,32 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence) -> Vec<String> {
             Out::Str(_) if subject_step && matches!(op, Op::GetInfo { .. }) => {
                 lines.push(format!("{name}: truncated"))
             }
+            // R-CAT: the number is the library's own; it never decreases.
+            Out::Int(_) if name == "update_number" && w.updates >= 2 => {
+                out.push(format!("{name}: {{ge: $u{}}}", w.updates - 2))
+            }
             Out::Int(_) if name == "update_number" => {}
+            // The recorder's calls inside the callbacks: all SUCCESS, in the case
+            // language's raw codes (0 in every ABI).
+            Out::Int(0) if name == "failed_calls" => {
+                if matches!(m.out("count"), Some(Out::Int(n)) if *n > 0) {
+                    out.push("call_rcs: MPI_SUCCESS".into())
+                }
+            }
+            Out::Int(_) if name == "failed_calls" => {}
+            // Lists of a raised event's callbacks: their length and values (the case
+            // language has no list literal: one value, or the range of values).
+            Out::Ints(v) if matches!(op, Op::RaiseEvent { .. }) => {
+                if !["tags", "dropped", "dropped_tags", "dropped_at"].contains(&name.as_str()) {
+                    continue;
+                }
+                let each = match (v.iter().min(), v.iter().max()) {
+                    (Some(lo), Some(hi)) if lo == hi => format!(", each: {{eq: {lo}}}"),
+                    (Some(lo), Some(hi)) => format!(", each: {{between: [{lo}, {hi}]}}"),
+                    _ => String::new(),
+                };
+                out.push(format!("{name}: {{length: {}{each}}}", v.len()))
+            }
             Out::Int(_)
                 if name == "count"
                     && matches!(op, Op::PvarHandleAlloc { .. })
@@ -336,9 +434,8 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence) -> Vec<String> {
                 let n = match op {
                     Op::SessionCreate | Op::SessionFree { .. } => "MPI_T_PVAR_SESSION_NULL",
                     Op::PvarHandleAlloc { .. } | Op::PvarHandleFree { .. } => "MPI_T_PVAR_HANDLE_NULL",
-                    Op::EventHandleAlloc { .. } | Op::EventHandleFree { .. } => {
-                        "MPI_T_EVENT_REGISTRATION_NULL"
-                    }
+                    Op::EventHandleAlloc { .. } | Op::EventHandleFree { .. } => "0",
+                    Op::EventInfoObject { .. } => "MPI_INFO_NULL",
                     _ => "MPI_T_CVAR_HANDLE_NULL",
                 };
                 out.push(if *null {
@@ -370,13 +467,69 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence) -> Vec<String> {
             Out::Bytes(b) if d.rule == "R-PRESET-1" && b.iter().all(|x| *x == 0) => {
                 out.push(format!("{name}: 0"))
             }
+            // A value the calls determine (a written one, or any of the reference's):
+            // the model's, decoded, for numbers.
+            Out::Bytes(b) if name == "value" => {
+                if let Some(v) = number_pred(g, op, b) {
+                    out.push(format!("{name}: {v}"))
+                }
+            }
             _ => {}
         }
+    }
+    // Nothing written past the array or buffer the standard sizes (the target engine's
+    // `overrun`, which the model never has).
+    if matches!(
+        op,
+        Op::CategoryMembers { .. } | Op::CvarRead { .. } | Op::PvarRead { .. }
+    ) && m.ok()
+    {
+        out.push("overrun: 0".into());
     }
     if !out.is_empty() {
         lines.push(format!("out: {{{}}}", out.join(", ")));
     }
     lines
+}
+
+/// A read's bytes as a predicate on the case language's `value`: the number, or the
+/// range of the elements' numbers (`None` for MPI_CHAR: strings are not numbers).
+fn number_pred(g: &Gen, op: &Op, b: &[u8]) -> Option<String> {
+    let c = &g.mirror.catalog;
+    let dt = match op {
+        Op::CvarRead {
+            handle: Ref::Made(n),
+        } => {
+            c.cvars
+                .get(g.cvar_handles.get(*n as usize)?.index as usize)?
+                .datatype
+        }
+        Op::PvarRead {
+            handle: Ref::Made(n),
+            ..
+        } => {
+            c.pvars
+                .get(g.pvar_handles.get(*n as usize)?.index as usize)?
+                .datatype
+        }
+        _ => return None,
+    };
+    let count = b.len() / dt.size().max(1);
+    let nums: Vec<f64> = match mpit_reference::value::Value::from_bytes(dt, count, b) {
+        mpit_reference::value::Value::Ints(v) => v.into_iter().map(|x| x as f64).collect(),
+        mpit_reference::value::Value::Doubles(v) => v,
+        mpit_reference::value::Value::Chars(_) => return None,
+    };
+    let lo = nums.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = nums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    // The case language's numbers are integers: a fraction is bounded by the integers
+    // around it (0.5 → between 0 and 1, which still rejects a percentage of 1.5).
+    let (lo, hi) = (lo.floor(), hi.ceil());
+    match nums.len() {
+        0 => None,
+        _ if lo == hi => Some(format!("{lo}")),
+        _ => Some(format!("{{between: [{lo}, {hi}]}}")),
+    }
 }
 
 /// The YAML text of a case replaying `found` on the library it was found on.
@@ -394,12 +547,19 @@ pub fn case_yaml(
         .get(d.step)
         .and_then(entry)
         .or_else(|| found.run.iter().find_map(entry))
-        .filter(|(k, i)| *i >= 0 && *i < mirror.count(*k));
+        .filter(|(k, i)| *i >= 0 && *i < mirror.count(*k))
+        // The index names another entry: the mirror's entry may be gone from the
+        // library, so the case has no subject and asks get_index instead (below).
+        .filter(|_| !d.other_entry);
     let mut w = Writer {
         m: mirror,
         subject,
         out: String::new(),
         made: [0; 4],
+        raises: Vec::new(),
+        updates: 0,
+        for_all: None,
+        literal: d.other_entry,
     };
     let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
     let hash = {
@@ -436,13 +596,38 @@ pub fn case_yaml(
     if found.mode.lifecycle {
         let _ = writeln!(y, "    init: manual");
     }
-    if found.run.iter().any(Op::needs_hooks) {
-        let _ = writeln!(y, "    requires: [reference_hooks]");
+    // Events raised and simulated activity count per process (the values depend on
+    // them), and MPI_Init happens once: a process of its own.
+    let fresh = found
+        .run
+        .iter()
+        .any(|o| matches!(o, Op::RaiseEvent { .. } | Op::MpiInit | Op::Simulate { .. }));
+    match (found.run.iter().any(Op::needs_hooks), fresh) {
+        (true, true) => {
+            let _ = writeln!(y, "    requires: [reference_hooks, fresh_process]");
+        }
+        (true, false) => {
+            let _ = writeln!(y, "    requires: [reference_hooks]");
+        }
+        (false, true) => {
+            let _ = writeln!(y, "    requires: [fresh_process]");
+        }
+        (false, false) => {}
     }
     if let Some((k, i)) = subject {
         let _ = writeln!(y, "    for_each: {}", k.word());
         let name = mirror.name(k, i as usize).unwrap_or_default();
-        let _ = writeln!(y, "    where: {{name: {}}}", quoted(name));
+        // R-PVAR-4: a pvar is named by its name and class together.
+        let class = match k {
+            Kind::Pvar => mirror
+                .catalog
+                .pvars
+                .get(i as usize)
+                .map(|p| format!(", var_class: MPI_T_PVAR_CLASS_{}", p.class.spelling()))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        let _ = writeln!(y, "    where: {{name: {}{class}}}", quoted(name));
     }
     let _ = writeln!(y, "    steps:");
     let mut g = start.clone();
@@ -458,7 +643,11 @@ pub fn case_yaml(
                 enums_seen += 1;
             }
         }
+        let raise = matches!(op, Op::RaiseEvent { .. });
         let _ = writeln!(y, "      - call: {call}");
+        if let Some(f) = w.for_all.take() {
+            let _ = writeln!(y, "        for_all: {f}");
+        }
         if !args.is_empty() {
             let a: Vec<String> = args.iter().map(|(k, v)| format!("{k}: {v}")).collect();
             let _ = writeln!(y, "        args: {{{}}}", a.join(", "));
@@ -472,15 +661,56 @@ pub fn case_yaml(
         }
         let _ = writeln!(y, "        expect:");
         let _ = writeln!(y, "          rc: {}", rc_expect(op, m, mirror));
-        if n == d.step {
-            for l in out_expect(op, m, &w, d) {
+        if n == d.step && !raise {
+            for l in out_expect(op, m, &w, d, &g) {
                 let _ = writeln!(y, "          {l}");
             }
         }
         if level != Level::Must {
             let _ = writeln!(y, "          level: {}", level_word(level));
         }
+        if raise {
+            // The callbacks the event ran: drained by the harness's `deliveries` step.
+            let _ = writeln!(y, "      - call: deliveries");
+            if n < d.step {
+                let _ = writeln!(y, "        save: {{i{}: instances}}", w.raises.len() - 1);
+            } else {
+                let _ = writeln!(y, "        expect:");
+                for l in out_expect(op, m, &w, d, &g) {
+                    let _ = writeln!(y, "          {l}");
+                }
+            }
+        }
         g.apply(op);
+    }
+    if let (true, Some(Op::GetInfo { kind, index, .. })) = (d.other_entry, found.run.get(d.step)) {
+        // R-CVAR-1/R-STR-6: the entry the mirror has at that index is found there by
+        // its name (sources have no get_index).
+        let name = mirror.name(*kind, *index as usize).unwrap_or_default();
+        let at = mirror.target_index(*kind, *index);
+        let call = match kind {
+            Kind::Pvar => mirror.catalog.pvars.get(*index as usize).map(|p| {
+                format!(
+                    "pvar_get_index\n        args: {{name: {}, var_class: MPI_T_PVAR_CLASS_{}}}",
+                    quoted(name),
+                    p.class.spelling()
+                )
+            }),
+            Kind::Source => None,
+            k => Some(format!(
+                "{}_get_index\n        args: {{name: {}}}",
+                k.word(),
+                quoted(name)
+            )),
+        };
+        if let Some(call) = call {
+            let _ = writeln!(y, "      - call: {call}");
+            let _ = writeln!(y, "        expect:");
+            let _ = writeln!(y, "          rc: MPI_SUCCESS");
+            let _ = writeln!(y, "          out: {{index: {at}}}");
+        }
+        // An index whose name is another entry's: the names repeat (R-STR-6).
+        let _ = writeln!(y, "      - check: names_unique");
     }
     w.out.push_str(&y);
     w.out

@@ -9,7 +9,7 @@ use super::op::{Act, Data, Kind, Mode, Op, Ref, Str};
 use super::Mirror;
 use crate::verdict::Level;
 use mpit_reference::model::Members;
-use mpit_reference::spec::{Bind, PvarClass, ThreadLevel};
+use mpit_reference::spec::{Bind, CbSafety, PvarClass, ThreadLevel};
 use std::sync::Arc;
 
 /// Random numbers one call is made from. Small values make simple calls, so shrinking
@@ -31,6 +31,23 @@ pub struct Life {
     pub live: bool,
     /// Read through at least once (a `Data::Readback` write needs a value to write back).
     pub read: bool,
+    /// For registrations: the safety levels with a callback (bit `CbSafety as u8`).
+    pub cbs: u8,
+    /// For pvar handles: started (by itself or through ALL_HANDLES) and not stopped.
+    pub started: bool,
+}
+
+impl Life {
+    fn new(index: i32, session: u16) -> Life {
+        Life {
+            index,
+            session,
+            live: true,
+            read: false,
+            cbs: 0,
+            started: false,
+        }
+    }
 }
 
 /// Entries a handle can be allocated for without an MPI object (bind NO_OBJECT:
@@ -57,6 +74,10 @@ pub struct Gen {
     pub registrations: Vec<Life>,
     /// Enum names in the order get_info first returned them (`Op::EnumGetInfo` numbers).
     pub enums: Vec<String>,
+    /// `MPI_Init` was called (the entries that appear at it are numbered).
+    pub mpi: bool,
+    /// Event instances delivered so far (`Op::EventReadAfter` numbers).
+    pub instances: u16,
 }
 
 impl std::fmt::Debug for Gen {
@@ -108,7 +129,16 @@ impl Gen {
             pvar_handles: Vec::new(),
             registrations: Vec::new(),
             enums: Vec::new(),
+            mpi: false,
+            instances: 0,
         }
+    }
+
+    /// Entries of a kind numbered at this point: the mirror's, and after `MPI_Init`
+    /// those a declared catalog adds then.
+    pub fn count(&self, k: Kind) -> i32 {
+        let m = &self.mirror;
+        m.count(k) + if self.mpi { m.late(k) } else { 0 }
     }
 
     /// Whether MPI_T is initialized at this point of the sequence.
@@ -166,9 +196,10 @@ impl Gen {
     fn handle_ref(&self, live: &[u16], all: usize, a: u16, c: u8) -> Ref {
         if self.mode.robustness && c % 5 == 4 {
             let dead: Vec<u16> = (0..all as u16).filter(|n| !live.contains(n)).collect();
-            return match a % 3 {
-                0 if !dead.is_empty() => Ref::Made(dead[a as usize % dead.len()]),
-                1 => Ref::Foreign(0),
+            // Stale handles first: the one misuse a tool makes by accident.
+            return match a % 4 {
+                0 | 1 if !dead.is_empty() => Ref::Made(dead[a as usize % dead.len()]),
+                2 => Ref::Foreign(0),
                 _ => Ref::Null,
             };
         }
@@ -225,12 +256,28 @@ impl Gen {
             &[18, 19, 19, 19, 19, 20, 20, 20, 21, 21, 22],
         );
         add(&mut choices, !live_p.is_empty() && m.hooks, &[26, 26]);
-        add(&mut choices, m.count(Kind::Source) > 0, &[23]);
-        add(&mut choices, !self.unbound.events.is_empty(), &[24]);
+        // Started handles: activity, then reads (where the classes' rules show).
+        let started = self.pvar_handles.iter().any(|l| l.live && l.started);
+        add(&mut choices, started && m.hooks, &[26, 26, 20, 20, 20]);
+        add(&mut choices, self.count(Kind::Source) > 0, &[23]);
+        add(&mut choices, !self.unbound.events.is_empty(), &[24, 24]);
         add(&mut choices, !live_r.is_empty(), &[25]);
         add(&mut choices, m.hooks, &[26]);
         let init = self.mode.lifecycle || self.depth > 0;
         add(&mut choices, init, &[27]);
+        add(
+            &mut choices,
+            self.mode.lifecycle && m.declared && !self.mpi,
+            &[28],
+        );
+        add(&mut choices, self.count(Kind::Event) > 0 || r, &[29]);
+        add(&mut choices, !live_r.is_empty(), &[30, 30, 30, 30, 31, 31]);
+        add(
+            &mut choices,
+            m.hooks && !self.registrations.is_empty(),
+            &[32, 32, 32, 32],
+        );
+        add(&mut choices, r && self.instances > 0, &[33]);
         let choice = choices[what as usize % choices.len()];
         match choice {
             0 => Op::InitThread {
@@ -238,7 +285,7 @@ impl Gen {
             },
             1 => Op::GetNum(kind),
             2 | 3 => {
-                let index = self.index(m.count(kind), b, c);
+                let index = self.index(self.count(kind), b, c);
                 let (n, d) = self.strings_of(kind, index);
                 Op::GetInfo {
                     kind,
@@ -249,7 +296,7 @@ impl Gen {
             }
             4 => {
                 let kind = [Kind::Cvar, Kind::Category, Kind::Event][a as usize % 3];
-                let n = m.count(kind);
+                let n = self.count(kind);
                 let name = if n == 0 || b % 7 == 6 {
                     BOGUS_NAME.to_string()
                 } else {
@@ -282,7 +329,7 @@ impl Gen {
                 }
             }
             6 => Op::CategoryMembers {
-                index: self.index(m.count(Kind::Category), b, c),
+                index: self.index(self.count(Kind::Category), b, c),
                 which: [
                     Members::Cvars,
                     Members::Pvars,
@@ -292,7 +339,7 @@ impl Gen {
                 len: [0, 1, 2, 3, 8, 64][usize::from(c) % 6],
             },
             7 => Op::CategoryGetNumEvents {
-                index: self.index(m.count(Kind::Category), b, c),
+                index: self.index(self.count(Kind::Category), b, c),
             },
             8 => Op::CategoryChanged,
             9 | 10 => {
@@ -323,7 +370,7 @@ impl Gen {
                 }
             }
             11 => Op::CvarHandleAlloc {
-                index: self.unbound_index(&self.unbound.cvars, m.count(Kind::Cvar), b, c),
+                index: self.unbound_index(&self.unbound.cvars, self.count(Kind::Cvar), b, c),
             },
             12 => Op::CvarHandleFree {
                 handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
@@ -348,7 +395,7 @@ impl Gen {
             },
             17 => Op::PvarHandleAlloc {
                 session: self.handle_ref(&live_s, self.sessions.len(), b, c),
-                index: self.unbound_index(&self.unbound.pvars, m.count(Kind::Pvar), a, c),
+                index: self.unbound_index(&self.unbound.pvars, self.count(Kind::Pvar), a, c),
             },
             18..=20 | 22 => {
                 let h = self.handle_ref(&live_p, self.pvar_handles.len(), b, c);
@@ -365,11 +412,22 @@ impl Gen {
                 };
                 match choice {
                     18 => Op::PvarHandleFree { session, handle: h },
-                    19 => Op::Pvar {
-                        act: [Act::Start, Act::Stop, Act::Reset][a as usize % 3],
-                        session,
-                        handle: h,
-                    },
+                    // A handle not started yet is mostly started: the classes'
+                    // semantics (watermarks, counters) show only on started handles.
+                    19 => {
+                        let stopped =
+                            matches!(h, Ref::Made(n) if !self.pvar_handles[n as usize].started);
+                        let act = if stopped && a % 4 != 3 {
+                            Act::Start
+                        } else {
+                            [Act::Start, Act::Stop, Act::Reset][a as usize % 3]
+                        };
+                        Op::Pvar {
+                            act,
+                            session,
+                            handle: h,
+                        }
+                    }
                     20 => Op::PvarRead {
                         session,
                         handle: if self.mode.robustness && c % 7 == 6 {
@@ -397,10 +455,10 @@ impl Gen {
                 handle: Ref::All,
             },
             23 => Op::SourceGetTimestamp {
-                index: self.index(m.count(Kind::Source), b, c),
+                index: self.index(self.count(Kind::Source), b, c),
             },
             24 => Op::EventHandleAlloc {
-                index: self.unbound_index(&self.unbound.events, m.count(Kind::Event), b, c),
+                index: self.unbound_index(&self.unbound.events, self.count(Kind::Event), b, c),
             },
             25 => Op::EventHandleFree {
                 registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
@@ -408,6 +466,27 @@ impl Gen {
             // Enough steps for a level to rise and fall (watermarks, R-PCLASS).
             26 => Op::Simulate {
                 steps: (a % 16) as u8 + 1,
+            },
+            28 => Op::MpiInit,
+            29 => Op::EventInfoObject {
+                index: self.index(self.count(Kind::Event), b, c),
+            },
+            30 => Op::EventRegisterCallback {
+                registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
+                safety: CbSafety::ALL[a as usize % 4],
+                set: c % 5 != 3,
+            },
+            31 => Op::EventSetDroppedHandler {
+                registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
+                set: a % 4 != 3,
+            },
+            // An event some registration of the sequence is for (else nothing runs).
+            32 => Op::RaiseEvent {
+                index: self.registrations[b as usize % self.registrations.len()].index,
+                required: CbSafety::ALL[a as usize % 4],
+            },
+            33 => Op::EventReadAfter {
+                instance: b % self.instances.max(1),
             },
             _ => Op::Finalize,
         }
@@ -417,7 +496,9 @@ impl Gen {
         if self.mode.robustness && c % 6 == 5 {
             return self.index(n, b, c);
         }
-        match list.len() {
+        // Entries that appear at MPI_Init are numbered only after it.
+        let visible = list.iter().take_while(|i| **i < n).count();
+        match visible {
             0 => 0,
             k => list[b as usize % k],
         }
@@ -449,7 +530,7 @@ impl Gen {
     }
 
     fn in_range(&self, k: Kind, i: i32) -> bool {
-        i >= 0 && i < self.mirror.count(k)
+        i >= 0 && i < self.count(k)
     }
 
     fn valid_ref(&self, table: &[Life], r: Ref) -> bool {
@@ -473,6 +554,14 @@ impl Gen {
         let r = self.mode.robustness;
         match op {
             Op::Simulate { .. } => self.mirror.hooks,
+            Op::RaiseEvent { index, .. } => self.mirror.hooks && self.in_range(Kind::Event, *index),
+            Op::MpiInit => self.mode.lifecycle && self.mirror.declared && !self.mpi,
+            Op::EventInfoObject { index } => r || self.in_range(Kind::Event, *index),
+            Op::EventRegisterCallback { registration, .. }
+            | Op::EventSetDroppedHandler { registration, .. } => {
+                self.valid_ref(&self.registrations, *registration)
+            }
+            Op::EventReadAfter { instance } => r && *instance < self.instances,
             Op::Finalize => self.mode.lifecycle || self.depth > 0,
             Op::InitThread { .. } => self.depth < 8,
             Op::GetInfo { kind, index, .. } => r || self.in_range(*kind, *index),
@@ -495,10 +584,12 @@ impl Gen {
                 r || (*item >= 0 && *item < n)
             }
             Op::CvarHandleAlloc { index } => {
-                self.unbound.cvars.contains(index) || (r && !self.in_range(Kind::Cvar, *index))
+                (self.unbound.cvars.contains(index) && self.in_range(Kind::Cvar, *index))
+                    || (r && !self.in_range(Kind::Cvar, *index))
             }
             Op::EventHandleAlloc { index } => {
-                self.unbound.events.contains(index) || (r && !self.in_range(Kind::Event, *index))
+                (self.unbound.events.contains(index) && self.in_range(Kind::Event, *index))
+                    || (r && !self.in_range(Kind::Event, *index))
             }
             Op::CvarWrite { handle, data } => {
                 self.valid_ref(&self.cvar_handles, *handle)
@@ -515,7 +606,7 @@ impl Gen {
             Op::SessionFree { session } => self.valid_ref(&self.sessions, *session),
             Op::PvarHandleAlloc { session, index } => {
                 self.valid_ref(&self.sessions, *session)
-                    && (self.unbound.pvars.contains(index)
+                    && ((self.unbound.pvars.contains(index) && self.in_range(Kind::Pvar, *index))
                         || (r && !self.in_range(Kind::Pvar, *index)))
             }
             Op::Pvar {
@@ -642,6 +733,14 @@ impl Gen {
                     Level::Must
                 }
             }
+            Op::EventRegisterCallback { registration, .. }
+            | Op::EventSetDroppedHandler { registration, .. }
+                if bad_ref(&self.registrations, *registration) =>
+            {
+                Level::Robustness
+            }
+            // R-EVT-INST: an instance is valid only during its callback.
+            Op::EventReadAfter { .. } => Level::Robustness,
             // Digest §12: INVALID_HANDLE for a freed or NULL registration is explicit;
             // a foreign value is undefined.
             Op::EventHandleFree {
@@ -671,7 +770,28 @@ impl Gen {
                     }
                 }
             }
+            Op::MpiInit => self.mpi = true,
             _ if !init => {}
+            Op::EventRegisterCallback {
+                registration: Ref::Made(n),
+                safety,
+                set,
+            } if Self::live(&self.registrations, Ref::Made(*n)) => {
+                let l = &mut self.registrations[*n as usize];
+                let bit = 1u8 << (*safety as u8);
+                l.cbs = if *set { l.cbs | bit } else { l.cbs & !bit };
+            }
+            // Digest §7.5: each live registration of the event with a callback at a
+            // level valid here gets one instance; the others drop it.
+            Op::RaiseEvent { index, required } => {
+                let valid = !0u8 << (*required as u8);
+                let n = self
+                    .registrations
+                    .iter()
+                    .filter(|l| l.live && l.index == *index && l.cbs & valid != 0)
+                    .count();
+                self.instances = self.instances.saturating_add(n as u16);
+            }
             Op::GetInfo { kind, index, .. } if self.in_range(*kind, *index) => {
                 let c = &self.mirror.catalog;
                 let u = *index as usize;
@@ -688,12 +808,7 @@ impl Gen {
                 }
             }
             Op::CvarHandleAlloc { index } if self.in_range(Kind::Cvar, *index) => {
-                self.cvar_handles.push(Life {
-                    index: *index,
-                    session: 0,
-                    live: true,
-                    read: false,
-                })
+                self.cvar_handles.push(Life::new(*index, 0))
             }
             Op::CvarRead {
                 handle: Ref::Made(n),
@@ -717,12 +832,24 @@ impl Gen {
                     l.live = false;
                 }
             }
-            Op::SessionCreate => self.sessions.push(Life {
-                index: -1,
-                session: 0,
-                live: true,
-                read: false,
-            }),
+            Op::Pvar {
+                act,
+                session: Ref::Made(s),
+                handle,
+            } if matches!(act, Act::Start | Act::Stop) => {
+                let on = *act == Act::Start;
+                for (n, l) in self.pvar_handles.iter_mut().enumerate() {
+                    let named = match handle {
+                        Ref::Made(h) => usize::from(*h) == n,
+                        Ref::All => l.session == *s,
+                        _ => false,
+                    };
+                    if named && l.live {
+                        l.started = on;
+                    }
+                }
+            }
+            Op::SessionCreate => self.sessions.push(Life::new(-1, 0)),
             Op::SessionFree {
                 session: Ref::Made(n),
             } if Self::live(&self.sessions, Ref::Made(*n)) => {
@@ -735,12 +862,7 @@ impl Gen {
                 session: Ref::Made(s),
                 index,
             } if self.in_range(Kind::Pvar, *index) && Self::live(&self.sessions, Ref::Made(*s)) => {
-                self.pvar_handles.push(Life {
-                    index: *index,
-                    session: *s,
-                    live: true,
-                    read: false,
-                })
+                self.pvar_handles.push(Life::new(*index, *s))
             }
             Op::PvarHandleFree {
                 session: Ref::Made(s),
@@ -753,12 +875,7 @@ impl Gen {
                 }
             }
             Op::EventHandleAlloc { index } if self.in_range(Kind::Event, *index) => {
-                self.registrations.push(Life {
-                    index: *index,
-                    session: 0,
-                    live: true,
-                    read: false,
-                })
+                self.registrations.push(Life::new(*index, 0))
             }
             Op::EventHandleFree {
                 registration: Ref::Made(n),

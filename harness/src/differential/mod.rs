@@ -141,6 +141,23 @@ impl Mirror {
         self.origins.of(k).len() as i32
     }
 
+    /// Entries of a declared catalog that appear only at `MPI_Init` (numbered after
+    /// the others, R-CVAR-1); none for a catalog read from a library.
+    pub fn late(&self, k: Kind) -> i32 {
+        if !self.declared {
+            return 0;
+        }
+        let c = &self.catalog;
+        let all = match k {
+            Kind::Cvar => c.cvars.len(),
+            Kind::Pvar => c.pvars.len(),
+            Kind::Category => c.categories.len(),
+            Kind::Event => c.events.len(),
+            Kind::Source => c.sources.len(),
+        };
+        all as i32 - self.count(k)
+    }
+
     /// Entries of the target the model does not serve (undecodable ones).
     pub fn holes(&self, k: Kind) -> i32 {
         self.target_counts.get(&k).copied().unwrap_or(0) - self.count(k)
@@ -204,6 +221,8 @@ pub struct Slots {
     pub sessions: Vec<Made>,
     pub pvar_handles: Vec<Made>,
     pub registrations: Vec<Made>,
+    /// Event instances, in the order callbacks were given them.
+    pub instances: Vec<Made>,
     /// Distinct enumtype values in the order first returned.
     pub enums: Vec<u64>,
 }
@@ -227,6 +246,7 @@ pub enum HandleKind {
     Session,
     Pvar,
     Registration,
+    Instance,
 }
 
 impl Slots {
@@ -236,6 +256,7 @@ impl Slots {
             HandleKind::Session => &self.sessions,
             HandleKind::Pvar => &self.pvar_handles,
             HandleKind::Registration => &self.registrations,
+            HandleKind::Instance => &self.instances,
         }
     }
 
@@ -245,6 +266,7 @@ impl Slots {
             HandleKind::Session => &mut self.sessions,
             HandleKind::Pvar => &mut self.pvar_handles,
             HandleKind::Registration => &mut self.registrations,
+            HandleKind::Instance => &mut self.instances,
         }
     }
 

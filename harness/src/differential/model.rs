@@ -2,15 +2,16 @@
 //! with the mirrored catalog, outputs in [`Obs`] form. Strings go through the
 //! reference's one implementation of the convention (`mpit_reference::strings`).
 
-use super::obs::{Obs, Out, StrObs};
-use super::op::{Act, Data, Kind, Op, Str};
+use super::obs::{Obs, Out, Ran, StrObs};
+use super::op::{callback_tag, Act, Data, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Slots};
 use mpit_reference::faults::Faults;
 use mpit_reference::model::{
-    BoundObject, CvarHandle, Model, PvarHandle, PvarTarget, Registration, Session,
+    BoundObject, CvarHandle, Delivery, Instance, Model, PvarHandle, PvarTarget, Registration,
+    Session,
 };
 use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::{TErr, TResult};
+use mpit_reference::spec::{CbSafety, TErr, TResult};
 use mpit_reference::strings::{self, StringArg};
 
 /// The reference model and the handles this sequence made in it.
@@ -313,7 +314,117 @@ impl ModelEngine {
                 m.simulate(u32::from(*steps));
                 Obs::rc(ReturnCode::Success)
             }
+            // MPI_Init's own error codes are MPI's, not MPI_T's: only success matters.
+            Op::MpiInit => match m.mpi_init() {
+                Ok(()) => Obs::rc(ReturnCode::Success),
+                Err(_) => Obs::rc(ReturnCode::MpiErr("MPI_ERR_OTHER".into())),
+            },
+            Op::EventInfoObject { index } => {
+                let r = m.event_get_info(*index, true);
+                let o = Obs::rc(rc(&r));
+                match r {
+                    Ok((_, info)) => {
+                        if let Some(h) = info {
+                            let _ = m.info_free(h);
+                        }
+                        o.with(
+                            "info",
+                            Out::Handle {
+                                null: info.is_none(),
+                            },
+                        )
+                    }
+                    Err(_) => o,
+                }
+            }
+            Op::EventRegisterCallback {
+                registration,
+                safety,
+                set,
+            } => {
+                let r = Registration(self.handle(HandleKind::Registration, *registration));
+                let tag = match registration {
+                    super::Ref::Made(n) => callback_tag(*n, *safety),
+                    _ => callback_tag(u16::MAX - 1, *safety),
+                };
+                // The callback is a token the model never calls (1: "a function").
+                let cb = set.then_some(1);
+                Obs::rc(rc(&self
+                    .model
+                    .event_register_callback(r, *safety, None, tag, cb)))
+            }
+            Op::EventSetDroppedHandler { registration, set } => {
+                let r = Registration(self.handle(HandleKind::Registration, *registration));
+                Obs::rc(rc(&self
+                    .model
+                    .event_set_dropped_handler(r, set.then_some(1))))
+            }
+            Op::RaiseEvent { index, required } => self.raise_event(*index, *required),
+            Op::EventReadAfter { instance } => {
+                let i = Instance(self.handle(HandleKind::Instance, super::Ref::Made(*instance)));
+                Obs::rc(rc(&self.model.event_read(i, 0)))
+            }
         }
+    }
+
+    /// What the C ABI does on `MPIT_Reference_raise_event`, with the harness's recorder
+    /// as every callback: inside each event callback the instance is read (timestamp,
+    /// source, every element, a copy), then the instance ends.
+    fn raise_event(&mut self, index: i32, required: CbSafety) -> Obs {
+        let m = &mut self.model;
+        let r = m.raise_event(index, required);
+        let mut ran = Vec::new();
+        let mut instances = Vec::new();
+        for d in r.as_ref().map(Vec::as_slice).unwrap_or_default() {
+            match d {
+                Delivery::Event {
+                    instance,
+                    safety,
+                    user_data,
+                    ..
+                } => {
+                    let n = m
+                        .event_get_info(index, false)
+                        .map_or(0, |(e, _)| e.datatypes.len());
+                    let elements: Vec<_> =
+                        (0..n as i32).map(|k| m.event_read(*instance, k)).collect();
+                    let source = m.event_get_source(*instance);
+                    let failed = [
+                        m.event_get_timestamp(*instance).is_err(),
+                        source.is_err(),
+                        m.event_copy(*instance).is_err(),
+                    ]
+                    .into_iter()
+                    .chain(elements.iter().map(Result::is_err))
+                    .filter(|e| *e)
+                    .count();
+                    ran.push(Ran::Event {
+                        tag: *user_data,
+                        safety: *safety as i64,
+                        source: source.ok().map(i64::from),
+                        elements: elements.into_iter().map(Result::ok).collect(),
+                        failed: failed as i64,
+                    });
+                    m.end_delivery(*instance);
+                    instances.push(instance.0);
+                }
+                Delivery::Dropped {
+                    count,
+                    source_index,
+                    user_data,
+                    ..
+                } => ran.push(Ran::Dropped {
+                    tag: *user_data,
+                    count: *count,
+                    source: (*source_index).into(),
+                }),
+                Delivery::Free { .. } => {}
+            }
+        }
+        for v in instances {
+            self.made(HandleKind::Instance, v, index, 0);
+        }
+        Obs::deliveries(rc(&r), &ran)
     }
 
     fn enum_handle(&self, n: u16) -> mpit_reference::model::EnumHandle {

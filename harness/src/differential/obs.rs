@@ -75,6 +75,70 @@ impl Obs {
     }
 }
 
+/// One callback a raised event made the library run, as both engines report it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ran {
+    /// The event callback: its `user_data` tag, the `cb_safety` it was given (position
+    /// in `CbSafety::ALL`, -1 unknown), and what the calls on the instance inside it
+    /// returned: the source index, each element's bytes (`None`: not SUCCESS), and how
+    /// many of the calls did not return SUCCESS.
+    Event {
+        tag: usize,
+        safety: i64,
+        source: Option<i64>,
+        elements: Vec<Option<Vec<u8>>>,
+        failed: i64,
+    },
+    /// The dropped-event handler: tag, count, source index.
+    Dropped { tag: usize, count: i64, source: i64 },
+}
+
+impl Obs {
+    /// A raised event's outcome in the form of the case language's `deliveries` step
+    /// (specs/README.md): event callbacks and dropped-handler calls, and where each
+    /// dropped call came among the events (R-EVT-DROP: before the next event).
+    pub fn deliveries(rc: ReturnCode, ran: &[Ran]) -> Obs {
+        let (mut tags, mut safeties, mut sources, mut data) = (vec![], vec![], vec![], vec![]);
+        let (mut dropped, mut dropped_tags, mut dropped_sources, mut dropped_at) =
+            (vec![], vec![], vec![], vec![]);
+        let mut failed = 0;
+        for r in ran {
+            match r {
+                Ran::Event {
+                    tag,
+                    safety,
+                    source,
+                    elements,
+                    failed: f,
+                } => {
+                    tags.push(*tag as i64);
+                    safeties.push(*safety);
+                    sources.push(source.unwrap_or(-1));
+                    data.extend(elements.iter().flatten().flatten());
+                    failed += f;
+                }
+                Ran::Dropped { tag, count, source } => {
+                    dropped.push(*count);
+                    dropped_tags.push(*tag as i64);
+                    dropped_sources.push(*source);
+                    dropped_at.push(tags.len() as i64);
+                }
+            }
+        }
+        Obs::rc(rc)
+            .with("count", Out::Int(tags.len() as i64))
+            .with("tags", Out::Ints(tags))
+            .with("safeties", Out::Ints(safeties))
+            .with("sources", Out::Ints(sources))
+            .with("failed_calls", Out::Int(failed))
+            .with("data", Out::Bytes(data))
+            .with("dropped", Out::Ints(dropped))
+            .with("dropped_tags", Out::Ints(dropped_tags))
+            .with("dropped_sources", Out::Ints(dropped_sources))
+            .with("dropped_at", Out::Ints(dropped_at))
+    }
+}
+
 /// A whole sequence on one engine: an outcome per call made, and how the process ended
 /// if it ended inside a call (`(op index, "killed by SIGSEGV ...")`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

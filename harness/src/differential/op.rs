@@ -4,7 +4,7 @@
 //! buffers by size.
 
 use mpit_reference::model::Members;
-use mpit_reference::spec::{PvarClass, ThreadLevel};
+use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 use serde::{Deserialize, Serialize};
 
 /// The entity kinds with a `*_get_num` and an index space.
@@ -188,6 +188,44 @@ pub enum Op {
     Simulate {
         steps: u8,
     },
+    /// `MPI_Init` (lifecycle sequences on a declared catalog): the entries marked
+    /// `appears: mpi_init` are appended; no earlier index moves (R-CVAR-1).
+    MpiInit,
+    /// `MPI_T_event_get_info` asking only for the info object: a new object, never
+    /// MPI_INFO_NULL (R-EVT-INFO). It is freed again right away.
+    EventInfoObject {
+        index: i32,
+    },
+    /// `MPI_T_event_register_callback` at `safety` with the harness's recording callback
+    /// (`set`) or NULL (removes that level's callback, R-EVT-CB). The callback's
+    /// `user_data` names the registration and the level (see [`callback_tag`]).
+    EventRegisterCallback {
+        registration: Ref,
+        safety: CbSafety,
+        set: bool,
+    },
+    /// `MPI_T_event_set_dropped_handler` with the recording handler or NULL (R-EVT-DROP).
+    EventSetDroppedHandler {
+        registration: Ref,
+        set: bool,
+    },
+    /// The reference's hook `MPIT_Reference_raise_event`: the library observes one event
+    /// in a context requiring `required`; the callbacks it runs are the outputs.
+    RaiseEvent {
+        index: i32,
+        required: CbSafety,
+    },
+    /// `MPI_T_event_read(element 0)` of the n-th event instance delivered, after its
+    /// callback returned: erroneous (R-EVT-INST), robustness only.
+    EventReadAfter {
+        instance: u16,
+    },
+}
+
+/// The `user_data` the recording callback of registration `n` at `safety` is given: the
+/// delivery's tag says which registration's callback of which level ran (R-EVT-CB).
+pub fn callback_tag(registration: u16, safety: CbSafety) -> usize {
+    (usize::from(registration) + 1) * 4 + safety as usize
 }
 
 impl Op {
@@ -225,13 +263,19 @@ impl Op {
             Op::EventHandleAlloc { .. } => "event_handle_alloc".into(),
             Op::EventHandleFree { .. } => "event_handle_free".into(),
             Op::Simulate { .. } => return "MPIT_Reference_simulate".into(),
+            Op::RaiseEvent { .. } => return "MPIT_Reference_raise_event".into(),
+            Op::MpiInit => return "MPI_Init".into(),
+            Op::EventInfoObject { .. } => "event_get_info".into(),
+            Op::EventRegisterCallback { .. } => "event_register_callback".into(),
+            Op::EventSetDroppedHandler { .. } => "event_set_dropped_handler".into(),
+            Op::EventReadAfter { .. } => "event_read".into(),
         };
         format!("MPI_T_{f}")
     }
 
     /// Whether the reference hooks must be present (only the reference cdylib has them).
     pub fn needs_hooks(&self) -> bool {
-        matches!(self, Op::Simulate { .. })
+        matches!(self, Op::Simulate { .. } | Op::RaiseEvent { .. })
     }
 }
 

@@ -131,11 +131,12 @@ pub fn check(
 
 /// Whether a sequence changes the process for the next one in ways its closing calls do
 /// not undo: a value written (cvars keep it), or the reference's simulated activity
-/// (counters and start values move). The next sequence then gets a fresh worker, as
+/// (counters and start values move), events raised or MPI initialized. The next sequence then gets a fresh worker, as
 /// the model starts afresh for every sequence.
 fn leaves_traces(start: &Gen, ops: &[Op]) -> bool {
     ops.iter().any(|op| match op {
-        Op::Simulate { .. } => true,
+        // Event data count the events raised per process; MPI_Init happens once.
+        Op::Simulate { .. } | Op::RaiseEvent { .. } | Op::MpiInit => true,
         Op::CvarWrite { data, .. } | Op::PvarWrite { data, .. } => {
             start.mirror.exact_values || *data != super::op::Data::Readback
         }

@@ -3,14 +3,15 @@
 //! renumbered into the mirror's numbering. Runs in a worker process (`remote`) or, for
 //! the in-process fuzzer, in the fuzzer's own process.
 
-use super::obs::{Obs, Out, StrObs};
-use super::op::{Act, Kind, Op, Str};
+use super::obs::{Obs, Out, Ran, StrObs};
+use super::op::{callback_tag, Act, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
 use crate::target::ffi::{self, Called, ObjArg, StrArg, StrOut};
 use crate::target::Target;
 use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
-use mpit_reference::spec::SpecEnum;
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::{CbSafety, SpecEnum};
 
 /// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
 pub const SENTINEL: i32 = -7;
@@ -58,26 +59,25 @@ impl<'a> TargetEngine<'a> {
         self.t.handles.get(n).copied().unwrap_or(0)
     }
 
+    /// The kind's NULL handle in this ABI.
+    fn null(&self, k: HandleKind) -> u64 {
+        self.constant(match k {
+            HandleKind::Cvar => "MPI_T_CVAR_HANDLE_NULL",
+            HandleKind::Session => "MPI_T_PVAR_SESSION_NULL",
+            HandleKind::Pvar => "MPI_T_PVAR_HANDLE_NULL",
+            HandleKind::Registration => "MPI_T_EVENT_REGISTRATION_NULL",
+            HandleKind::Instance => "MPI_T_EVENT_INSTANCE_NULL",
+        })
+    }
+
     fn handle(&self, k: HandleKind, r: Ref) -> usize {
-        let null = match k {
-            HandleKind::Cvar => self.constant("MPI_T_CVAR_HANDLE_NULL"),
-            HandleKind::Session => self.constant("MPI_T_PVAR_SESSION_NULL"),
-            HandleKind::Pvar => self.constant("MPI_T_PVAR_HANDLE_NULL"),
-            HandleKind::Registration => self.constant("MPI_T_EVENT_REGISTRATION_NULL"),
-        };
         let all = self.constant("MPI_T_PVAR_ALL_HANDLES");
-        self.slots.resolve(k, r, null, all) as usize
+        self.slots.resolve(k, r, self.null(k), all) as usize
     }
 
     fn is_null(&self, k: HandleKind, v: usize) -> Out {
-        let null = match k {
-            HandleKind::Cvar => self.constant("MPI_T_CVAR_HANDLE_NULL"),
-            HandleKind::Session => self.constant("MPI_T_PVAR_SESSION_NULL"),
-            HandleKind::Pvar => self.constant("MPI_T_PVAR_HANDLE_NULL"),
-            HandleKind::Registration => self.constant("MPI_T_EVENT_REGISTRATION_NULL"),
-        };
         Out::Handle {
-            null: v as u64 == null,
+            null: v as u64 == self.null(k),
         }
     }
 
@@ -393,7 +393,144 @@ impl<'a> TargetEngine<'a> {
             Op::Simulate { steps } => lib
                 .reference_simulate(i32::from(*steps))
                 .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::MpiInit => lib
+                .mpi_init()
+                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::EventInfoObject { index } => {
+                let Some((rc, info)) = lib.event_get_info_object(ti(Kind::Event, *index)) else {
+                    return Obs::unsupported();
+                };
+                let o = self.rc_obs(rc);
+                if !o.ok() {
+                    return o;
+                }
+                let null = self.constant("MPI_INFO_NULL");
+                // Freed again only in the reference (its catalog is declared): whether
+                // a vendor's MPI_Info_free works before MPI_Init is not this op's
+                // question, and a worker's leak is harmless.
+                if info != null && (self.m.declared || self.m.hooks) {
+                    let _ = lib.info_free(info);
+                }
+                o.with("info", Out::Handle { null: info == null })
+            }
+            Op::EventRegisterCallback {
+                registration,
+                safety,
+                set,
+            } => {
+                let r = self.handle(HandleKind::Registration, *registration);
+                let tag = match registration {
+                    Ref::Made(n) => callback_tag(*n, *safety),
+                    _ => callback_tag(u16::MAX - 1, *safety),
+                };
+                let index = self
+                    .slots
+                    .made(HandleKind::Registration, *registration)
+                    .map_or(-1, |m| m.index);
+                let recording = set.then(|| ffi::Recording {
+                    tag,
+                    element_sizes: self.element_sizes(index),
+                });
+                let level = self.t.profile.cb_safety.num(*safety).unwrap_or(-1) as i32;
+                let info = self.constant("MPI_INFO_NULL");
+                lib.event_register_callback(r, level, info, recording)
+                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+            }
+            Op::EventSetDroppedHandler { registration, set } => {
+                let r = self.handle(HandleKind::Registration, *registration);
+                lib.event_set_dropped_handler(r, *set)
+                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+            }
+            Op::RaiseEvent { index, required } => self.raise_event(*index, *required),
+            Op::EventReadAfter { instance } => {
+                let i = self.handle(HandleKind::Instance, Ref::Made(*instance));
+                lib.event_read(i, 0, 16)
+                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+            }
         }
+    }
+
+    /// Byte sizes of an event type's elements (model numbering), for the recorder's
+    /// `event_read` calls inside the callback.
+    fn element_sizes(&self, index: i32) -> Vec<usize> {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.m.catalog.events.get(i))
+            .map(|e| e.elements.iter().map(|x| x.datatype.size()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The reference's `MPIT_Reference_raise_event`, and the callbacks the recorder saw
+    /// it run (events and dropped-handler calls, in the order they ran).
+    fn raise_event(&mut self, index: i32, required: CbSafety) -> Obs {
+        // Anything a callback recorded before (a library thread) is not this event's.
+        let _ = (
+            ffi::take_deliveries(),
+            ffi::take_dropped(),
+            ffi::take_dropped_positions(),
+        );
+        let level = self.t.profile.cb_safety.num(required).unwrap_or(-1) as i32;
+        let Some((rc, ())) = self
+            .t
+            .lib
+            .reference_raise_event(self.m.target_index(Kind::Event, index), level)
+        else {
+            return Obs::unsupported();
+        };
+        let events = ffi::take_deliveries();
+        let dropped = ffi::take_dropped();
+        let at = ffi::take_dropped_positions();
+        let success = |rc: i32| self.t.rc(rc) == ReturnCode::Success;
+        let mut ran = Vec::new();
+        let mut drops = dropped.iter().zip(&at).peekable();
+        for (k, d) in events.iter().enumerate() {
+            while let Some(((tag, count, source), _)) = drops.next_if(|(_, p)| **p <= k) {
+                ran.push(self.dropped(*tag, *count, *source));
+            }
+            let calls = d
+                .timestamp
+                .iter()
+                .map(|x| x.0)
+                .chain(d.source.iter().map(|x| x.0))
+                .chain(d.elements.iter().map(|x| x.0))
+                .chain(d.copy.iter().map(|x| x.0));
+            ran.push(Ran::Event {
+                tag: d.tag,
+                safety: self.safety_position(d.safety),
+                source: d
+                    .source
+                    .filter(|s| success(s.0))
+                    .map(|s| self.m.model_index(Kind::Source, s.1).into()),
+                elements: d
+                    .elements
+                    .iter()
+                    .map(|(rc, b)| success(*rc).then(|| b.bytes.clone()))
+                    .collect(),
+                failed: calls.filter(|rc| !success(*rc)).count() as i64,
+            });
+            self.made(HandleKind::Instance, d.instance, index, 0);
+        }
+        for ((tag, count, source), _) in drops {
+            ran.push(self.dropped(*tag, *count, *source));
+        }
+        Obs::deliveries(self.t.rc(rc), &ran)
+    }
+
+    fn dropped(&self, tag: usize, count: u64, source: i32) -> Ran {
+        Ran::Dropped {
+            tag,
+            count: count as i64,
+            source: self.m.model_index(Kind::Source, source).into(),
+        }
+    }
+
+    /// A `cb_safety` value's position in `CbSafety::ALL` (-1: none of the four).
+    fn safety_position(&self, raw: i32) -> i64 {
+        self.t
+            .profile
+            .cb_safety
+            .lookup(raw.into())
+            .map_or(-1, |s| s as i64)
     }
 
     fn enum_handle(&self, n: u16) -> usize {
