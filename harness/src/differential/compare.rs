@@ -363,8 +363,17 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
         match (mo, to) {
             (Out::Str(ms), Out::Str(ts)) => {
                 if let Some(mut d) = compare_str(cx, name, ms, ts, m, t) {
+                    // Other characters (not a missing NUL or a short buffer): the
+                    // index named another entry.
+                    let text_differs = match (&ms.buf, &ts.buf) {
+                        (Some(w), Some(b)) => {
+                            let n = w.iter().position(|x| *x == 0).unwrap_or(w.len());
+                            b.len() >= n && b[..n] != w[..n]
+                        }
+                        _ => false,
+                    };
                     d.other_entry = name == "name"
-                        && d.rule == "R-STR-1"
+                        && text_differs
                         && ts.stray.is_empty()
                         && matches!(op, Op::GetInfo { .. });
                     // After MPI_Init an index naming another entry is R-CVAR-1 (indices
