@@ -256,6 +256,7 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
             kind: Kind::Event, ..
         }
         | Op::EventHandleAlloc { .. }
+        | Op::EventInfoObject { .. }
             if m.rc == T(TErr::InvalidIndex) =>
         {
             "R-EVT-IDX"
