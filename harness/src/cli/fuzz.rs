@@ -3,6 +3,7 @@
 //! replayed in a worker, optionally written out as a YAML case).
 
 use super::TargetArgs;
+use crate::differential::compare::Known;
 use crate::differential::props::{self, Found, Search};
 use crate::differential::remote::Remote;
 use crate::differential::{emit, Gen, Mirror, Mode};
@@ -36,6 +37,10 @@ pub struct FuzzPropsArgs {
     /// SHOULD and robustness divergences fail (and are shrunk) too.
     #[arg(long)]
     pub strict: bool,
+    /// A known deviation to pass over and keep exploring (repeatable): a rule id, or
+    /// RULE:FUNCTION (e.g. R-INIT-1:MPI_T_init_thread, Open MPI's F-9).
+    #[arg(long, value_name = "RULE[:FUNCTION]")]
+    pub known: Vec<String>,
     /// The catalog the library is meant to serve (default: read from the library).
     #[arg(long, value_name = "FILE.yaml")]
     pub catalog: Option<PathBuf>,
@@ -224,6 +229,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             (a.cases / 2).max(4),
         ));
     }
+    let known = Known::parse(&a.known).map_err(|e| anyhow!(e))?;
     let mut r = remote(&setup, &m);
     let mut failures = 0;
     let mut warnings = 0;
@@ -234,6 +240,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             max_len: a.max_len,
             mode,
             strict: a.strict,
+            known: known.clone(),
             time_limit: a.time_limit.map(Duration::from_secs),
         };
         let before = r.started;
@@ -248,6 +255,13 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             f.sequences as f64 / secs,
             r.started - before
         );
+        if !a.known.is_empty() {
+            println!(
+                "  {} divergence(s) passed over as known ({})",
+                cfg.known.hits.get(),
+                a.known.join(", ")
+            );
+        }
         for w in &f.warnings {
             warnings += 1;
             println!(
@@ -319,7 +333,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
         mode_name(mode),
         lib.display()
     );
-    match props::check(&start, &ops, &mut r).map_err(|e| anyhow!("{e}"))? {
+    match props::check(&start, &ops, &mut r, &Known::default()).map_err(|e| anyhow!("{e}"))? {
         None => {
             println!("no divergence: the library agrees with the reference on this sequence");
             Ok(0)

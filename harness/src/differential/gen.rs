@@ -78,6 +78,10 @@ pub struct Gen {
     pub mpi: bool,
     /// Event instances delivered so far (`Op::EventReadAfter` numbers).
     pub instances: u16,
+    /// MPI_T was fully finalized and initialized again (lifecycle): nothing requires
+    /// the catalog to be the same as before (R-FIN-3, quality only).
+    pub reinit: bool,
+    finalized: bool,
 }
 
 impl std::fmt::Debug for Gen {
@@ -131,6 +135,8 @@ impl Gen {
             enums: Vec::new(),
             mpi: false,
             instances: 0,
+            reinit: false,
+            finalized: false,
         }
     }
 
@@ -754,10 +760,14 @@ impl Gen {
     pub fn apply(&mut self, op: &Op) {
         let init = self.initialized();
         match op {
-            Op::InitThread { .. } => self.depth += 1,
+            Op::InitThread { .. } => {
+                self.reinit |= self.depth == 0 && self.finalized;
+                self.depth += 1
+            }
             Op::Finalize if self.depth > 0 => {
                 self.depth -= 1;
                 if self.mode.lifecycle && self.depth == 0 {
+                    self.finalized = true;
                     // R-FIN-3: nothing survives the last finalize.
                     for l in self
                         .cvar_handles

@@ -4,7 +4,7 @@
 //! failing sequence is shrunk by proptest (fewer calls, simpler arguments; a crash or
 //! hang is a failure too, the next run gets a fresh worker) to the minimal one.
 
-use super::compare::{compare, Divergence};
+use super::compare::{compare_known, Divergence, Known};
 use super::gen::{Gen, Pick};
 use super::model::ModelEngine;
 use super::obs::Trace;
@@ -118,11 +118,12 @@ pub fn check(
     start: &Gen,
     ops: &[Op],
     engine: &mut dyn Engine,
+    known: &Known,
 ) -> Result<Option<Divergence>, RemoteError> {
     let all = completed(start, ops);
     let model = run_model(start, &all);
     let target = engine.run(&all, start.mode.lifecycle)?;
-    let d = compare(start, &all, &model, &target);
+    let d = compare_known(start, &all, &model, &target, known);
     if d.is_some() || target.died.is_some() || leaves_traces(start, &all) {
         engine.discard();
     }
@@ -153,6 +154,8 @@ pub struct Search {
     pub mode: Mode,
     /// SHOULD and robustness divergences fail too (`--strict`).
     pub strict: bool,
+    /// Divergences passed over (`--known`).
+    pub known: Known,
     /// Stop generating new cases after this long (shrinking still finishes).
     pub time_limit: Option<Duration>,
 }
@@ -232,7 +235,7 @@ pub fn search(
         if shrinking.get() {
             e.discard();
         }
-        let d = match check(&start, &ops, &mut **e) {
+        let d = match check(&start, &ops, &mut **e, &cfg.known) {
             Ok(d) => d,
             Err(err) => {
                 *fatal.borrow_mut() = Some(err);
@@ -280,7 +283,7 @@ pub fn search(
         // model; a library that flips is reported as it behaved this time).
         let e = engine.into_inner();
         e.discard();
-        if let Some(d) = check(&start, &ops, &mut *e)? {
+        if let Some(d) = check(&start, &ops, &mut *e, &cfg.known)? {
             f.failure = Some(Found {
                 run: completed(&start, &ops),
                 ops,

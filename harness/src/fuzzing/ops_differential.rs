@@ -3,6 +3,7 @@
 //! reference cdylib) in this process; a MUST divergence panics, which is what libFuzzer
 //! reports. A crash inside the library is a crash of the fuzzer: also a finding.
 
+use crate::differential::compare::Known;
 use crate::differential::props::{check, InProcess};
 use crate::differential::{gen, Divergence, Gen, Mirror};
 use crate::target::{AbiChoice, Target};
@@ -66,7 +67,9 @@ pub fn run_with(s: &Setup, data: &[u8]) -> Option<Divergence> {
         target: &s.target,
         mirror: &s.mirror,
     };
-    check(&start, &ops, &mut e).ok().flatten()
+    check(&start, &ops, &mut e, &Known::default())
+        .ok()
+        .flatten()
 }
 
 static SETUP: OnceLock<Setup> = OnceLock::new();
