@@ -171,6 +171,8 @@ pub struct Found {
 pub struct Findings {
     /// Sequences run on the target (generated and shrinking ones).
     pub sequences: u64,
+    /// Calls generated (the sequences' own, closing calls not counted).
+    pub ops: u64,
     /// Calls made on the target.
     pub calls: u64,
     pub elapsed: Duration,
@@ -240,6 +242,7 @@ pub fn search(
         };
         let mut f = findings.borrow_mut();
         f.sequences += 1;
+        f.ops += ops.len() as u64;
         f.calls += completed(&start, &ops).len() as u64;
         match d {
             Some(d) if fails(&d, cfg.strict) => {
