@@ -119,11 +119,19 @@ pub fn check(
     ops: &[Op],
     engine: &mut dyn Engine,
 ) -> Result<Option<Divergence>, RemoteError> {
-    let all = completed(start, ops);
-    let model = run_model(start, &all);
-    let target = engine.run(&all, start.mode.lifecycle)?;
-    let d = compare(start, &all, &model, &target);
-    if d.is_some() || target.died.is_some() || leaves_traces(start, &all) {
+    check_completed(start, &completed(start, ops), engine)
+}
+
+/// [`check`] of a sequence already [`completed`].
+fn check_completed(
+    start: &Gen,
+    all: &[Op],
+    engine: &mut dyn Engine,
+) -> Result<Option<Divergence>, RemoteError> {
+    let model = run_model(start, all);
+    let target = engine.run(all, start.mode.lifecycle)?;
+    let d = compare(start, all, &model, &target);
+    if d.is_some() || target.died.is_some() || leaves_traces(start, all) {
         engine.discard();
     }
     Ok(d)
@@ -233,7 +241,8 @@ pub fn search(
         if shrinking.get() {
             e.discard();
         }
-        let d = match check(&start, &ops, &mut **e) {
+        let all = completed(&start, &ops);
+        let d = match check_completed(&start, &all, &mut **e) {
             Ok(d) => d,
             Err(err) => {
                 *fatal.borrow_mut() = Some(err);
@@ -243,7 +252,7 @@ pub fn search(
         let mut f = findings.borrow_mut();
         f.sequences += 1;
         f.ops += ops.len() as u64;
-        f.calls += completed(&start, &ops).len() as u64;
+        f.calls += all.len() as u64;
         match d {
             Some(d) if fails(&d, cfg.strict) => {
                 shrinking.set(true);
