@@ -31,6 +31,16 @@ fn bench_on_the_reference_writes_bench_json_and_md() {
             "1",
             "--case",
             "strings.cvar.*",
+            "--props-runs",
+            "1",
+            "--props-cases",
+            "4",
+            "--props-cases-in-process",
+            "8",
+            "--fuzz-windows",
+            "1",
+            "--fuzz-window-ms",
+            "20",
             "--out",
             out.to_str().expect("utf-8"),
         ],
@@ -72,14 +82,52 @@ fn bench_on_the_reference_writes_bench_json_and_md() {
         "the doubled catalog gives more results"
     );
     assert!(b["scaling"]["fit"]["slope_us_per_result"].is_number());
-    assert!(b["not_measured"].as_array().is_some_and(|v| !v.is_empty()));
+    let t = &b["throughput"];
+    let props = t["props"].as_array().expect("throughput.props[]");
+    let engines: Vec<&str> = props.iter().filter_map(|p| p["engine"].as_str()).collect();
+    assert_eq!(engines, ["in-process", "worker"], "{t}");
+    for p in props {
+        assert!(p["runs"][0]["sequences"].as_u64().unwrap_or(0) > 0, "{p}");
+        assert!(p["per_s"]["median"].as_f64().unwrap_or(0.0) > 0.0, "{p}");
+    }
+    let fuzz = t["fuzz"].as_array().expect("throughput.fuzz[]");
+    let oracles: Vec<&str> = fuzz.iter().filter_map(|f| f["oracle"].as_str()).collect();
+    assert_eq!(
+        oracles,
+        [
+            "strings",
+            "catalog_yaml",
+            "spec_yaml",
+            "reference_ffi",
+            "ops_differential"
+        ],
+        "{t}"
+    );
+    for f in fuzz {
+        assert!(f["seeds"].as_u64().unwrap_or(0) > 0, "{f}");
+        assert!(
+            f["exec_per_s"]["median"].as_f64().unwrap_or(0.0) > 0.0,
+            "{f}"
+        );
+    }
+    let verdicts = b["verdicts"].as_array().expect("verdicts[]");
+    for target in ["property tests", "fuzz ops_differential"] {
+        assert!(
+            verdicts.iter().any(
+                |v| v["target"].as_str().is_some_and(|s| s.starts_with(target))
+                    && v["met"].is_boolean()
+            ),
+            "no measured verdict for {target}"
+        );
+    }
     let md = std::fs::read_to_string(out.join("BENCH.md")).expect("BENCH.md");
     for heading in [
         "## Machine",
         "## Targets",
         "## Per library",
         "## Scaling",
-        "## Not measured yet",
+        "## Property tests and fuzz oracles",
+        "without libFuzzer's coverage instrumentation",
     ] {
         assert!(md.contains(heading), "BENCH.md lacks {heading}");
     }

@@ -24,12 +24,27 @@ pub struct Probe {
     pub task: Task,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Task {
     /// Floor (a), or (b) with `mpi_init`.
     Enumerate { mpi_init: bool },
     /// Per-call costs (c): each loop runs for about `budget_ms`.
     PerCall { budget_ms: u64 },
+    /// Property-test sequences per second (`super::throughput`): `runs` searches of
+    /// `cases` sequences, in this process or through a worker.
+    Props {
+        remote: bool,
+        runs: usize,
+        cases: u32,
+        max_len: usize,
+    },
+    /// Executions per second of one fuzz oracle (`super::throughput`).
+    Fuzz {
+        oracle: String,
+        corpus: PathBuf,
+        windows: usize,
+        window_ms: u64,
+    },
 }
 
 /// Phase times of one enumeration, microseconds.
@@ -72,6 +87,7 @@ pub struct PerCall {
 pub enum Answer {
     Enumerated(Phases),
     PerCall(PerCall),
+    Throughput(super::throughput::Measured),
     Failed(String),
 }
 
@@ -100,6 +116,11 @@ pub fn serve(p: &Probe) -> i32 {
 }
 
 fn answer(p: &Probe) -> Result<Answer, String> {
+    let budget_ms = match p.task {
+        Task::Props { .. } | Task::Fuzz { .. } => return super::throughput::answer(p),
+        Task::Enumerate { .. } => None,
+        Task::PerCall { budget_ms } => Some(budget_ms),
+    };
     let abi: AbiChoice = p.abi.parse()?;
     let t0 = Instant::now();
     let t = Target::open(&p.lib, &abi, false).map_err(|e| e.to_string())?;
@@ -123,14 +144,14 @@ fn answer(p: &Probe) -> Result<Answer, String> {
         other => return Err(format!("MPI_T_init_thread: {other:?}")),
     }
     ph.init_thread_us = us(t2.elapsed());
-    let answer = match p.task {
-        Task::Enumerate { .. } => {
+    let answer = match budget_ms {
+        None => {
             let t3 = Instant::now();
             enumerate(&t, &mut ph);
             ph.enumerate_us = us(t3.elapsed());
             None
         }
-        Task::PerCall { budget_ms } => Some(per_call(&t, Duration::from_millis(budget_ms))),
+        Some(ms) => Some(per_call(&t, Duration::from_millis(ms))),
     };
     let t4 = Instant::now();
     t.lib.finalize();

@@ -30,7 +30,11 @@ pub struct Floor {
     pub notes: Vec<String>,
 }
 
-fn probe(lib: &LibSpec, task: Task, timeout: Duration) -> Result<(Measured, Answer), String> {
+pub(crate) fn probe(
+    lib: &LibSpec,
+    task: Task,
+    timeout: Duration,
+) -> Result<(Measured, Answer), String> {
     let p = Probe {
         lib: lib.path.clone(),
         abi: lib.abi.clone(),
@@ -75,11 +79,11 @@ pub fn enumerations(
     timeout: Duration,
 ) -> Result<Enumerations, String> {
     let task = Task::Enumerate { mpi_init };
-    probe(lib, task, timeout)?;
+    probe(lib, task.clone(), timeout)?;
     let mut got: Vec<(f64, f64, Phases)> = Vec::new();
     let mut rss = 0;
     for _ in 0..runs.max(1) {
-        match probe(lib, task, timeout)? {
+        match probe(lib, task.clone(), timeout)? {
             (m, Answer::Enumerated(ph)) => {
                 // VmHWM from the child itself: wait4's maxrss also holds the bench's own
                 // peak, carried across exec.

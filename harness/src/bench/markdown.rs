@@ -1,6 +1,7 @@
 //! `BENCH.md`, rendered from a [`Bench`] alone (so `bench.json` and the page agree).
 
-use super::{Bench, LibFigures, Spread, MAX_MARGINAL_GROWTH};
+use super::throughput::Throughput;
+use super::{thousands, Bench, LibFigures, Spread, MAX_MARGINAL_GROWTH};
 use std::fmt::Write;
 
 fn s(ms: f64) -> String {
@@ -321,6 +322,10 @@ pub fn render(b: &Bench) -> String {
         let _ = writeln!(o, "\n{}", notes.join("\n"));
     }
 
+    if let Some(t) = &b.throughput {
+        throughput(&mut o, t);
+    }
+
     if let Some(sc) = &b.scaling {
         let _ = writeln!(
             o,
@@ -378,9 +383,123 @@ pub fn render(b: &Bench) -> String {
         }
     }
 
-    let _ = writeln!(o, "\n## Not measured yet\n");
-    for n in &b.not_measured {
-        let _ = writeln!(o, "- {n}");
+    if !b.not_measured.is_empty() {
+        let _ = writeln!(o, "\n## Not measured yet\n");
+        for n in &b.not_measured {
+            let _ = writeln!(o, "- {n}");
+        }
     }
     o
+}
+
+fn load1(v: &[f64]) -> String {
+    v.first().map_or("–".into(), |l| format!("{l:.2}"))
+}
+
+fn rate(x: &Spread) -> String {
+    format!(
+        "{} ({}–{})",
+        thousands(x.median),
+        thousands(x.min),
+        thousands(x.max)
+    )
+}
+
+/// Property-test sequences/s and fuzz-oracle exec/s on the reference.
+fn throughput(o: &mut String, t: &Throughput) {
+    let _ = writeln!(
+        o,
+        "\n## Property tests and fuzz oracles (reference cdylib)\n"
+    );
+    let _ = writeln!(
+        o,
+        "The library is `{}`, loaded in a child process per line below.\n",
+        t.lib.display()
+    );
+    if !t.props.is_empty() {
+        let _ = writeln!(
+            o,
+            "### Property tests (`differential::props::search`)\n\n\
+             Sequences per second of the proptest state machine: generation, the reference \
+             model, the library and the comparator, as `mpit-conform fuzz-props` runs them \
+             in its main mode (valid calls, MPI_T held initialized), shrinking included if a \
+             sequence diverged. *in-process*: the `InProcess` engine, the library loaded in \
+             the measuring process with one MPI_T init held, as the `ops_differential` fuzz \
+             target sets it up (values compared where the calls fix them). *worker*: the \
+             `Remote` engine, each sequence sent to a worker process, the mirror as \
+             `fuzz-props` makes it for the reference (every value exact, the simulate hook \
+             on: a sequence that leaves traces gets a fresh worker). Each run is one search \
+             with its own seed (1, 2, ...); the figure is the median run.\n"
+        );
+        let _ = writeln!(
+            o,
+            "| engine | sequences/s, median (min–max) | runs | sequences per run | longest sequence | mean calls generated / made per sequence | workers per run | divergences | 1-min load at start |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        for p in &t.props {
+            let seqs: u64 = p.runs.iter().map(|r| r.sequences).sum::<u64>().max(1);
+            let ops: u64 = p.runs.iter().map(|r| r.ops).sum();
+            let calls: u64 = p.runs.iter().map(|r| r.calls).sum();
+            let workers: Vec<u64> = p.runs.iter().map(|r| r.workers).collect();
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {:.1} / {:.1} | {} | {} | {} |",
+                p.engine,
+                rate(&p.per_s),
+                p.runs.len(),
+                p.cases,
+                p.max_len,
+                ops as f64 / seqs as f64,
+                calls as f64 / seqs as f64,
+                if p.engine == "worker" {
+                    format!(
+                        "{:.0}",
+                        Spread::of(workers.iter().map(|w| *w as f64).collect()).median
+                    )
+                } else {
+                    "–".into()
+                },
+                p.runs.iter().map(|r| r.divergences).sum::<u64>(),
+                load1(&p.load)
+            );
+        }
+    }
+    if !t.fuzz.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n### Fuzz oracles, in-process, without libFuzzer\n\n\
+             Executions per second of the function each cargo-fuzz target calls \
+             (`harness/src/fuzzing/<target>`), built by stable Rust in release mode and \
+             called in a plain loop: **the oracle alone, without libFuzzer's coverage \
+             instrumentation** (no sanitizer-coverage counters or comparison tracing, no \
+             AddressSanitizer, no mutation engine or corpus bookkeeping), so these are upper \
+             bounds of what `cargo fuzz run` reaches. Inputs: the checked-in seeds of \
+             `fuzz/corpus/<target>/` (each run once, untimed, first: the oracle's one-time \
+             setup happens there), then seeds and {} deterministic generated inputs (half \
+             random bytes, half seeds with a few bytes changed) cycled for each timed window. \
+             libFuzzer's own exec/s are in ANALYSIS.md and fuzz/README.md.\n",
+            super::throughput::GENERATED
+        );
+        let _ = writeln!(
+            o,
+            "| oracle | exec/s, median (min–max) | windows × ms | seeds | generated inputs | mean input bytes | 1-min load at start |\n|---|---:|---:|---:|---:|---:|---:|"
+        );
+        for f in &t.fuzz {
+            let ms = f.windows.first().map_or(0.0, |w| w.1);
+            let _ = writeln!(
+                o,
+                "| `{}` | {} | {} × {:.0} | {} | {} | {:.0} | {} |",
+                f.oracle,
+                rate(&f.exec_per_s),
+                f.windows.len(),
+                ms,
+                f.seeds,
+                f.generated,
+                f.mean_bytes,
+                load1(&f.load)
+            );
+        }
+    }
+    for n in &t.notes {
+        let _ = writeln!(o, "\n- {n}");
+    }
 }

@@ -14,6 +14,7 @@ pub mod markdown;
 pub mod scale;
 pub mod spawn;
 pub mod suite;
+pub mod throughput;
 
 use floor::Floor;
 use scale::Scaling;
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use suite::{RunSpec, SuiteFigures};
+use throughput::Throughput;
 
 /// Why a bench could not be made (or a part of it).
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +106,21 @@ pub struct Settings {
     /// `--case` globs for every suite run (empty: the full suite).
     pub cases: Vec<String>,
     pub notes: Vec<String>,
+    /// Property-test searches per engine (0: none), sequences per search (through a
+    /// worker, in-process), longest sequence.
+    #[serde(default)]
+    pub props_runs: usize,
+    #[serde(default)]
+    pub props_cases: u32,
+    #[serde(default)]
+    pub props_cases_in_process: u32,
+    #[serde(default)]
+    pub props_max_len: usize,
+    /// Timed windows per fuzz oracle (0: none) and their length.
+    #[serde(default)]
+    pub fuzz_windows: usize,
+    #[serde(default)]
+    pub fuzz_window_ms: u64,
 }
 
 /// Everything a bench is given besides the settings.
@@ -113,6 +130,8 @@ pub struct Options {
     /// The reference first, then the real libraries.
     pub libs: Vec<LibSpec>,
     pub out: PathBuf,
+    /// The fuzz seed corpus (`fuzz/corpus`, one directory per target).
+    pub corpus: PathBuf,
     /// A limit per process (floor child or suite run).
     pub floor_timeout: Duration,
     pub run_timeout: Duration,
@@ -201,6 +220,9 @@ pub struct Bench {
     pub settings: Settings,
     pub libraries: Vec<LibFigures>,
     pub scaling: Option<Scaling>,
+    /// Property-test and fuzz-oracle throughput on the reference.
+    #[serde(default)]
+    pub throughput: Option<Throughput>,
     pub verdicts: Vec<Verdict>,
     /// Figures this bench does not have yet, and why.
     pub not_measured: Vec<String>,
@@ -213,6 +235,10 @@ pub const MAX_SUPERVISOR_RSS_KB: u64 = 100 * 1024;
 /// Marginal cost per result of the largest scaling step over the smallest: above this
 /// the growth is not called linear (the spread of repeated runs is far below it).
 pub const MAX_MARGINAL_GROWTH: f64 = 1.5;
+/// Property-test sequences per second in-process, and `ops_differential` executions per
+/// second in-process, on the reference.
+pub const MIN_PROPS_PER_S: f64 = 2_000.0;
+pub const MIN_OPS_DIFFERENTIAL_EXEC_PER_S: f64 = 20_000.0;
 
 fn progress(msg: &str) {
     eprintln!("bench: {msg}");
@@ -272,6 +298,23 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
         derive(&mut f, machine.cores);
         libraries.push(f);
     }
+    let set = &o.settings;
+    let throughput = match o.libs.iter().find(|l| l.name == "reference") {
+        Some(r) if set.props_runs > 0 || set.fuzz_windows > 0 => {
+            progress("reference: property tests and fuzz oracles");
+            let budget = throughput::Budget {
+                props_runs: set.props_runs,
+                props_cases: set.props_cases,
+                props_cases_in_process: set.props_cases_in_process,
+                props_max_len: set.props_max_len,
+                fuzz_windows: set.fuzz_windows,
+                fuzz_ms: set.fuzz_window_ms,
+                corpus: o.corpus.clone(),
+            };
+            Some(throughput::measure(r, &budget, o.run_timeout)?)
+        }
+        _ => None,
+    };
     let scaling = match o.libs.iter().find(|l| l.name == "reference") {
         Some(r) if !o.settings.scale.is_empty() => {
             let jobs = o.settings.jobs.iter().copied().max().unwrap_or(2);
@@ -299,7 +342,8 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
     };
     let mut machine = machine;
     machine.load_after = loadavg();
-    let verdicts = verdicts(&libraries, scaling.as_ref(), &o.settings);
+    let mut verdicts = verdicts(&libraries, scaling.as_ref(), &o.settings);
+    verdicts.extend(throughput_verdicts(throughput.as_ref()));
     let bench = Bench {
         format_version: 1,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -309,11 +353,9 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
         settings: o.settings.clone(),
         libraries,
         scaling,
+        throughput,
         verdicts,
-        not_measured: vec![
-            "property-test cases/s: not measured yet (differential engine not built)".into(),
-            "fuzz exec/s: not measured yet (differential engine not built)".into(),
-        ],
+        not_measured: Vec::new(),
     };
     write(&bench, &o.out)?;
     Ok(bench)
@@ -409,6 +451,53 @@ fn verdicts(libs: &[LibFigures], scaling: Option<&Scaling>, set: &Settings) -> V
         },
     });
     v
+}
+
+fn throughput_verdicts(t: Option<&Throughput>) -> Vec<Verdict> {
+    let props = t
+        .and_then(|t| t.props("in-process"))
+        .map(|p| p.per_s.median);
+    let fuzz = t
+        .and_then(|t| t.fuzz("ops_differential"))
+        .map(|f| f.exec_per_s.median);
+    vec![
+        Verdict {
+            target: format!(
+                "property tests ≥ {} sequences/s in-process (reference)",
+                thousands(MIN_PROPS_PER_S)
+            ),
+            scope: "reference cdylib".into(),
+            met: props.map(|v| v >= MIN_PROPS_PER_S),
+            detail: props.map_or("not measured".into(), |v| {
+                format!("{} sequences/s", thousands(v))
+            }),
+        },
+        Verdict {
+            target: format!(
+                "fuzz ops_differential ≥ {} exec/s in-process (reference)",
+                thousands(MIN_OPS_DIFFERENTIAL_EXEC_PER_S)
+            ),
+            scope: "reference cdylib".into(),
+            met: fuzz.map(|v| v >= MIN_OPS_DIFFERENTIAL_EXEC_PER_S),
+            detail: fuzz.map_or("not measured".into(), |v| {
+                format!("{} exec/s", thousands(v))
+            }),
+        },
+    ]
+}
+
+/// A rounded number with thousands separators (`12,345`).
+pub fn thousands(v: f64) -> String {
+    let n = v.round().max(0.0) as u64;
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Reads `name path abi` lines (scripts/install-targets.sh's list); blank lines and

@@ -48,6 +48,28 @@ pub struct BenchArgs {
     /// Only cases matching this glob in every suite run (a quick check, not a figure).
     #[arg(long = "case", value_name = "GLOB")]
     cases: Vec<String>,
+    /// Property-test searches per engine (in-process, worker) on the reference; 0: none.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=100))]
+    props_runs: u64,
+    /// Sequences per property-test search through a worker (fuzz-props's default).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    props_cases: u32,
+    /// Sequences per property-test search in-process.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    props_cases_in_process: u32,
+    /// Longest property-test sequence (as `fuzz-props --max-len`).
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    props_max_len: u64,
+    /// Timed windows per fuzz oracle on the reference; 0: none.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=100))]
+    fuzz_windows: u64,
+    /// Milliseconds per fuzz-oracle window.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    fuzz_window_ms: u64,
+    /// The fuzz seed corpus, one directory per target (default: the repository's
+    /// fuzz/corpus).
+    #[arg(long, value_name = "DIR")]
+    corpus: Option<PathBuf>,
     /// Seconds one suite run may take before it is killed.
     #[arg(long, default_value_t = 900)]
     run_timeout: u64,
@@ -122,9 +144,18 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
             scale_runs: a.scale_runs as usize,
             cases: a.cases.clone(),
             notes,
+            props_runs: a.props_runs as usize,
+            props_cases: a.props_cases,
+            props_cases_in_process: a.props_cases_in_process,
+            props_max_len: a.props_max_len as usize,
+            fuzz_windows: a.fuzz_windows as usize,
+            fuzz_window_ms: a.fuzz_window_ms,
         },
         libs,
         out: a.out.clone(),
+        corpus: a.corpus.clone().unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus"))
+        }),
         floor_timeout: Duration::from_secs(120),
         run_timeout: Duration::from_secs(a.run_timeout.max(1)),
     };

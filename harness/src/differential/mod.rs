@@ -32,6 +32,7 @@ use mpit_reference::spec::{Bind, Datatype};
 use mpit_reference::value::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
 /// The target index of each entry of a mirrored catalog, per kind: the catalog leaves
 /// out entries the profile could not decode, so position and index can differ.
@@ -72,7 +73,8 @@ impl Origins {
 /// target's.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Mirror {
-    pub catalog: Catalog,
+    /// Shared with every reference model made from this mirror (one per sequence).
+    pub catalog: Arc<Catalog>,
     pub origins: Origins,
     /// `*_get_num` as the target reported it when mirrored.
     pub target_counts: BTreeMap<Kind, i32>,
@@ -91,6 +93,10 @@ pub struct Mirror {
     pub unsupported: Vec<String>,
     /// Where the catalog came from (for evidence and for emitted cases).
     pub source: String,
+    /// A conformant reference model of `catalog` as it starts, made on first use: each
+    /// sequence's model is a clone of it (see [`Mirror::fresh_model`]).
+    #[serde(skip)]
+    fresh: OnceLock<mpit_reference::model::Model>,
 }
 
 impl Mirror {
@@ -125,7 +131,7 @@ impl Mirror {
             .map(|k| (*k, origins.of(*k).len() as i32))
             .collect();
         Mirror {
-            catalog,
+            catalog: Arc::new(catalog),
             origins,
             target_counts,
             exact_values: true,
@@ -133,7 +139,21 @@ impl Mirror {
             declared: true,
             unsupported: Vec::new(),
             source,
+            fresh: OnceLock::new(),
         }
+    }
+
+    /// A conformant reference model serving this catalog, MPI_T not initialized (a
+    /// clone of one made once: the same as `Model::new(catalog, Faults::none())`).
+    pub fn fresh_model(&self) -> mpit_reference::model::Model {
+        self.fresh
+            .get_or_init(|| {
+                mpit_reference::model::Model::new(
+                    self.catalog.clone(),
+                    mpit_reference::faults::Faults::none(),
+                )
+            })
+            .clone()
     }
 
     /// Entries of a kind the model serves.
@@ -372,13 +392,14 @@ impl Mirror {
                 "read from the library ({})",
                 d.library_version.lines().next().unwrap_or("")
             ),
-            catalog: d.catalog,
+            catalog: Arc::new(d.catalog),
             origins: d.origins,
             target_counts,
             exact_values: reference,
             hooks: reference,
             declared: false,
             unsupported: d.unsupported,
+            fresh: OnceLock::new(),
         }
     }
 }

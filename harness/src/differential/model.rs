@@ -53,7 +53,7 @@ impl ModelEngine {
     /// once (the worker's base init, which sequences nest inside).
     pub fn new(m: &Mirror, initialized: bool) -> ModelEngine {
         let faults = Faults::none();
-        let mut model = Model::new(m.catalog.clone(), faults.clone());
+        let mut model = m.fresh_model();
         if initialized {
             let _ = model.init_thread(mpit_reference::spec::ThreadLevel::Single);
         }

@@ -4,6 +4,7 @@
 
 use mpit_reference::profile::ReturnCode;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// One OUT value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -37,12 +38,44 @@ pub struct StrObs {
     pub stray: Vec<i32>,
 }
 
+/// An OUT parameter's name: an engine's literal, borrowed (no allocation per call
+/// made); owned only when read back from JSON. Reads as a `str`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OutName(Cow<'static, str>);
+
+impl OutName {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for OutName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for OutName {
+    fn eq(&self, o: &str) -> bool {
+        *self.0 == *o
+    }
+}
+
+impl std::fmt::Display for OutName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// One call's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Obs {
     pub rc: ReturnCode,
-    /// OUT values by parameter name (as the standard names them), in call order.
-    pub outs: Vec<(String, Out)>,
+    /// OUT values by parameter name (as the standard names them), in call order. The
+    /// names are the engines' literals (borrowed: one observation per call made).
+    pub outs: Vec<(OutName, Out)>,
     /// The target does not export the function (never a divergence).
     #[serde(default)]
     pub unsupported: bool,
@@ -63,8 +96,8 @@ impl Obs {
             unsupported: true,
         }
     }
-    pub fn with(mut self, name: &str, o: Out) -> Obs {
-        self.outs.push((name.to_string(), o));
+    pub fn with(mut self, name: &'static str, o: Out) -> Obs {
+        self.outs.push((OutName(Cow::Borrowed(name)), o));
         self
     }
     pub fn out(&self, name: &str) -> Option<&Out> {

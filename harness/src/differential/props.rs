@@ -120,11 +120,20 @@ pub fn check(
     engine: &mut dyn Engine,
     known: &Known,
 ) -> Result<Option<Divergence>, RemoteError> {
-    let all = completed(start, ops);
-    let model = run_model(start, &all);
-    let target = engine.run(&all, start.mode.lifecycle)?;
-    let d = compare_known(start, &all, &model, &target, known);
-    if d.is_some() || target.died.is_some() || leaves_traces(start, &all) {
+    check_completed(start, &completed(start, ops), engine, known)
+}
+
+/// [`check`] of a sequence already [`completed`].
+fn check_completed(
+    start: &Gen,
+    all: &[Op],
+    engine: &mut dyn Engine,
+    known: &Known,
+) -> Result<Option<Divergence>, RemoteError> {
+    let model = run_model(start, all);
+    let target = engine.run(all, start.mode.lifecycle)?;
+    let d = compare_known(start, all, &model, &target, known);
+    if d.is_some() || target.died.is_some() || leaves_traces(start, all) {
         engine.discard();
     }
     Ok(d)
@@ -175,6 +184,8 @@ pub struct Found {
 pub struct Findings {
     /// Sequences run on the target (generated and shrinking ones).
     pub sequences: u64,
+    /// Calls generated (the sequences' own, closing calls not counted).
+    pub ops: u64,
     /// Calls made on the target.
     pub calls: u64,
     pub elapsed: Duration,
@@ -235,7 +246,8 @@ pub fn search(
         if shrinking.get() {
             e.discard();
         }
-        let d = match check(&start, &ops, &mut **e, &cfg.known) {
+        let all = completed(&start, &ops);
+        let d = match check_completed(&start, &all, &mut **e, &cfg.known) {
             Ok(d) => d,
             Err(err) => {
                 *fatal.borrow_mut() = Some(err);
@@ -244,7 +256,8 @@ pub fn search(
         };
         let mut f = findings.borrow_mut();
         f.sequences += 1;
-        f.calls += completed(&start, &ops).len() as u64;
+        f.ops += ops.len() as u64;
+        f.calls += all.len() as u64;
         match d {
             Some(d) if fails(&d, cfg.strict) => {
                 shrinking.set(true);

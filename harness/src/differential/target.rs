@@ -145,7 +145,9 @@ impl<'a> TargetEngine<'a> {
 
     /// Carries out one op, naming it as the call in flight (a crash then names it).
     pub fn apply(&mut self, op: &Op) -> Obs {
-        ffi::in_flight::set(Some(&format!("{}({op:?})", op.function())));
+        if ffi::in_flight::installed() {
+            ffi::in_flight::set_fmt(format_args!("{}({op:?})", op.function()));
+        }
         let o = self.call(op);
         ffi::in_flight::set(None);
         o

@@ -15,7 +15,7 @@ pub struct CategoryInfo {
     pub num_categories: i32,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct CategoryState {
     /// The update number; MPI-4.1 saturates it at the largest int.
     stamp: i32,

@@ -24,7 +24,7 @@ pub(super) struct HandleState {
     count: usize,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct CvarState {
     values: Vec<Value>,
     pub(super) handles: Registry<CvarHandle, HandleState>,

@@ -105,7 +105,7 @@ struct InstState {
     active: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct EventState {
     regs: Registry<Registration, RegState>,
     instances: Registry<Instance, InstState>,

@@ -5,7 +5,7 @@ use super::{InfoHandle, Model, Registry};
 use crate::spec::{TErr, TResult};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct InfoState {
     objects: Registry<InfoHandle, BTreeMap<String, String>>,
 }

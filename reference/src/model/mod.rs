@@ -22,6 +22,7 @@ use crate::catalog::{Appears, Catalog};
 use crate::faults::{Fault, Faults};
 use crate::spec::{Datatype, TErr, TResult};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 macro_rules! handle_types {
     ($($(#[$m:meta])* $name:ident;)+) => {$(
@@ -85,10 +86,13 @@ const FIRST_ID: u64 = 0x1_0000;
 /// Enum handles are stable (R-CVAR-2: get_info returns the same enumtype every time).
 const ENUM_BASE: u64 = 0x7E00_0000;
 
-/// The reference MPI_T.
-#[derive(Debug)]
+/// The reference MPI_T. A clone is an independent reference in the same state (the
+/// catalog shared): cheaper than building a fresh one from the catalog.
+#[derive(Debug, Clone)]
 pub struct Model {
-    cat: Catalog,
+    /// Shared, never changed: a model per generated sequence (the harness's differential
+    /// engine) costs no copy of the catalog.
+    cat: Arc<Catalog>,
     faults: Faults,
     init_count: u32,
     mpi: MpiState,
@@ -102,7 +106,8 @@ pub struct Model {
 
 impl Model {
     /// A reference with this catalog and these faults, MPI_T not yet initialized.
-    pub fn new(cat: Catalog, faults: Faults) -> Model {
+    pub fn new(cat: impl Into<Arc<Catalog>>, faults: Faults) -> Model {
+        let cat = cat.into();
         let cvar = cvar::CvarState::new(&cat);
         let pvar = pvar::PvarState::new(&cat);
         Model {

@@ -74,7 +74,7 @@ impl HandleState {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct PvarState {
     /// Steps simulated so far.
     tick: u64,

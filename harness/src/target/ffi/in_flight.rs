@@ -31,6 +31,40 @@ pub fn set(call: Option<&str>) {
     }
 }
 
+/// Whether the handlers are installed (only they read the text: a process without them,
+/// such as an in-process fuzzer, need not make it).
+pub fn installed() -> bool {
+    INSTALLED.load(Ordering::Relaxed)
+}
+
+/// [`set`] with the text formatted straight into the buffer: no allocation, and
+/// formatting stops where the buffer is full (the same text `set` keeps).
+pub fn set_fmt(call: std::fmt::Arguments<'_>) {
+    LEN.store(0, Ordering::Release);
+    let n = write_into(&TEXT, call);
+    LEN.store(n, Ordering::Release);
+}
+
+/// Formats `call` into `buf` up to its length; the bytes written.
+fn write_into(buf: &[AtomicU8], call: std::fmt::Arguments<'_>) -> usize {
+    struct Into<'a>(&'a [AtomicU8], usize);
+    impl std::fmt::Write for Into<'_> {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            for b in s.bytes() {
+                let Some(slot) = self.0.get(self.1) else {
+                    return Err(std::fmt::Error);
+                };
+                slot.store(b, Ordering::Relaxed);
+                self.1 += 1;
+            }
+            Ok(())
+        }
+    }
+    let mut w = Into(buf, 0);
+    let _ = std::fmt::write(&mut w, call);
+    w.1
+}
+
 /// Writes the marker line if a call is in flight. Async-signal-safe.
 fn report() {
     let n = LEN.load(Ordering::Acquire);
@@ -127,6 +161,24 @@ mod tests {
         ];
         assert_eq!(find(tail.into_iter()), Some("MPI_T_pvar_start(session=1)"));
         assert_eq!(find(["a", "b"].into_iter()), None);
+    }
+
+    /// `set_fmt` keeps what `set` keeps: the text, cut at the buffer's size (checked
+    /// on a buffer of the test's own: other tests use the process-wide one).
+    #[test]
+    fn set_fmt_keeps_what_set_keeps() {
+        let buf: [AtomicU8; CAP] = [const { AtomicU8::new(0) }; CAP];
+        let long = "é".repeat(CAP);
+        for s in [
+            "MPI_T_cvar_read(CvarRead { handle: Made(0) })",
+            long.as_str(),
+        ] {
+            let n = write_into(&buf, format_args!("{}({:?})", s, 7));
+            let want = format!("{s}(7)");
+            let want = &want.as_bytes()[..want.len().min(CAP)];
+            let got: Vec<u8> = buf[..n].iter().map(|b| b.load(Ordering::Relaxed)).collect();
+            assert_eq!(got, want);
+        }
     }
 
     #[test]
