@@ -42,6 +42,8 @@ pub struct Divergence {
 struct Determined {
     /// Per pvar handle (creation order): started, value determined.
     pvars: Vec<(bool, bool)>,
+    /// Pvar handles reset (by themselves or through ALL_HANDLES) at least once.
+    reset: std::collections::BTreeSet<usize>,
     /// Per cvar handle: value determined (written and accepted by both).
     cvars: Vec<bool>,
     /// The target's last `category_changed` (R-CAT: it never decreases).
@@ -489,11 +491,11 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                 let rule = match op {
                     Op::CvarRead { .. } => "R-CVAR-9",
                     Op::RaiseEvent { .. } => "R-EVT-CB",
-                    // Not a value a reset fixed: the class's semantics (R-PCLASS).
+                    // A handle never reset: the class's semantics (R-PCLASS).
                     Op::PvarRead {
                         handle: Ref::Made(n),
                         ..
-                    } if !det.pvars.get(*n as usize).is_some_and(|(_, d)| *d) => "R-PCLASS",
+                    } if !det.reset.contains(&(*n as usize)) => "R-PCLASS",
                     _ => "R-PRESET-1",
                 };
                 return Some(cx.div(
@@ -579,25 +581,7 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
 /// (R-TYPE-2); a vendor pvar's count may differ from the model's guess, so lists of
 /// different lengths are compared only for being all zero (a reset counter).
 fn same_value(g: &Gen, op: &Op, m: &[u8], t: &[u8]) -> bool {
-    let c = &g.mirror.catalog;
-    let dt = match op {
-        Op::CvarRead {
-            handle: Ref::Made(n),
-        } => g
-            .cvar_handles
-            .get(*n as usize)
-            .and_then(|l| c.cvars.get(l.index as usize))
-            .map(|v| v.datatype),
-        Op::PvarRead {
-            handle: Ref::Made(n),
-            ..
-        } => g
-            .pvar_handles
-            .get(*n as usize)
-            .and_then(|l| c.pvars.get(l.index as usize))
-            .map(|v| v.datatype),
-        _ => None,
-    };
+    let dt = g.read_datatype(op);
     if dt == Some(mpit_reference::spec::Datatype::Char) {
         let text = |b: &[u8]| {
             b.iter()
@@ -683,7 +667,10 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
                         Act::Start if !cont => *s = (true, false),
                         Act::Stop if !cont => s.0 = false,
                         // R-PRESET-1: reset sets the start value; it stays while stopped.
-                        Act::Reset if !ro => s.1 = !s.0 && zero,
+                        Act::Reset if !ro => {
+                            s.1 = !s.0 && zero;
+                            det.reset.insert(n);
+                        }
                         _ => {}
                     }
                 }

@@ -321,10 +321,6 @@ impl Writer<'_> {
                 safety,
                 set,
             } => {
-                let n = match registration {
-                    Ref::Made(n) => *n,
-                    _ => u16::MAX - 1,
-                };
                 a("registration", reg(*registration));
                 a(
                     "cb_safety",
@@ -332,7 +328,7 @@ impl Writer<'_> {
                 );
                 a("info", "MPI_INFO_NULL".into());
                 a("callback", u8::from(*set).to_string());
-                a("tag", callback_tag(n, *safety).to_string());
+                a("tag", callback_tag(*registration, *safety).to_string());
                 "event_register_callback".into()
             }
             Op::EventSetDroppedHandler { registration, set } => {
@@ -495,25 +491,7 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<
 /// A read's bytes as a predicate on the case language's `value`: the number, or the
 /// range of the elements' numbers (`None` for MPI_CHAR: strings are not numbers).
 fn number_pred(g: &Gen, op: &Op, b: &[u8]) -> Option<String> {
-    let c = &g.mirror.catalog;
-    let dt = match op {
-        Op::CvarRead {
-            handle: Ref::Made(n),
-        } => {
-            c.cvars
-                .get(g.cvar_handles.get(*n as usize)?.index as usize)?
-                .datatype
-        }
-        Op::PvarRead {
-            handle: Ref::Made(n),
-            ..
-        } => {
-            c.pvars
-                .get(g.pvar_handles.get(*n as usize)?.index as usize)?
-                .datatype
-        }
-        _ => return None,
-    };
+    let dt = g.read_datatype(op)?;
     let count = b.len() / dt.size().max(1);
     let nums: Vec<f64> = match mpit_reference::value::Value::from_bytes(dt, count, b) {
         mpit_reference::value::Value::Ints(v) => v.into_iter().map(|x| x as f64).collect(),

@@ -229,6 +229,23 @@ impl Gen {
         .unwrap_or((8, 8))
     }
 
+    /// The datatype of the variable a read (`cvar_read`, `pvar_read[reset]`) of a
+    /// handle the sequence made reads.
+    pub fn read_datatype(&self, op: &Op) -> Option<mpit_reference::spec::Datatype> {
+        let c = &self.mirror.catalog;
+        let slot = |t: &[Life], n: u16| t.get(usize::from(n)).map(|l| l.index as usize);
+        match op {
+            Op::CvarRead {
+                handle: Ref::Made(n),
+            } => Some(c.cvars.get(slot(&self.cvar_handles, *n)?)?.datatype),
+            Op::PvarRead {
+                handle: Ref::Made(n),
+                ..
+            } => Some(c.pvars.get(slot(&self.pvar_handles, *n)?)?.datatype),
+            _ => None,
+        }
+    }
+
     /// The call a pick makes in this state.
     pub fn pick(&self, p: Pick) -> Op {
         let m = &self.mirror;

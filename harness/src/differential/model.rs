@@ -343,10 +343,7 @@ impl ModelEngine {
                 set,
             } => {
                 let r = Registration(self.handle(HandleKind::Registration, *registration));
-                let tag = match registration {
-                    super::Ref::Made(n) => callback_tag(*n, *safety),
-                    _ => callback_tag(u16::MAX - 1, *safety),
-                };
+                let tag = callback_tag(*registration, *safety);
                 // The callback is a token the model never calls (1: "a function").
                 let cb = set.then_some(1);
                 Obs::rc(rc(&self

@@ -224,8 +224,13 @@ pub enum Op {
 
 /// The `user_data` the recording callback of registration `n` at `safety` is given: the
 /// delivery's tag says which registration's callback of which level ran (R-EVT-CB).
-pub fn callback_tag(registration: u16, safety: CbSafety) -> usize {
-    (usize::from(registration) + 1) * 4 + safety as usize
+pub fn callback_tag(registration: Ref, safety: CbSafety) -> usize {
+    // A registration the sequence did not make (robustness) gets a number of its own.
+    let n = match registration {
+        Ref::Made(n) => n,
+        _ => u16::MAX - 1,
+    };
+    (usize::from(n) + 1) * 4 + safety as usize
 }
 
 impl Op {

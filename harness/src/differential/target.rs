@@ -421,10 +421,7 @@ impl<'a> TargetEngine<'a> {
                 set,
             } => {
                 let r = self.handle(HandleKind::Registration, *registration);
-                let tag = match registration {
-                    Ref::Made(n) => callback_tag(*n, *safety),
-                    _ => callback_tag(u16::MAX - 1, *safety),
-                };
+                let tag = callback_tag(*registration, *safety);
                 let index = self
                     .slots
                     .made(HandleKind::Registration, *registration)
