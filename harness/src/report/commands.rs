@@ -34,9 +34,10 @@ pub fn write_all(
     out_dir: &Path,
     junit: Option<&Path>,
 ) -> Result<Written, ReportError> {
-    // The JUnit text is rendered first (it can fail); the others are written one at a
-    // time, each dropped before the next is rendered, and report.json streamed: holding
-    // all three texts at once was the supervisor's peak memory on large catalogs.
+    // The JUnit text is rendered first (it can fail); report.json and report.html are
+    // streamed and report.md is dropped once written: holding all three texts at once
+    // was the supervisor's peak memory on large catalogs. report.html is written on a
+    // thread of its own beside the other two (the run's last serial step).
     let junit_text = junit.map(|_| junit::render(report)).transpose()?;
     create_dir(out_dir)?;
     let w = Written {
@@ -45,13 +46,25 @@ pub fn write_all(
         html: out_dir.join("report.html"),
         junit: junit.map(Path::to_path_buf),
     };
-    json::write(report, &w.json)?;
-    atomic_write(&w.markdown, markdown::render(report).as_bytes())?;
-    super::json::atomic_write_with(&w.html, |out| {
-        html::write(report, out).map_err(|source| ReportError::Io {
-            path: w.html.clone(),
-            source,
-        })
+    let html = &w.html;
+    std::thread::scope(|s| {
+        let page = s.spawn(|| {
+            super::json::atomic_write_with(html, |out| {
+                html::write(report, out).map_err(|source| ReportError::Io {
+                    path: html.clone(),
+                    source,
+                })
+            })
+        });
+        let rest = json::write(report, &w.json)
+            .and_then(|()| atomic_write(&w.markdown, markdown::render(report).as_bytes()));
+        let page = page.join().unwrap_or_else(|_| {
+            Err(ReportError::Io {
+                path: html.clone(),
+                source: std::io::Error::other("the thread writing it panicked"),
+            })
+        });
+        rest.and(page)
     })?;
     if let (Some(path), Some(text)) = (&w.junit, junit_text) {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {

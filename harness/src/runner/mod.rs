@@ -5,6 +5,7 @@
 pub mod plan;
 pub mod pool;
 pub mod protocol;
+pub mod queue;
 pub mod ranks;
 pub mod return_codes;
 pub mod worker;
@@ -58,6 +59,12 @@ pub enum RunError {
 
 /// Runs the suite against one library; `stop` interrupts it (Ctrl-C).
 pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
+    // Which build was judged: the library's hash, taken while the suite loads and the
+    // inventory readers run (tens of MB for some libraries: it held up every run).
+    let sha256 = {
+        let lib = cfg.lib.clone();
+        std::thread::spawn(move || report::sha256_file(&lib).unwrap_or_default())
+    };
     let suite = Suite::load(&cfg.specs)?;
     // The cross-rank results are filtered like cases (`--case 'ranks.*'`: those alone).
     let ranks_ids: Vec<&str> = match &cfg.launcher {
@@ -84,23 +91,71 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         timeout: cfg.timeout,
         stop: stop.clone(),
     };
-    let (facts, before) = pool::inventory(&setup, false).map_err(RunError::Target)?;
     let after_read = selected
         .iter()
         .any(|c| c.requires(crate::cases::Require::MpiInit));
-    let after: Result<Inventory, String> = if after_read {
-        pool::inventory(&setup, true).map(|(_, inv)| inv)
-    } else {
-        Ok(Inventory::default())
+    // With two lanes or more, the inventory after MPI_Init (a worker that spends most
+    // of its life in MPI_Init: 0.3 s for some libraries) is read beside everything
+    // else: the pool starts with the cases that do not need it, and the MPI_Init cases
+    // join its queue when it arrives. With -j1 everything stays one process at a time.
+    let beside = after_read && cfg.jobs >= 2;
+    let after_reader = beside.then(|| {
+        let setup = setup.clone();
+        std::thread::spawn(move || pool::inventory(&setup, true).map(|(_, inv)| inv))
+    });
+    let join_after = |h: std::thread::JoinHandle<Result<Inventory, String>>| {
+        h.join()
+            .unwrap_or_else(|_| Err("the inventory reader thread panicked".into()))
+    };
+    let (facts, before) = match pool::inventory(&setup, false) {
+        Ok(x) => x,
+        Err(e) => {
+            if let Some(h) = after_reader {
+                let _ = join_after(h);
+            }
+            return Err(RunError::Target(e));
+        }
     };
     let mut early: Vec<CaseResult> = Vec::new();
-    let jobs = plan::jobs(&selected, &before, &after, &mut early);
-    let planned =
-        early.len() + jobs.iter().map(|j| j.subjects.len()).sum::<usize>() + ranks_ids.len();
+    let (tx, rx) = mpsc::channel::<CaseResult>();
+    let (jobs, later_jobs, runner) = match after_reader {
+        Some(h) => {
+            let (with_init, without): (Vec<&Case>, Vec<&Case>) = selected
+                .iter()
+                .partition(|c| c.requires(crate::cases::Require::MpiInit));
+            let now = plan::jobs(&without, &before, &Ok(Inventory::default()), &mut early);
+            let n_now: usize = now.iter().map(|j| j.subjects.len()).sum();
+            let (later_tx, later_rx) = mpsc::channel::<Vec<pool::Job>>();
+            let runner = {
+                let setup = setup.clone();
+                std::thread::spawn(move || pool::run(&setup, now, Some(later_rx), tx))
+            };
+            let after = join_after(h);
+            let later = plan::jobs(&with_init, &before, &after, &mut early);
+            let n_later: usize = later.iter().map(|j| j.subjects.len()).sum();
+            let _ = later_tx.send(later);
+            (n_now, n_later, runner)
+        }
+        None => {
+            let after: Result<Inventory, String> = if after_read {
+                pool::inventory(&setup, true).map(|(_, inv)| inv)
+            } else {
+                Ok(Inventory::default())
+            };
+            let jobs = plan::jobs(&selected, &before, &after, &mut early);
+            let n: usize = jobs.iter().map(|j| j.subjects.len()).sum();
+            let runner = {
+                let setup = setup.clone();
+                std::thread::spawn(move || pool::run(&setup, jobs, None, tx))
+            };
+            (n, 0, runner)
+        }
+    };
+    let planned = early.len() + jobs + later_jobs + ranks_ids.len();
 
     let mut b = Builder::new();
     b.event(RunEvent::Started {
-        target: target_info(cfg, &facts, &before),
+        target: target_info(cfg, &facts, &before, sha256.join().unwrap_or_default()),
         options: RunOptions {
             strict: cfg.strict,
             jobs: cfg.jobs,
@@ -119,11 +174,6 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         tick(&bar, cfg.progress, &r);
         b.event(RunEvent::Result(r));
     }
-    let (tx, rx) = mpsc::channel::<CaseResult>();
-    let runner = {
-        let setup = setup.clone();
-        std::thread::spawn(move || pool::run(&setup, jobs, tx))
-    };
     for r in rx {
         tick(&bar, cfg.progress, &r);
         b.event(RunEvent::Result(r));
@@ -169,7 +219,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     Ok(b.finish())
 }
 
-fn target_info(cfg: &Config, f: &TargetFacts, inv: &Inventory) -> TargetInfo {
+fn target_info(cfg: &Config, f: &TargetFacts, inv: &Inventory, sha256: String) -> TargetInfo {
     let mut counts: std::collections::BTreeMap<String, i64> = inv
         .globals
         .iter()
@@ -178,7 +228,7 @@ fn target_info(cfg: &Config, f: &TargetFacts, inv: &Inventory) -> TargetInfo {
     counts.retain(|_, v| *v >= 0);
     TargetInfo {
         path: cfg.lib.display().to_string(),
-        sha256: report::sha256_file(&cfg.lib).unwrap_or_default(),
+        sha256,
         abi_family: f.family.clone(),
         abi_profile: f.profile.clone(),
         detection: f.detection.clone(),

@@ -4,12 +4,14 @@
 //! rest of its job goes back on the queue for a fresh worker. Results leave through a
 //! channel; the pool never loads vendor code.
 
-use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker, ToWorkerRef};
+use super::queue::{fresh_first, Queue};
 use crate::exec::inventory::Entry;
 use crate::exec::inventory::Inventory;
 use crate::exec::RcLog;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
+use serde::Serialize;
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -172,7 +174,7 @@ impl Worker {
         }
     }
 
-    pub fn send(&mut self, m: &ToWorker) -> Result<(), Broke> {
+    pub fn send<M: Serialize + ?Sized>(&mut self, m: &M) -> Result<(), Broke> {
         let line = serde_json::to_string(m).map_err(|e| Broke::Other(e.to_string()))?;
         writeln!(self.stdin, "{line}")
             .and_then(|_| self.stdin.flush())
@@ -346,33 +348,57 @@ pub struct Outcome {
 }
 
 /// Runs every job; results go to `tx` as they arrive. Stops early when `setup.stop` is
-/// set.
-pub fn run(setup: &Setup, jobs: Vec<Job>, tx: Sender<CaseResult>) -> Outcome {
-    let stop = setup.stop.clone();
-    // Fresh-process jobs first: their MPI_Init is the slow part, let it overlap.
-    let (mut fresh, rest): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.fresh);
-    fresh.extend(rest);
-    let queue = Arc::new(Mutex::new(VecDeque::from(fresh)));
-    let log = Arc::new(Mutex::new(RcLog::default()));
-    let started = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
-    let threads: Vec<_> = (0..setup.jobs.max(1))
-        .map(|_| {
-            let (q, tx, stop, log, setup, started) = (
-                queue.clone(),
-                tx.clone(),
-                stop.clone(),
-                log.clone(),
-                setup.clone(),
-                started.clone(),
-            );
-            std::thread::spawn(move || lane(&setup, &q, &tx, &stop, &log, &started))
-        })
-        .collect();
-    drop(tx);
-    for t in threads {
-        let _ = t.join();
-    }
-    let log = log.lock().map(|l| l.clone()).unwrap_or_default();
+/// set. `later` brings more jobs while the pool runs (those that wait for the inventory
+/// read after MPI_Init), until it is closed.
+pub fn run(
+    setup: &Setup,
+    jobs: Vec<Job>,
+    later: Option<Receiver<Vec<Job>>>,
+    tx: Sender<CaseResult>,
+) -> Outcome {
+    let stop = &*setup.stop;
+    let queue = Queue::new(fresh_first(jobs), later.is_some());
+    let log = Mutex::new(RcLog::default());
+    let started = [AtomicU64::new(0), AtomicU64::new(0)];
+    let lanes = setup.jobs.max(1);
+    std::thread::scope(|s| {
+        let lane = |tx: Sender<CaseResult>| {
+            let (q, log, started) = (&queue, &log, &started);
+            move || lane(setup, q, &tx, stop, log, started)
+        };
+        match later {
+            // Whoever brings the late jobs (the MPI_Init inventory reader) is a worker
+            // process too: one lane fewer until they are in, so no more than -j workers
+            // run at once.
+            Some(rx) => {
+                for _ in 1..lanes.max(2) {
+                    s.spawn(lane(tx.clone()));
+                }
+                let last = lane(tx.clone());
+                let q = &queue;
+                s.spawn(move || {
+                    let mut last = Some(last);
+                    for jobs in rx {
+                        q.feed(Some(fresh_first(jobs).into()));
+                        if let Some(l) = last.take() {
+                            s.spawn(l);
+                        }
+                    }
+                    q.feed(None);
+                    if let Some(l) = last {
+                        s.spawn(l);
+                    }
+                });
+            }
+            None => {
+                for _ in 0..lanes {
+                    s.spawn(lane(tx.clone()));
+                }
+            }
+        }
+        drop(tx);
+    });
+    let log = log.into_inner().unwrap_or_default();
     Outcome {
         log,
         interrupted: stop.load(Ordering::SeqCst),
@@ -384,7 +410,7 @@ pub fn run(setup: &Setup, jobs: Vec<Job>, tx: Sender<CaseResult>) -> Outcome {
 /// One lane of the pool: at most one worker at a time.
 fn lane(
     setup: &Setup,
-    q: &Mutex<VecDeque<Job>>,
+    q: &Queue,
     tx: &Sender<CaseResult>,
     stop: &AtomicBool,
     log: &Mutex<RcLog>,
@@ -399,7 +425,7 @@ fn lane(
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let Some(job) = q.lock().ok().and_then(|mut q| q.pop_front()) else {
+        let Some(job) = q.pop(stop) else {
             break;
         };
         next_job += 1;
@@ -434,11 +460,11 @@ fn lane(
                 }
             }
         };
-        let msg = ToWorker::Job {
+        let msg = ToWorkerRef::Job {
             job: next_job,
-            case: job.case.clone(),
-            subjects: job.subjects.iter().map(|s| s.as_deref().cloned()).collect(),
-            inventory: job.inventory.as_deref().map(|i| Box::new(i.clone())),
+            case: &job.case,
+            subjects: job.subjects.iter().map(|s| s.as_deref()).collect(),
+            inventory: job.inventory.as_deref(),
         };
         let mut in_flight = 0usize;
         let mut done: BTreeSet<usize> = BTreeSet::new();
@@ -519,9 +545,7 @@ fn lane(
                     let _ = tx.send(job.result(n, status, text));
                 }
                 if let Some(rest) = job.rest(n + 1) {
-                    if let Ok(mut q) = q.lock() {
-                        q.push_front(rest);
-                    }
+                    q.push_front(rest);
                 }
             }
         }

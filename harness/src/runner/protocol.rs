@@ -59,6 +59,19 @@ pub enum ToWorker {
     Quit,
 }
 
+/// [`ToWorker::Job`] borrowed from the supervisor's plan, for sending: the same JSON
+/// line, without a copy of the subjects and of the inventory per job (a manual-init
+/// job carries the whole inventory, and there is one per subject).
+#[derive(Debug, Serialize)]
+pub enum ToWorkerRef<'a> {
+    Job {
+        job: u64,
+        case: &'a str,
+        subjects: Vec<Option<&'a Entry>>,
+        inventory: Option<&'a Inventory>,
+    },
+}
+
 /// Facts about the target, sent once the library is open.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TargetFacts {
@@ -125,5 +138,60 @@ impl FromWorker {
     pub fn parse(line: &str) -> Option<Result<FromWorker, String>> {
         let body = line.strip_prefix(MARK)?;
         Some(serde_json::from_str(body).map_err(|e| format!("bad message from worker: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The borrowed job is the same line as the owned one (the worker parses `ToWorker`).
+    #[test]
+    fn a_borrowed_job_serializes_as_the_owned_one() {
+        let entry = |index: i32, name: &str| Entry {
+            kind: crate::cases::Kind::Cvar,
+            index,
+            name: name.into(),
+            desc: "d".into(),
+            attrs: [("scope".to_string(), "MPI_T_SCOPE_LOCAL".to_string())].into(),
+            vars: [("index".to_string(), i64::from(index))].into(),
+            members: Default::default(),
+            raw: Default::default(),
+        };
+        let inv = Inventory {
+            entries: vec![entry(0, "a"), entry(1, "b\"c")],
+            ..Inventory::default()
+        };
+        let e = &inv.entries[0];
+        let owned = ToWorker::Job {
+            job: 7,
+            case: "cvars.x".into(),
+            subjects: vec![Some(e.clone()), None],
+            inventory: Some(Box::new(inv.clone())),
+        };
+        let borrowed = ToWorkerRef::Job {
+            job: 7,
+            case: "cvars.x",
+            subjects: vec![Some(e), None],
+            inventory: Some(&inv),
+        };
+        let a = serde_json::to_string(&owned).expect("owned");
+        assert_eq!(serde_json::to_string(&borrowed).expect("borrowed"), a);
+        let none = ToWorkerRef::Job {
+            job: 1,
+            case: "c",
+            subjects: vec![None],
+            inventory: None,
+        };
+        let back: ToWorker =
+            serde_json::from_str(&serde_json::to_string(&none).expect("json")).expect("parses");
+        assert!(matches!(
+            back,
+            ToWorker::Job {
+                job: 1,
+                inventory: None,
+                ..
+            }
+        ));
     }
 }

@@ -1,0 +1,70 @@
+//! The pool's job queue: the lanes take jobs from the front; jobs can come in while the
+//! pool runs (those that wait for the inventory read after MPI_Init), so an empty queue
+//! ends a lane only once no more can come.
+
+use super::pool::Job;
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+/// The jobs not taken yet, and whether more may still come (`later` of
+/// [`super::pool::run`]).
+pub struct Queue {
+    state: Mutex<(VecDeque<Job>, bool)>,
+    more: Condvar,
+}
+
+impl Queue {
+    pub fn new(jobs: VecDeque<Job>, more_coming: bool) -> Queue {
+        Queue {
+            state: Mutex::new((jobs, more_coming)),
+            more: Condvar::new(),
+        }
+    }
+
+    /// The next job; waits while the queue is empty and more may come (the lane is
+    /// idle anyway), `None` once it is empty for good or `stop` is set.
+    pub fn pop(&self, stop: &AtomicBool) -> Option<Job> {
+        let mut g = self.state.lock().ok()?;
+        loop {
+            if let Some(j) = g.0.pop_front() {
+                return Some(j);
+            }
+            if !g.1 || stop.load(Ordering::SeqCst) {
+                return None;
+            }
+            g = self.more.wait_timeout(g, Duration::from_millis(50)).ok()?.0;
+        }
+    }
+
+    pub fn push_front(&self, j: Job) {
+        if let Ok(mut g) = self.state.lock() {
+            g.0.push_front(j);
+        }
+        self.more.notify_one();
+    }
+
+    /// Adds jobs ahead of those waiting (the late ones are MPI_Init jobs: long, so they
+    /// go first and the short ones even out the lanes at the end); `None`: no more.
+    pub fn feed(&self, jobs: Option<Vec<Job>>) {
+        if let Ok(mut g) = self.state.lock() {
+            match jobs {
+                Some(v) => {
+                    for j in v.into_iter().rev() {
+                        g.0.push_front(j);
+                    }
+                }
+                None => g.1 = false,
+            }
+        }
+        self.more.notify_all();
+    }
+}
+
+/// Fresh-process jobs first: their MPI_Init is the slow part, let it overlap.
+pub fn fresh_first(jobs: Vec<Job>) -> VecDeque<Job> {
+    let (mut fresh, rest): (Vec<Job>, Vec<Job>) = jobs.into_iter().partition(|j| j.fresh);
+    fresh.extend(rest);
+    fresh.into()
+}
