@@ -92,7 +92,7 @@ fn every_reference_fault_is_found_and_its_case_replays_it() {
                 let (code, text) = fuzz_props(
                     libs,
                     Some(&f),
-                    &["--cases", "1024", "--robustness", "--strict"],
+                    &["--cases", "1024", "--robustness", "--strict", "--fail-fast"],
                     out.to_str().unwrap(),
                 );
                 // The case written for the first failing mode: it must fail with the
@@ -161,6 +161,15 @@ fn bad_input_gets_one_line_and_exit_2() {
         &["fuzz-props", "--lib", "/nonexistent/libmpi.so"],
         "no such file",
     );
+    let l = lib.to_str().unwrap();
+    check(
+        &["fuzz-props", "--lib", l, "--avoid", "pvar:no_such_pvar_*"],
+        "no pvar of the mirror matches",
+    );
+    check(
+        &["fuzz-props", "--lib", l, "--known", "not-a-rule"],
+        "expected a rule id",
+    );
     let d = dir.to_str().unwrap();
     check(&["replay", d, "--lib", lib.to_str().unwrap()], "not a file");
     let empty = dir.join("empty");
@@ -183,5 +192,77 @@ fn bad_input_gets_one_line_and_exit_2() {
             lib.to_str().unwrap(),
         ],
         "no such file",
+    );
+}
+
+/// The cases fuzz-props wrote for real libraries (specs/cases/differential.yaml) ask only
+/// what the standard fixes: the reference, serving the catalog each real library
+/// serves, passes every one that applies to it, and every case applies to at least
+/// one of those catalogs (or the reference's own), so none goes unchecked.
+#[test]
+fn written_cases_pass_on_the_reference_serving_each_real_catalog() {
+    let Some(targets) = common::real_targets() else {
+        return;
+    };
+    let lib = reference_lib();
+    let dir = scratch("diff-catalogs");
+    let cases = common::repo().join("specs/cases/differential.yaml");
+    let text = std::fs::read_to_string(&cases).unwrap();
+    let ids: std::collections::BTreeSet<String> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- id: ").map(str::to_string))
+        .collect();
+    assert!(ids.len() >= 10, "{ids:?}");
+    let mut passed = std::collections::BTreeSet::new();
+    let mut runs: Vec<(String, Option<std::path::PathBuf>)> = vec![("reference".into(), None)];
+    for (name, path, _) in &targets {
+        let o = run(&["catalog", "--lib", path, "--format", "yaml"], &[]);
+        assert_eq!(o.status.code(), Some(0), "{name}: catalog");
+        let f = dir.join(format!("{name}.yaml"));
+        std::fs::write(&f, &o.stdout).unwrap();
+        runs.push((name.clone(), Some(f)));
+    }
+    for (name, catalog) in &runs {
+        let out = dir.join(name);
+        let env: Vec<(&str, &str)> = catalog
+            .iter()
+            .map(|c| ("MPIT_REFERENCE_CATALOG", c.to_str().unwrap()))
+            .collect();
+        let o = run(
+            &[
+                "run",
+                "--strict",
+                "--quiet",
+                "--case-file",
+                cases.to_str().unwrap(),
+                "--lib",
+                lib.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &env,
+        );
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        for r in report["results"].as_array().unwrap() {
+            let (case, status) = (r["case"].as_str().unwrap(), r["status"].as_str().unwrap());
+            if !ids.contains(case) {
+                continue;
+            }
+            assert!(
+                ["pass", "skip"].contains(&status),
+                "the reference with {name}'s catalog: {case} {status}: {}",
+                r["message"]
+            );
+            if status == "pass" {
+                passed.insert(case.to_string());
+            }
+        }
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stdout(&o));
+    }
+    let unchecked: Vec<_> = ids.difference(&passed).collect();
+    assert!(
+        unchecked.is_empty(),
+        "never run on a conformant library: {unchecked:?}"
     );
 }

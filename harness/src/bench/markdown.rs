@@ -47,7 +47,7 @@ pub fn render(b: &Bench) -> String {
     let jobs_label = set
         .jobs
         .iter()
-        .map(|j| format!("-j{j}"))
+        .map(|j| format!("-j{}", super::jobs_word(*j)))
         .collect::<Vec<_>>()
         .join(" / ");
     let _ = writeln!(o, "# mpit-conform benchmarks\n");
@@ -105,7 +105,7 @@ pub fn render(b: &Bench) -> String {
         set.floor_runs,
         set.suite_runs_reference,
         set.suite_runs_real,
-        set.jobs.iter().max().copied().unwrap_or(1),
+        super::jobs_word(super::judged_jobs(&set.jobs)),
         set.suite_runs_real_other,
         set.scale_runs
     );
@@ -132,7 +132,7 @@ pub fn render(b: &Bench) -> String {
         "Walls in seconds, medians; `{jobs_label}` cells give one value per -j. Floor (a): a \
          fresh process opens the library, MPI_T_init_thread, reads every entry's info, \
          MPI_T_finalize. (b): the same inside MPI_Init/MPI_Finalize. Floor-bound: (a) × plain \
-         workers + (b) × MPI_Init workers the run started, over min(-j, cores). Overhead: \
+         workers + (b) × MPI_Init workers the run started, over min(workers at once, cores) (-j auto: the run's own choice, in report.json's `options.jobs`). Overhead: \
          (suite wall − floor-bound) / results.\n"
     );
     let _ = writeln!(
@@ -211,10 +211,10 @@ pub fn render(b: &Bench) -> String {
         "| library | floor (a) ms | floor (a) CPU ms | floor (b) ms | {} | statuses (median run, -j{}) | notes |\n|---|---:|---:|---:|{}---|---|",
         set.jobs
             .iter()
-            .map(|j| format!("suite -j{j} s"))
+            .map(|j| format!("suite -j{} s", super::jobs_word(*j)))
             .collect::<Vec<_>>()
             .join(" | "),
-        set.jobs.iter().max().copied().unwrap_or(1),
+        super::jobs_word(super::judged_jobs(&set.jobs)),
         "---:|".repeat(set.jobs.len())
     );
     for l in &b.libraries {
@@ -232,7 +232,7 @@ pub fn render(b: &Bench) -> String {
         let statuses = l
             .suites
             .iter()
-            .max_by_key(|x| x.jobs)
+            .find(|x| x.jobs == super::judged_jobs(&set.jobs))
             .and_then(|x| x.median_run())
             .map_or("–".into(), |r| {
                 r.by_status

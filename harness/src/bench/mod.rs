@@ -276,7 +276,7 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
             Err(e) => f.errors.push(e.to_string()),
         }
         if f.floor.is_some() {
-            let most = o.settings.jobs.iter().copied().max().unwrap_or(1);
+            let most = judged_jobs(&o.settings.jobs);
             for &jobs in &o.settings.jobs {
                 let runs = match (f.real, jobs == most) {
                     (false, _) => o.settings.suite_runs_reference,
@@ -382,6 +382,24 @@ pub fn write(b: &Bench, dir: &Path) -> Result<(), BenchError> {
     Ok(())
 }
 
+/// The -j the targets are judged on: 0 (none given: what a user gets) when measured,
+/// else the largest.
+pub fn judged_jobs(jobs: &[usize]) -> usize {
+    if jobs.contains(&0) {
+        0
+    } else {
+        jobs.iter().copied().max().unwrap_or(1)
+    }
+}
+
+/// `-j` as the tables write it: a number, or `auto` for none given.
+pub fn jobs_word(j: usize) -> String {
+    match j {
+        0 => "auto".into(),
+        j => j.to_string(),
+    }
+}
+
 /// The floor-bound of each suite figure: the floor of every worker process the run
 /// started ((a) for plain workers, (b) for those that called MPI_Init), spread over the
 /// lanes that can run at once (`min(-j, cores)`); the ratio of the suite's wall to it;
@@ -395,7 +413,14 @@ pub fn derive(f: &mut LibFigures, cores: usize) {
     for s in &mut f.suites {
         let Some(run) = s.median_run() else { continue };
         let plain = run.workers_started.saturating_sub(run.workers_mpi_init) as f64;
-        let lanes = s.jobs.min(cores).max(1) as f64;
+        // The workers at once, as many as the cores can run (with no -j the run may
+        // start more than cores when its workers mostly sleep: they still share them).
+        let lanes = match s.jobs {
+            0 => run.lanes,
+            j => j,
+        }
+        .min(cores)
+        .max(1) as f64;
         let bound = (plain * a + run.workers_mpi_init as f64 * b) / lanes;
         let results = run.results.max(1) as f64;
         s.floor_bound_ms = Some(bound);
@@ -407,10 +432,11 @@ pub fn derive(f: &mut LibFigures, cores: usize) {
 fn verdicts(libs: &[LibFigures], scaling: Option<&Scaling>, set: &Settings) -> Vec<Verdict> {
     let mut v = Vec::new();
     let full = set.cases.is_empty();
-    let jobs = set.jobs.iter().copied().max().unwrap_or(1);
+    let jobs = judged_jobs(&set.jobs);
     for l in libs.iter().filter(|l| l.real) {
         let s = l.suites.iter().find(|s| s.jobs == jobs);
         let (ratio, wall) = (s.and_then(|s| s.ratio), s.map(|s| s.wall_ms.median));
+        let jobs = jobs_word(jobs);
         v.push(Verdict {
             target: format!("suite ≤ {MAX_RATIO}× floor-bound (-j {jobs})"),
             scope: l.lib.name.clone(),

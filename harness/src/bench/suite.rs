@@ -53,7 +53,13 @@ struct ReportHead {
     workers_started: Option<u64>,
     #[serde(default)]
     workers_started_mpi_init: Option<u64>,
+    options: HeadOptions,
     summary: HeadSummary,
+}
+
+#[derive(Deserialize)]
+struct HeadOptions {
+    jobs: usize,
 }
 
 #[derive(Deserialize)]
@@ -73,6 +79,10 @@ pub struct SuiteRun {
     pub worker_rss_kb: u64,
     pub workers_started: u64,
     pub workers_mpi_init: u64,
+    /// The most workers the run had at once (its report's `options.jobs`: `-j`, or
+    /// what the run chose without it).
+    #[serde(default)]
+    pub lanes: usize,
     pub results: usize,
     pub by_status: BTreeMap<String, usize>,
     pub exit_code: i32,
@@ -124,11 +134,15 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
     cmd.arg("run")
         .arg("--lib")
         .arg(&lib.path)
-        .args(["--abi", &lib.abi, "-q", "-j", &spec.jobs.to_string()])
+        .args(["--abi", &lib.abi, "-q"])
         .arg("--out")
         .arg(scratch.join("out"))
         .arg("--bench-stats")
         .arg(&stats);
+    // -j 0: none given, the run chooses (the default a user gets).
+    if spec.jobs > 0 {
+        cmd.args(["-j", &spec.jobs.to_string()]);
+    }
     for c in &spec.cases {
         cmd.args(["--case", c]);
     }
@@ -173,6 +187,7 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
         worker_rss_kb: usage.workers.maxrss_kb,
         workers_started: report.workers_started.unwrap_or(0),
         workers_mpi_init: report.workers_started_mpi_init.unwrap_or(0),
+        lanes: report.options.jobs,
         results: report.summary.total,
         by_status: report
             .summary

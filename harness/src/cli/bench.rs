@@ -36,8 +36,9 @@ pub struct BenchArgs {
     /// Suite runs with each other -j on each real library.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=100))]
     real_suite_runs_other: u64,
-    /// The -j values (comma-separated).
-    #[arg(long, value_delimiter = ',', default_value = "1,2", value_parser = clap::value_parser!(u64).range(1..=256))]
+    /// The -j values (comma-separated; 0: no -j, the run chooses as a user's does). The
+    /// targets are judged on 0 when it is measured, else on the largest.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,0", value_parser = clap::value_parser!(u64).range(0..=256))]
     jobs: Vec<u64>,
     /// Catalog replication factors for the scaling table (comma-separated; empty: none).
     #[arg(long, value_delimiter = ',', default_value = "1,10,100", value_parser = clap::value_parser!(u64).range(1..=1000))]

@@ -41,6 +41,14 @@ pub struct FuzzPropsArgs {
     /// RULE:FUNCTION (e.g. R-INIT-1:MPI_T_init_thread, Open MPI's F-9).
     #[arg(long, value_name = "RULE[:FUNCTION]")]
     pub known: Vec<String>,
+    /// Never allocate a handle for the entries matching (repeatable; KIND is cvar, pvar
+    /// or event), e.g. pvar:mtl_psm2_* (Open MPI 4.1.4's F-10). A crash is never passed
+    /// over as known: this is how exploration gets past a call that crashes.
+    #[arg(long, value_name = "KIND:GLOB")]
+    pub avoid: Vec<String>,
+    /// Stop after the first mode that fails (one shrunk case, not one per mode).
+    #[arg(long)]
+    pub fail_fast: bool,
     /// The catalog the library is meant to serve (default: read from the library).
     #[arg(long, value_name = "FILE.yaml")]
     pub catalog: Option<PathBuf>,
@@ -192,7 +200,13 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
     let lib = setup.hello.lib.clone();
-    let m = Arc::new(mirror(&setup, a.catalog.as_deref())?);
+    let known = Known::parse(&a.known).map_err(|e| anyhow!(e))?;
+    let mut m = mirror(&setup, a.catalog.as_deref())?;
+    let mut avoided = 0;
+    for spec in &a.avoid {
+        avoided += m.avoid_handles(spec).map_err(|e| anyhow!(e))?;
+    }
+    let m = Arc::new(m);
     println!(
         "fuzz-props: {} (seed {}); catalog {}: {} cvars, {} pvars, {} categories, {} events, {} sources",
         lib.display(),
@@ -204,6 +218,12 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         m.catalog.events.len(),
         m.catalog.sources.len()
     );
+    if !a.avoid.is_empty() {
+        println!(
+            "  no handle is allocated for {avoided} entries ({})",
+            a.avoid.join(", ")
+        );
+    }
     let mut modes = vec![
         (
             Mode {
@@ -229,7 +249,6 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             (a.cases / 2).max(4),
         ));
     }
-    let known = Known::parse(&a.known).map_err(|e| anyhow!(e))?;
     let mut r = remote(&setup, &m);
     let mut failures = 0;
     let mut warnings = 0;
@@ -282,6 +301,10 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         }
         if setup.stop.load(Ordering::SeqCst) {
             bail!("interrupted");
+        }
+        if a.fail_fast && failures > 0 {
+            println!("fuzz-props: --fail-fast: the modes after this one were not run");
+            break;
         }
     }
     println!("fuzz-props: {failures} failing mode(s), {warnings} warning(s)");

@@ -76,9 +76,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             abi: a.abi.clone(),
             force: a.force,
             strict: a.strict,
-            jobs: a
-                .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+            jobs: a.jobs,
             timeout: Duration::from_secs(a.timeout.max(1)),
             specs: specs.clone(),
             cases: a.cases.clone(),
@@ -176,6 +174,9 @@ fn print_summary(r: &Report, json: &Path) {
     }
     let counts: Vec<String> = t.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
     println!("catalog: {}", counts.join(", "));
+    if let Some(n) = r.workers_started {
+        println!("workers: {} at once, {n} started", r.options.jobs);
+    }
     let by: Vec<String> = r
         .summary
         .by_status

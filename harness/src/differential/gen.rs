@@ -9,7 +9,7 @@ use super::op::{Act, Data, Kind, Mode, Op, Ref, Str};
 use super::Mirror;
 use crate::verdict::Level;
 use mpit_reference::model::Members;
-use mpit_reference::spec::{Bind, CbSafety, PvarClass, ThreadLevel};
+use mpit_reference::spec::{Bind, CbSafety, PvarClass, TErr, ThreadLevel};
 use std::sync::Arc;
 
 /// Random numbers one call is made from. Small values make simple calls, so shrinking
@@ -110,18 +110,21 @@ fn live_ones(v: &[Life]) -> Vec<u16> {
 impl Gen {
     pub fn new(mirror: Arc<Mirror>, mode: Mode) -> Gen {
         let c = &mirror.catalog;
-        let unbound = |binds: Vec<Bind>| {
+        // Handles are allocated for entries without an object to bind (and not
+        // avoided with `--avoid`).
+        let unbound = |k: Kind, binds: Vec<Bind>| {
             binds
                 .into_iter()
                 .enumerate()
                 .filter(|(_, b)| *b == Bind::NoObject)
                 .map(|(i, _)| i as i32)
+                .filter(|i| !mirror.no_handles.contains(&(k, *i)))
                 .collect()
         };
         let unbound = Arc::new(Unbound {
-            cvars: unbound(c.cvars.iter().map(|v| v.bind).collect()),
-            pvars: unbound(c.pvars.iter().map(|v| v.bind).collect()),
-            events: unbound(c.events.iter().map(|v| v.bind).collect()),
+            cvars: unbound(Kind::Cvar, c.cvars.iter().map(|v| v.bind).collect()),
+            pvars: unbound(Kind::Pvar, c.pvars.iter().map(|v| v.bind).collect()),
+            events: unbound(Kind::Event, c.events.iter().map(|v| v.bind).collect()),
         });
         Gen {
             mirror,
@@ -667,6 +670,72 @@ impl Gen {
         matches!(r, Ref::Made(n) if table.get(n as usize).is_some_and(|l| l.live))
     }
 
+    /// A live pvar handle used with a live session it was not allocated in (R-PH-1).
+    pub fn foreign_session(&self, op: &Op) -> bool {
+        let (Op::Pvar {
+            session: Ref::Made(s),
+            handle: Ref::Made(h),
+            ..
+        }
+        | Op::PvarRead {
+            session: Ref::Made(s),
+            handle: Ref::Made(h),
+            ..
+        }
+        | Op::PvarWrite {
+            session: Ref::Made(s),
+            handle: Ref::Made(h),
+            ..
+        }
+        | Op::PvarHandleFree {
+            session: Ref::Made(s),
+            handle: Ref::Made(h),
+        }) = op
+        else {
+            return false;
+        };
+        Self::live(&self.sessions, Ref::Made(*s))
+            && self
+                .pvar_handles
+                .get(usize::from(*h))
+                .is_some_and(|l| l.live && l.session != *s)
+    }
+
+    /// The error a pvar call gets from its variable alone, whatever the session:
+    /// start/stop of a continuous one (R-PSTART-1), write or reset of a read-only one
+    /// (R-PWRITE-1, R-PRESET-1), readreset of a non-atomic one (R-PRR-1).
+    pub fn refusal(&self, op: &Op) -> Option<TErr> {
+        let (act, h) = match op {
+            Op::Pvar {
+                act,
+                handle: Ref::Made(h),
+                ..
+            } => (Some(*act), *h),
+            Op::PvarWrite {
+                handle: Ref::Made(h),
+                ..
+            } => (Some(Act::Reset), *h),
+            Op::PvarRead {
+                reset: true,
+                handle: Ref::Made(h),
+                ..
+            } => (None, *h),
+            _ => return None,
+        };
+        let l = self.pvar_handles.get(usize::from(h))?;
+        let p = self
+            .mirror
+            .catalog
+            .pvars
+            .get(usize::try_from(l.index).ok()?)?;
+        match act {
+            Some(Act::Start | Act::Stop) if p.continuous => Some(TErr::PvarNoStartstop),
+            Some(Act::Reset) if p.readonly => Some(TErr::PvarNoWrite),
+            None if !p.atomic => Some(TErr::PvarNoAtomic),
+            _ => None,
+        }
+    }
+
     /// The level at which the standard fixes this op's outcome here (digest §12).
     pub fn level(&self, op: &Op) -> Level {
         if !self.initialized() {
@@ -732,6 +801,28 @@ impl Gen {
                 } else {
                     Level::Must
                 }
+            }
+            // §15.3.7 says what ALL_HANDLES does with a handle already started (or
+            // stopped): it is ignored. For the handle itself it says nothing, so a
+            // library may refuse the second start: quality only.
+            Op::Pvar {
+                act: act @ (Act::Start | Act::Stop),
+                session,
+                handle: Ref::Made(n),
+            } if !bad_ref(&self.sessions, *session)
+                && self.pvar_handles.get(usize::from(*n)).is_some_and(|l| {
+                    l.live
+                        && *session == Ref::Made(l.session)
+                        && l.started == (*act == Act::Start)
+                        && self
+                            .mirror
+                            .catalog
+                            .pvars
+                            .get(l.index as usize)
+                            .is_some_and(|p| !p.continuous)
+                }) =>
+            {
+                Level::Should
             }
             // "cannot be used" with read/write/readreset, no code given: undefined.
             Op::PvarRead {

@@ -31,7 +31,7 @@ use mpit_reference::catalog::Catalog;
 use mpit_reference::spec::{Bind, Datatype};
 use mpit_reference::value::Value;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
 
 /// The target index of each entry of a mirrored catalog, per kind: the catalog leaves
@@ -91,6 +91,11 @@ pub struct Mirror {
     pub declared: bool,
     /// MPI_T functions the target does not export (never generated).
     pub unsupported: Vec<String>,
+    /// Entries (model indices) no handle is allocated for (`fuzz-props --avoid`): a
+    /// crash is never passed over as known, so a library that crashes in
+    /// `*_handle_alloc` of some entries is explored past them this way.
+    #[serde(default)]
+    pub no_handles: BTreeSet<(Kind, i32)>,
     /// Where the catalog came from (for evidence and for emitted cases).
     pub source: String,
     /// A conformant reference model of `catalog` as it starts, made on first use: each
@@ -138,6 +143,7 @@ impl Mirror {
             hooks: true,
             declared: true,
             unsupported: Vec::new(),
+            no_handles: BTreeSet::new(),
             source,
             fresh: OnceLock::new(),
         }
@@ -154,6 +160,43 @@ impl Mirror {
                 )
             })
             .clone()
+    }
+
+    /// `KIND:GLOB` (kind cvar, pvar or event): no handle is allocated for the entries
+    /// whose name matches. Returns how many entries that is.
+    pub fn avoid_handles(&mut self, spec: &str) -> Result<usize, String> {
+        let (kind, pattern) = spec
+            .split_once(':')
+            .ok_or_else(|| format!("--avoid {spec}: expected KIND:GLOB (e.g. pvar:mtl_psm2_*)"))?;
+        let g = glob::Pattern::new(pattern).map_err(|e| format!("--avoid {spec}: {e}"))?;
+        let c = &self.catalog;
+        let (k, names): (Kind, Vec<&str>) = match kind {
+            "cvar" => (
+                Kind::Cvar,
+                c.cvars.iter().map(|v| v.name.as_str()).collect(),
+            ),
+            "pvar" => (
+                Kind::Pvar,
+                c.pvars.iter().map(|v| v.name.as_str()).collect(),
+            ),
+            "event" => (
+                Kind::Event,
+                c.events.iter().map(|v| v.name.as_str()).collect(),
+            ),
+            _ => {
+                return Err(format!(
+                    "--avoid {spec}: the kind is cvar, pvar or event (the kinds with handles)"
+                ))
+            }
+        };
+        let hits: Vec<i32> = (0..self.count(k))
+            .filter(|i| names.get(*i as usize).is_some_and(|n| g.matches(n)))
+            .collect();
+        if hits.is_empty() {
+            return Err(format!("--avoid {spec}: no {kind} of the mirror matches"));
+        }
+        self.no_handles.extend(hits.iter().map(|i| (k, *i)));
+        Ok(hits.len())
     }
 
     /// Entries of a kind the model serves.
@@ -399,6 +442,7 @@ impl Mirror {
             hooks: reference,
             declared: false,
             unsupported: d.unsupported,
+            no_handles: BTreeSet::new(),
             fresh: OnceLock::new(),
         }
     }

@@ -27,7 +27,9 @@ pub struct Config {
     pub abi: String,
     pub force: bool,
     pub strict: bool,
-    pub jobs: usize,
+    /// Workers at once; `None`: as many as cores, more when the library's start
+    /// mostly waits ([`lanes`]).
+    pub jobs: Option<usize>,
     pub timeout: Duration,
     pub specs: PathBuf,
     pub cases: Vec<String>,
@@ -57,6 +59,22 @@ pub enum RunError {
     Filter(String),
 }
 
+/// How many workers run at once when `-j` is not given. A worker's start that mostly
+/// sleeps uses no core while it sleeps (Open MPI 4.1.4: 0.22 s wall, 0.04 s on a core,
+/// nearly all of the rest in `usleep` calls of its PSM constructors), so more workers
+/// than cores keep the cores busy: as many per core as the start's wall time is a
+/// multiple of the time it ran or waited for a core, at most four. A start that
+/// computes (or only waited for a busy core) gets one worker per core.
+pub fn lanes(cores: usize, facts: &TargetFacts) -> usize {
+    let wall = facts.start_wall_us;
+    let busy = (facts.start_cpu_us + facts.start_run_delay_us).max(1);
+    // Starts shorter than 50 ms are not worth it: the work is in the cases then.
+    if wall < 50_000 || wall < 2 * busy {
+        return cores;
+    }
+    cores * (wall.div_ceil(busy) as usize).min(4)
+}
+
 /// Runs the suite against one library; `stop` interrupts it (Ctrl-C).
 pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     // Which build was judged: the library's hash, taken while the suite loads and the
@@ -76,7 +94,8 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         Err(_) if !ranks_ids.is_empty() => Vec::new(),
         Err(e) => return Err(RunError::Filter(e)),
     };
-    let setup = pool::Setup {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut setup = pool::Setup {
         hello: Hello {
             lib: cfg.lib.clone(),
             abi: cfg.abi.clone(),
@@ -87,7 +106,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
             single_job: false,
             base_init: true,
         },
-        jobs: cfg.jobs,
+        jobs: cfg.jobs.unwrap_or(cores),
         timeout: cfg.timeout,
         stop: stop.clone(),
     };
@@ -98,12 +117,12 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     // of its life in MPI_Init: 0.3 s for some libraries) is read beside everything
     // else: the pool starts with the cases that do not need it, and the MPI_Init cases
     // join its queue when it arrives. With -j1 everything stays one process at a time.
-    let beside = after_read && cfg.jobs >= 2;
+    let beside = after_read && setup.jobs >= 2;
     let after_reader = beside.then(|| {
         let setup = setup.clone();
-        std::thread::spawn(move || pool::inventory(&setup, true).map(|(_, inv)| inv))
+        std::thread::spawn(move || pool::inventory(&setup, true))
     });
-    let join_after = |h: std::thread::JoinHandle<Result<Inventory, String>>| {
+    let join_after = |h: std::thread::JoinHandle<Result<(TargetFacts, Inventory), String>>| {
         h.join()
             .unwrap_or_else(|_| Err("the inventory reader thread panicked".into()))
     };
@@ -116,29 +135,42 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
             return Err(RunError::Target(e));
         }
     };
+    setup.jobs = cfg.jobs.unwrap_or_else(|| lanes(cores, &facts));
     let mut early: Vec<CaseResult> = Vec::new();
     let (tx, rx) = mpsc::channel::<CaseResult>();
-    let (jobs, later_jobs, runner) = match after_reader {
+    let (jobs, later_jobs, runner, peak) = match after_reader {
         Some(h) => {
             let (with_init, without): (Vec<&Case>, Vec<&Case>) = selected
                 .iter()
                 .partition(|c| c.requires(crate::cases::Require::MpiInit));
             let now = plan::jobs(&without, &before, &Ok(Inventory::default()), &mut early);
             let n_now: usize = now.iter().map(|j| j.subjects.len()).sum();
-            let (later_tx, later_rx) = mpsc::channel::<Vec<pool::Job>>();
+            let (later_tx, later_rx) = mpsc::channel::<(Vec<pool::Job>, usize)>();
             let runner = {
                 let setup = setup.clone();
                 std::thread::spawn(move || pool::run(&setup, now, Some(later_rx), tx))
             };
             let after = join_after(h);
+            // The MPI_Init workers' start (the reader's) may wait where the plain one
+            // did not (Open MPI 5.0.11: 1.1 s wall, 0.1 s CPU): more lanes from now on.
+            let want = match (&after, cfg.jobs) {
+                (Ok((f, _)), None) => setup.jobs.max(lanes(cores, f)),
+                _ => setup.jobs,
+            };
+            let after = after.map(|(_, inv)| inv);
             let later = plan::jobs(&with_init, &before, &after, &mut early);
             let n_later: usize = later.iter().map(|j| j.subjects.len()).sum();
-            let _ = later_tx.send(later);
-            (n_now, n_later, runner)
+            let _ = later_tx.send((later, want));
+            (n_now, n_later, runner, want)
         }
         None => {
             let after: Result<Inventory, String> = if after_read {
-                pool::inventory(&setup, true).map(|(_, inv)| inv)
+                pool::inventory(&setup, true).map(|(f, inv)| {
+                    if cfg.jobs.is_none() {
+                        setup.jobs = setup.jobs.max(lanes(cores, &f));
+                    }
+                    inv
+                })
             } else {
                 Ok(Inventory::default())
             };
@@ -148,7 +180,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
                 let setup = setup.clone();
                 std::thread::spawn(move || pool::run(&setup, jobs, None, tx))
             };
-            (n, 0, runner)
+            (n, 0, runner, setup.jobs)
         }
     };
     let planned = early.len() + jobs + later_jobs + ranks_ids.len();
@@ -158,7 +190,9 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
         target: target_info(cfg, &facts, &before, sha256.join().unwrap_or_default()),
         options: RunOptions {
             strict: cfg.strict,
-            jobs: cfg.jobs,
+            // The most workers at once (more join when the MPI_Init reader's start
+            // shows that those workers mostly wait).
+            jobs: peak,
             timeout_ms: cfg.timeout.as_millis() as u64,
             cases: cfg.cases.clone(),
             areas: cfg.areas.clone(),
@@ -286,4 +320,37 @@ fn tick(bar: &Option<indicatif::ProgressBar>, p: Progress, r: &CaseResult) {
 /// harness quotes a process's last words (worker crashes, launcher failures, bench).
 pub fn says_something(line: &str) -> bool {
     line.chars().any(char::is_alphanumeric)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start(wall_ms: u64, cpu_ms: u64, run_delay_ms: u64) -> TargetFacts {
+        TargetFacts {
+            library_version: String::new(),
+            mpi_version: None,
+            family: String::new(),
+            profile: String::new(),
+            detection: None,
+            unsupported: Vec::new(),
+            unresolved: Vec::new(),
+            start_cpu_us: cpu_ms * 1000,
+            start_run_delay_us: run_delay_ms * 1000,
+            start_wall_us: wall_ms * 1000,
+        }
+    }
+
+    #[test]
+    fn a_start_that_sleeps_gets_more_workers_than_cores() {
+        // Open MPI 4.1.4's start: 222 ms, 43 ms on a core.
+        assert_eq!(lanes(2, &start(222, 43, 0)), 8);
+        assert_eq!(lanes(2, &start(222, 70, 0)), 8);
+        assert_eq!(lanes(2, &start(300, 100, 0)), 6);
+        // A start that computes, or only waited for a busy core, gets one per core.
+        assert_eq!(lanes(2, &start(50, 49, 0)), 2);
+        assert_eq!(lanes(2, &start(300, 40, 250)), 2);
+        // Short starts are not worth more workers.
+        assert_eq!(lanes(4, &start(30, 1, 0)), 4);
+    }
 }

@@ -109,6 +109,7 @@ impl Worker {
         let exe =
             std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
         let json = serde_json::to_string(hello).map_err(|e| e.to_string())?;
+        let born = Instant::now();
         let mut child = Command::new(exe)
             .arg("__suite-worker")
             .arg(json)
@@ -161,7 +162,10 @@ impl Worker {
             stderr_done,
         };
         match w.next(timeout) {
-            Ok(FromWorker::Ready(f)) => Ok((w, *f)),
+            Ok(FromWorker::Ready(mut f)) => {
+                f.start_wall_us = born.elapsed().as_micros() as u64;
+                Ok((w, *f))
+            }
             Ok(FromWorker::CannotRun(e)) => {
                 w.kill();
                 Err(e)
@@ -349,11 +353,12 @@ pub struct Outcome {
 
 /// Runs every job; results go to `tx` as they arrive. Stops early when `setup.stop` is
 /// set. `later` brings more jobs while the pool runs (those that wait for the inventory
-/// read after MPI_Init), until it is closed.
+/// read after MPI_Init), until it is closed, with the lanes wanted from then on (more
+/// than `setup.jobs` when the MPI_Init workers' start mostly waits, `runner::lanes`).
 pub fn run(
     setup: &Setup,
     jobs: Vec<Job>,
-    later: Option<Receiver<Vec<Job>>>,
+    later: Option<Receiver<(Vec<Job>, usize)>>,
     tx: Sender<CaseResult>,
 ) -> Outcome {
     let stop = &*setup.stop;
@@ -375,14 +380,20 @@ pub fn run(
                     s.spawn(lane(tx.clone()));
                 }
                 let last = lane(tx.clone());
-                let q = &queue;
+                let (q, more) = (&queue, tx.clone());
                 s.spawn(move || {
                     let mut last = Some(last);
-                    for jobs in rx {
+                    let mut running = lanes.max(2) - 1;
+                    for (jobs, want) in rx {
                         q.feed(Some(fresh_first(jobs).into()));
                         if let Some(l) = last.take() {
                             s.spawn(l);
+                            running += 1;
                         }
+                        for _ in running..want {
+                            s.spawn(lane(more.clone()));
+                        }
+                        running = running.max(want);
                     }
                     q.feed(None);
                     if let Some(l) = last {

@@ -84,6 +84,18 @@ pub struct TargetFacts {
     pub unsupported: Vec<String>,
     /// Objects the profile names that the library does not export.
     pub unresolved: Vec<String>,
+    /// The worker's start (exec, dlopen, MPI_Init when asked, the base
+    /// MPI_T_init_thread): the time its main thread ran on a core, and the time it was
+    /// ready to run but waited for one (`/proc/self/schedstat`)...
+    #[serde(default)]
+    pub start_cpu_us: u64,
+    #[serde(default)]
+    pub start_run_delay_us: u64,
+    /// ...and its wall time, from spawn to `Ready` (filled in by the supervisor). The
+    /// rest of the wall time the start slept: a start that mostly sleeps lets more
+    /// workers run than there are cores (`runner::lanes`).
+    #[serde(default)]
+    pub start_wall_us: u64,
 }
 
 /// Worker → supervisor.

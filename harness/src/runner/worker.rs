@@ -191,6 +191,18 @@ pub fn serve(hello: &Hello) -> i32 {
 }
 
 fn facts(t: &Target) -> TargetFacts {
+    // The main thread's time on a core and waiting for one (Linux: "cpu_ns
+    // run_delay_ns slices"); without schedstat, getrusage's CPU and no wait.
+    let (cpu_us, run_delay_us) = std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| {
+            let mut f = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+            Some((f.next()?? / 1000, f.next()?? / 1000))
+        })
+        .unwrap_or_else(|| {
+            let cpu = crate::target::ffi::rusage::usage_self().cpu();
+            (cpu.as_micros() as u64, 0)
+        });
     TargetFacts {
         library_version: t
             .lib
@@ -212,5 +224,8 @@ fn facts(t: &Target) -> TargetFacts {
             .map(|(n, _)| n.to_string())
             .collect(),
         unresolved: t.unresolved.clone(),
+        start_cpu_us: cpu_us,
+        start_run_delay_us: run_delay_us,
+        start_wall_us: 0,
     }
 }
