@@ -307,7 +307,46 @@ fn the_ops_differential_target_without_a_library_exits_2() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-/// Not a test of its own: the body the three tests above run in a child process.
+/// A known deviation passed over (`MPIT_FUZZ_KNOWN`) is not reported: with the fault's
+/// rule known the same inputs pass; a bad entry in either list is a setup error.
+#[test]
+fn the_ops_differential_oracle_passes_over_known_deviations() {
+    let lib = common::reference_lib();
+    let l = lib.to_str().expect("utf-8 path");
+    let o = child(
+        "child_runs_ops_differential",
+        &[
+            ("MPIT_FUZZ_LIB", l),
+            ("MPIT_REFERENCE_FAULTS", "missing-nul"),
+            ("MPIT_FUZZ_KNOWN", "R-STR-1, R-STR-2"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    for (var, value, says) in [
+        (
+            "MPIT_FUZZ_KNOWN",
+            "not-a-rule",
+            "MPIT_FUZZ_KNOWN: --known not-a-rule",
+        ),
+        (
+            "MPIT_FUZZ_AVOID",
+            "pvar:no_such_*",
+            "MPIT_FUZZ_AVOID: --avoid pvar:no_such_*",
+        ),
+    ] {
+        let o = child(
+            "child_runs_ops_differential",
+            &[("MPIT_FUZZ_LIB", l), (var, value)],
+        );
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// Not a test of its own: the body the tests above run in a child process.
 #[test]
 #[ignore = "run by other tests in a child process"]
 fn child_runs_ops_differential() {

@@ -2,6 +2,9 @@
 //! run on the reference model and on the library `MPIT_FUZZ_LIB` names (default: the
 //! reference cdylib) in this process; a MUST divergence panics, which is what libFuzzer
 //! reports. A crash inside the library is a crash of the fuzzer: also a finding.
+//! As with `fuzz-props`, `MPIT_FUZZ_KNOWN` (comma-separated `RULE[:FUNCTION]`) passes
+//! over known deviations and `MPIT_FUZZ_AVOID` (comma-separated `KIND:GLOB`) allocates no
+//! handle for entries whose call crashes, so a library is explored past them.
 
 use crate::differential::compare::Known;
 use crate::differential::props::{check, InProcess};
@@ -15,6 +18,19 @@ use std::sync::{Arc, OnceLock};
 pub struct Setup {
     pub target: Target,
     pub mirror: Arc<Mirror>,
+    /// `MPIT_FUZZ_KNOWN`, as given (a `Known` is made per input: it counts).
+    pub known: Vec<String>,
+}
+
+/// A comma-separated list from the environment (none when unset or empty).
+fn list_from_env(var: &str) -> Vec<String> {
+    std::env::var(var)
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Opens `lib` in this process, holds one MPI_T init (sequences nest inside it, as in
@@ -53,9 +69,16 @@ pub fn open(lib: &std::path::Path) -> Result<Setup, String> {
     };
     m.exact_values = false;
     m.hooks = false;
+    for spec in list_from_env("MPIT_FUZZ_AVOID") {
+        m.avoid_handles(&spec)
+            .map_err(|e| format!("MPIT_FUZZ_AVOID: {e}"))?;
+    }
+    let known = list_from_env("MPIT_FUZZ_KNOWN");
+    Known::parse(&known).map_err(|e| format!("MPIT_FUZZ_KNOWN: {e}"))?;
     Ok(Setup {
         target: t,
         mirror: Arc::new(m),
+        known,
     })
 }
 
@@ -67,9 +90,8 @@ pub fn run_with(s: &Setup, data: &[u8]) -> Option<Divergence> {
         target: &s.target,
         mirror: &s.mirror,
     };
-    check(&start, &ops, &mut e, &Known::default())
-        .ok()
-        .flatten()
+    let known = Known::parse(&s.known).unwrap_or_default();
+    check(&start, &ops, &mut e, &known).ok().flatten()
 }
 
 static SETUP: OnceLock<Setup> = OnceLock::new();
