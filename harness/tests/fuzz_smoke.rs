@@ -18,21 +18,6 @@ use std::sync::OnceLock;
 /// Inputs per oracle beyond the seeds.
 const NOISE: usize = 300;
 
-/// xorshift64* (Vigna): deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// The seed files of one target, sorted by name.
 fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
     let dir = common::repo().join("fuzz/corpus").join(target);
@@ -56,29 +41,8 @@ fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
 /// deleted or cut (what libFuzzer's first mutations look like), so the YAML oracles
 /// see mostly-valid text and not only garbage.
 fn noise(seeds: &[(PathBuf, Vec<u8>)], seed: u64) -> Vec<Vec<u8>> {
-    let mut r = Rng(seed);
-    (0..NOISE)
-        .map(|k| {
-            if k % 2 == 0 {
-                let n = r.below(256);
-                (0..n).map(|_| r.next() as u8).collect()
-            } else {
-                let mut b = seeds[r.below(seeds.len())].1.clone();
-                for _ in 0..1 + r.below(4) {
-                    let at = r.below(b.len() + 1);
-                    match r.below(4) {
-                        0 if at < b.len() => b[at] = r.next() as u8,
-                        1 => b.insert(at, r.next() as u8),
-                        2 if at < b.len() => {
-                            b.remove(at);
-                        }
-                        _ => b.truncate(at),
-                    }
-                }
-                b
-            }
-        })
-        .collect()
+    let bytes: Vec<Vec<u8>> = seeds.iter().map(|s| s.1.clone()).collect();
+    mpit_conform::fuzzing::generated(&bytes, NOISE, seed)
 }
 
 /// Runs every seed and the noise through `run`, naming the input that panicked.

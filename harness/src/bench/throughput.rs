@@ -278,21 +278,6 @@ fn props_figures(
     Ok(out)
 }
 
-/// xorshift64* (Vigna), as `harness/tests/fuzz_smoke.rs`: deterministic inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// The seed files of `dir`, sorted by name (none if it does not exist).
 fn seeds(dir: &Path) -> Vec<Vec<u8>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -301,34 +286,6 @@ fn seeds(dir: &Path) -> Vec<Vec<u8>> {
     files.retain(|p| p.is_file());
     files.sort();
     files.iter().filter_map(|p| std::fs::read(p).ok()).collect()
-}
-
-/// `n` inputs: half random bytes (0..256 of them), half seeds with one to four bytes
-/// replaced, inserted, deleted or cut (libFuzzer's first mutations, roughly).
-pub fn generated(seeds: &[Vec<u8>], n: usize, seed: u64) -> Vec<Vec<u8>> {
-    let mut r = Rng(seed);
-    (0..n)
-        .map(|k| {
-            if k % 2 == 0 || seeds.is_empty() {
-                let len = r.below(256);
-                (0..len).map(|_| r.next() as u8).collect()
-            } else {
-                let mut b = seeds[r.below(seeds.len())].clone();
-                for _ in 0..1 + r.below(4) {
-                    let at = r.below(b.len() + 1);
-                    match r.below(4) {
-                        0 if at < b.len() => b[at] = r.next() as u8,
-                        1 => b.insert(at, r.next() as u8),
-                        2 if at < b.len() => {
-                            b.remove(at);
-                        }
-                        _ => b.truncate(at),
-                    }
-                }
-                b
-            }
-        })
-        .collect()
 }
 
 /// The oracle function the cargo-fuzz target of that name calls.
@@ -359,7 +316,7 @@ fn fuzz_figures(
     std::env::set_var("MPIT_FUZZ_LIB", lib);
     let load = loadavg();
     let seeds = seeds(corpus);
-    let gen = generated(&seeds, GENERATED, 0x5eed_b000 ^ oracle.len() as u64);
+    let gen = crate::fuzzing::generated(&seeds, GENERATED, 0x5eed_b000 ^ oracle.len() as u64);
     let inputs: Vec<&[u8]> = seeds.iter().chain(gen.iter()).map(Vec::as_slice).collect();
     let mut out = FuzzFigures {
         oracle: oracle.to_string(),

@@ -95,3 +95,47 @@ pub fn setup_failed(e: &FuzzSetupError) -> ! {
     eprintln!("fuzz setup: {e}");
     std::process::exit(2)
 }
+
+/// xorshift64* (Vigna): deterministic inputs, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// `n` inputs for the oracles without libFuzzer (the stable smoke tests, the bench):
+/// half random bytes (0..256 of them), half seeds with one to four bytes
+/// replaced, inserted, deleted or cut (libFuzzer's first mutations, roughly).
+pub fn generated(seeds: &[Vec<u8>], n: usize, seed: u64) -> Vec<Vec<u8>> {
+    let mut r = Rng(seed);
+    (0..n)
+        .map(|k| {
+            if k % 2 == 0 || seeds.is_empty() {
+                let len = r.below(256);
+                (0..len).map(|_| r.next() as u8).collect()
+            } else {
+                let mut b = seeds[r.below(seeds.len())].clone();
+                for _ in 0..1 + r.below(4) {
+                    let at = r.below(b.len() + 1);
+                    match r.below(4) {
+                        0 if at < b.len() => b[at] = r.next() as u8,
+                        1 => b.insert(at, r.next() as u8),
+                        2 if at < b.len() => {
+                            b.remove(at);
+                        }
+                        _ => b.truncate(at),
+                    }
+                }
+                b
+            }
+        })
+        .collect()
+}
