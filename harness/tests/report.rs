@@ -551,7 +551,10 @@ fn run_events_cross_a_pipe() {
             planned: 1,
         },
         RunEvent::Result(result("a.b", Area::Cvars, "cvar 0 X", Status::Fail, "no")),
-        RunEvent::Finished { interrupted: false },
+        RunEvent::Finished {
+            interrupted: false,
+            stopped_by: None,
+        },
     ];
     for ev in evs {
         let line = serde_json::to_string(&ev).expect("serialize");

@@ -103,9 +103,14 @@ impl Faults {
     }
 
     /// Parses `name[,name]` (blank entries ignored).
+    /// Process faults ([`ProcessFault`]) may stand in the same list: they are not
+    /// spec violations of the model, so they are passed over here.
     pub fn parse(spec: &str) -> Result<Self, UnknownFault> {
         let mut set = BTreeSet::new();
         for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if ProcessFault::from_name(name).is_some() {
+                continue;
+            }
             set.insert(Fault::from_name(name).ok_or_else(|| UnknownFault(name.to_string()))?);
         }
         Ok(Faults(set))
@@ -119,19 +124,74 @@ impl Faults {
         self.0.iter().copied()
     }
 
-    /// One line per fault: `name  area  rule  description`.
+    /// One line per fault: `name  area  rule  description`; then the process faults.
     pub fn listing() -> String {
-        Fault::ALL
-            .iter()
-            .map(|f| {
-                format!(
-                    "{:<38} {:<16} {:<11} {}\n",
-                    f.name(),
-                    f.area(),
-                    f.rule(),
-                    f.description()
-                )
-            })
+        let spec = Fault::ALL.iter().map(|f| {
+            format!(
+                "{:<38} {:<16} {:<11} {}\n",
+                f.name(),
+                f.area(),
+                f.rule(),
+                f.description()
+            )
+        });
+        let process = ProcessFault::ALL.iter().map(|f| {
+            format!(
+                "{:<38} {:<16} {:<11} {}\n",
+                f.name(),
+                "process",
+                "-",
+                f.description()
+            )
+        });
+        spec.chain(process).collect()
+    }
+}
+
+macro_rules! process_faults {
+    ($($variant:ident = $name:literal, $what:literal;)+) => {
+        /// One way the reference misbehaves as a process (crash, hang, exit, noise)
+        /// rather than as an MPI_T: these test that the harness never loses a report,
+        /// whatever the library does. Not counted in the mutation score.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ProcessFault { $($variant),+ }
+
+        impl ProcessFault {
+            pub const ALL: &'static [ProcessFault] = &[$(ProcessFault::$variant),+];
+            /// The name used in `MPIT_REFERENCE_FAULTS`.
+            pub fn name(self) -> &'static str { match self { $(ProcessFault::$variant => $name),+ } }
+            /// What the reference does.
+            pub fn description(self) -> &'static str { match self { $(ProcessFault::$variant => $what),+ } }
+            pub fn from_name(s: &str) -> Option<ProcessFault> { match s { $($name => Some(ProcessFault::$variant),)+ _ => None } }
+        }
+    };
+}
+
+/// The cvar index whose `MPI_T_cvar_get_info` crashes (`crash-in-get-info`).
+pub const CRASHING_CVAR: i32 = 1;
+/// The cvar index whose `MPI_T_cvar_get_info` never returns (`hang-in-get-info`).
+pub const HANGING_CVAR: i32 = 2;
+
+process_faults! {
+    CrashInGetInfo = "crash-in-get-info", "MPI_T_cvar_get_info of cvar 1 dies by SIGSEGV";
+    HangInGetInfo = "hang-in-get-info", "MPI_T_cvar_get_info of cvar 2 never returns";
+    CrashInInit = "crash-in-init", "MPI_T_init_thread dies by SIGSEGV";
+    HangInInit = "hang-in-init", "MPI_T_init_thread never returns";
+    ExitInCall = "exit-in-call", "MPI_T_pvar_session_free calls exit(1)";
+    AbortInCall = "abort-in-call", "MPI_T_cvar_handle_free calls abort()";
+    ThreadCrash = "thread-crash", "the first MPI_T_init_thread starts a thread that dies by SIGSEGV 20 ms later";
+    NoisyOutput = "noisy-output", "the first MPI_T_init_thread prints a partial line, protocol-looking lines and bytes that are not UTF-8 on stdout, and 5000 lines on stderr";
+    CloseStdout = "close-stdout", "the first MPI_T_init_thread closes fd 1";
+}
+
+impl ProcessFault {
+    /// The process faults named in `MPIT_REFERENCE_FAULTS` (other names are the
+    /// model's, checked by [`Faults::parse`]).
+    pub fn from_env() -> BTreeSet<ProcessFault> {
+        std::env::var(crate::ENV_FAULTS)
+            .unwrap_or_default()
+            .split(',')
+            .filter_map(|n| ProcessFault::from_name(n.trim()))
             .collect()
     }
 }
@@ -158,6 +218,11 @@ mod tests {
                 .iter()
                 .count(),
             2
+        );
+        // A process fault is not the model's: it is passed over, not refused.
+        assert_eq!(
+            Faults::parse("missing-nul,hang-in-init").unwrap(),
+            Faults::one(Fault::MissingNul)
         );
         let e = Faults::parse("missing-nul,no-such-fault").unwrap_err();
         assert_eq!(e.0, "no-such-fault");

@@ -1,23 +1,30 @@
 //! `mpit-conform catalog`: read a library's catalog in a worker and print it.
 
 use super::{request, TargetArgs};
-use crate::runner::pool;
+use crate::runner::readers::{self, ReadError};
 use crate::target::catalog::{count_line, CatalogDump};
 use anyhow::{anyhow, Result};
 
-/// Reads the catalog in a worker process (the only kind of process that loads vendor
-/// code), after a singleton MPI_Init when `after_init`.
-pub fn read_catalog(t: &TargetArgs, after_init: bool) -> Result<CatalogDump> {
+/// Reads the catalog in worker processes (the only kind of process that loads vendor
+/// code), after a singleton MPI_Init when `after_init`. The outer error is bad input or
+/// a library that is not MPI (exit 2); the inner one a library that died or hung while
+/// starting (exit 1: the library's finding, one line).
+pub fn read_catalog(t: &TargetArgs, after_init: bool) -> Result<Result<CatalogDump, String>> {
     let setup = request(t)?;
     let lib = setup.hello.lib.display().to_string();
-    pool::catalog(&setup, after_init).map_err(|e| {
+    match readers::catalog(&setup, after_init) {
+        Ok(d) => Ok(Ok(d)),
+        Err(ReadError::Died(d)) => Ok(Err(format!("{lib}: {}", d.message))),
         // A library's own load errors are already one line naming the file.
-        if e.starts_with("worker ") {
-            anyhow!("{lib}: {e} while its catalog was read")
-        } else {
-            anyhow!("{e}")
-        }
-    })
+        Err(e) => Err(anyhow!("{e}")),
+    }
+}
+
+/// The entries that could not be read, one line each (the command then exits 1).
+pub fn print_lost(d: &CatalogDump) {
+    for l in &d.lost {
+        println!("not read: {} ({}): {}", l.call, l.status, l.message);
+    }
 }
 
 pub fn print_table(d: &CatalogDump) {

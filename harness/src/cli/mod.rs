@@ -57,6 +57,11 @@ struct RunArgs {
     /// Seconds a worker may stay silent before it is killed and reported as a timeout.
     #[arg(long, default_value_t = 10)]
     timeout: u64,
+    /// The whole run's bound per library (e.g. 90s, 20m, 1h): then the workers are
+    /// killed, what did not finish is reported as `timeout`, and the report is written
+    /// (exit 1). With the per-call --timeout, a library that hangs everywhere still ends.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = humantime::parse_duration)]
+    max_time: std::time::Duration,
     /// SHOULD, robustness and second-reading findings fail instead of warning.
     #[arg(long)]
     strict: bool,
@@ -225,13 +230,33 @@ pub fn main() -> Result<u8> {
             format,
             after_init,
         }) => {
-            let dump = catalog::read_catalog(&target, after_init)?;
+            let dump = match catalog::read_catalog(&target, after_init)? {
+                Ok(d) => d,
+                Err(died) => {
+                    eprintln!("mpit-conform: {died}");
+                    return Ok(1);
+                }
+            };
             match format {
                 Format::Json => println!("{}", serde_json::to_string_pretty(&dump)?),
                 Format::Yaml => print!("{}", dump.catalog.to_yaml()),
-                Format::Table => catalog::print_table(&dump),
+                Format::Table => {
+                    catalog::print_table(&dump);
+                    catalog::print_lost(&dump);
+                }
             }
-            Ok(0)
+            // What could be read is printed; what could not makes the exit 1.
+            for l in dump
+                .lost
+                .iter()
+                .filter(|_| !matches!(format, Format::Table))
+            {
+                eprintln!(
+                    "mpit-conform: not read: {} ({}): {}",
+                    l.call, l.status, l.message
+                );
+            }
+            Ok(u8::from(!dump.lost.is_empty()))
         }
         Some(Cmd::FuzzProps(a)) => fuzz::fuzz_props(&a),
         Some(Cmd::Replay(a)) => fuzz::replay(&a),
@@ -285,6 +310,7 @@ fn request(t: &TargetArgs) -> Result<crate::runner::pool::Setup> {
             mpi_init: false,
             single_job: true,
             base_init: true,
+            skip: Default::default(),
         },
         jobs: 1,
         timeout: std::time::Duration::from_secs(t.timeout.max(1)),

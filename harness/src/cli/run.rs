@@ -83,6 +83,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             areas: a.areas.clone(),
             progress,
             launcher: launcher.clone(),
+            max_time: Some(a.max_time),
         };
         let mut rep = runner::run(&cfg, stop.clone())?;
         rep.options.baseline = a.baseline.as_ref().map(|p| p.display().to_string());

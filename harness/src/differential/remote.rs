@@ -56,6 +56,7 @@ impl Remote {
                 mpi_init: false,
                 single_job: false,
                 base_init: true,
+                skip: Default::default(),
             },
             timeout,
             stop,
@@ -89,7 +90,7 @@ impl Remote {
             Some(w) if !lifecycle => w,
             other => {
                 if let Some(w) = other {
-                    w.quit();
+                    let _ = w.quit();
                 }
                 self.spawn(!lifecycle)?.0
             }
@@ -124,7 +125,7 @@ impl Remote {
             }
             Ok(()) => {
                 if lifecycle {
-                    w.quit();
+                    let _ = w.quit();
                 } else {
                     self.worker = Some(w);
                 }
@@ -151,7 +152,7 @@ impl Remote {
     /// Drops the current worker (after a divergence its state is not the model's).
     pub fn discard(&mut self) {
         if let Some(w) = self.worker.take() {
-            w.quit();
+            let _ = w.quit();
         }
     }
 }

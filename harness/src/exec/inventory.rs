@@ -6,6 +6,7 @@
 use crate::cases::funcs::Func;
 use crate::cases::Kind;
 use crate::target::ffi::{RawHandle, StrArg, StrOut};
+use crate::target::reading::{Guard, Lost};
 use crate::target::Target;
 use mpit_reference::model::Members;
 use mpit_reference::profile::ReturnCode;
@@ -68,6 +69,13 @@ pub struct Inventory {
     pub globals: BTreeMap<String, i64>,
     /// Calls that failed while reading (each a finding for the cases to look at).
     pub failures: Vec<String>,
+    /// The spots the reader was told to pass over (`target::reading`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<String>,
+    /// The entries that killed or stalled a reader, as the supervisor saw it: each is a
+    /// result of its own, and the subject of no case.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<Lost>,
     /// Lookup by (kind, index); not part of the value.
     #[serde(skip)]
     pub by_index: IndexCache,
@@ -147,14 +155,27 @@ fn two_strings<T>(
 
 /// Reads the inventory of an initialized target (MPI_T_init_thread already called).
 pub fn read(t: &Target) -> Inventory {
+    let skip = std::collections::BTreeSet::new();
+    read_guarded(t, &mut Guard::new(&skip, &|_| {}))
+}
+
+/// [`read`], entry by entry through `g` (which may pass entries over).
+pub fn read_guarded(t: &Target, g: &mut Guard) -> Inventory {
     let p = &t.profile;
     let mut inv = Inventory::default();
     let num = |r: Option<(i32, i32)>| r.map_or(0, |(rc, n)| if rc == 0 { n.max(0) } else { 0 });
-    let n_cvars = num(t.lib.cvar_get_num());
-    let n_pvars = num(t.lib.pvar_get_num());
-    let n_cats = num(t.lib.category_get_num());
-    let n_events = num(t.lib.event_get_num());
-    let n_sources = num(t.lib.source_get_num());
+    let mut count = |name: &str, f: &dyn Fn() -> Option<(i32, i32)>| {
+        if g.enter(name.to_string()) {
+            num(f())
+        } else {
+            0
+        }
+    };
+    let n_cvars = count("MPI_T_cvar_get_num", &|| t.lib.cvar_get_num());
+    let n_pvars = count("MPI_T_pvar_get_num", &|| t.lib.pvar_get_num());
+    let n_cats = count("MPI_T_category_get_num", &|| t.lib.category_get_num());
+    let n_events = count("MPI_T_event_get_num", &|| t.lib.event_get_num());
+    let n_sources = count("MPI_T_source_get_num", &|| t.lib.source_get_num());
     let enum_null = t.handles.get("MPI_T_ENUM_NULL").copied().unwrap_or(0) as RawHandle;
     let mut enums: Vec<RawHandle> = Vec::new();
     let mut note_enum = |h: RawHandle| {
@@ -171,6 +192,9 @@ pub fn read(t: &Target) -> Inventory {
     };
 
     for i in 0..n_cvars {
+        if !g.enter(format!("MPI_T_cvar_get_info({i})")) {
+            continue;
+        }
         let Some((rc, o)) = two_strings(
             |n, d| t.lib.cvar_get_info(i, n, d),
             |o| (o.name.len, o.desc.len),
@@ -205,6 +229,9 @@ pub fn read(t: &Target) -> Inventory {
         inv.entries.push(e);
     }
     for i in 0..n_pvars {
+        if !g.enter(format!("MPI_T_pvar_get_info({i})")) {
+            continue;
+        }
         let Some((rc, o)) = two_strings(
             |n, d| t.lib.pvar_get_info(i, n, d),
             |o| (o.name.len, o.desc.len),
@@ -243,6 +270,9 @@ pub fn read(t: &Target) -> Inventory {
         inv.entries.push(e);
     }
     for i in 0..n_cats {
+        if !g.enter(format!("MPI_T_category_get_info({i})")) {
+            continue;
+        }
         let Some((rc, o)) = two_strings(
             |n, d| t.lib.category_get_info(i, n, d),
             |o| (o.name.len, o.desc.len),
@@ -286,6 +316,9 @@ pub fn read(t: &Target) -> Inventory {
         inv.entries.push(e);
     }
     for i in 0..n_events {
+        if !g.enter(format!("MPI_T_event_get_info({i})")) {
+            continue;
+        }
         let Some((rc, o)) = two_strings(
             |n, d| t.lib.event_get_info(i, n, d, 64),
             |o| (o.name.len, o.desc.len),
@@ -318,6 +351,9 @@ pub fn read(t: &Target) -> Inventory {
         inv.entries.push(e);
     }
     for i in 0..n_sources {
+        if !g.enter(format!("MPI_T_source_get_info({i})")) {
+            continue;
+        }
         let Some((rc, o)) = two_strings(
             |n, d| t.lib.source_get_info(i, n, d),
             |o| (o.name.len, o.desc.len),
@@ -335,6 +371,11 @@ pub fn read(t: &Target) -> Inventory {
     }
     let n_enums = enums.len();
     for (k, h) in enums.into_iter().enumerate() {
+        // Enumerations are numbered in the order the variables name them (their handles
+        // differ from one process to the next).
+        if !g.enter(format!("MPI_T_enum_get_info(enum #{k})")) {
+            continue;
+        }
         let got = two_strings(|a, _| t.lib.enum_get_info(h, a), |(_, s)| (s.len, None));
         let Some((rc, (num, name))) = got else {
             break;
@@ -350,6 +391,9 @@ pub fn read(t: &Target) -> Inventory {
         let ename = e.name.clone();
         inv.entries.push(e);
         for item in 0..num.clamp(0, 10_000) {
+            if !g.enter(format!("MPI_T_enum_get_item(enum #{k}, {item})")) {
+                continue;
+            }
             let got = two_strings(
                 |a, _| t.lib.enum_get_item(h, item, a),
                 |(_, s)| (s.len, None),
@@ -368,6 +412,8 @@ pub fn read(t: &Target) -> Inventory {
             inv.entries.push(it);
         }
     }
+    g.leave();
+    inv.passed = std::mem::take(&mut g.passed);
     for (k, v) in [
         ("num_cvars", n_cvars),
         ("num_pvars", n_pvars),

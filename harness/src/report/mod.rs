@@ -129,6 +129,9 @@ pub enum RunEvent {
     Result(CaseResult),
     Finished {
         interrupted: bool,
+        /// What stopped the run before its end, when that was not Ctrl-C: `--max-time`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stopped_by: Option<String>,
     },
     /// How many worker processes the run started (sent before `Finished`; optional, so
     /// streams and reports without it stay valid).
@@ -239,9 +242,13 @@ pub struct Report {
     pub started: String,
     pub finished: String,
     pub host: Host,
-    /// The run was stopped (Ctrl-C, or the runner ended without saying it finished): the
-    /// results are a part of the plan.
+    /// The run was stopped (Ctrl-C, `--max-time`, or the runner ended without saying it
+    /// finished): the results are a part of the plan.
     pub interrupted: bool,
+    /// What stopped it when that was not Ctrl-C (`--max-time 5m`): the cases it did not
+    /// finish are `timeout` results, so the verdict is complete (exit 1, not 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
     /// How many results were planned; compare with `summary.total`.
     #[serde(default)]
     pub planned: usize,
@@ -275,6 +282,7 @@ pub struct Builder {
     planned: usize,
     results: Vec<CaseResult>,
     interrupted: Option<bool>,
+    stopped_by: Option<String>,
     workers: Option<WorkerCount>,
 }
 
@@ -294,6 +302,7 @@ impl Builder {
             planned: 0,
             results: Vec::new(),
             interrupted: None,
+            stopped_by: None,
             workers: None,
         }
     }
@@ -310,8 +319,12 @@ impl Builder {
                 self.planned = planned;
             }
             RunEvent::Result(r) => self.results.push(r),
-            RunEvent::Finished { interrupted } => {
+            RunEvent::Finished {
+                interrupted,
+                stopped_by,
+            } => {
                 self.interrupted = Some(interrupted);
+                self.stopped_by = stopped_by;
                 self.finished = Some(now_rfc3339());
             }
             RunEvent::Workers(w) => self.workers = Some(w),
@@ -330,6 +343,7 @@ impl Builder {
             finished: self.finished.unwrap_or_else(now_rfc3339),
             host: Host::current(),
             interrupted: self.interrupted.unwrap_or(true),
+            stopped_by: self.stopped_by,
             planned: self.planned,
             summary: Summary::of(&results),
             target: self.target,
@@ -381,7 +395,9 @@ pub fn exit_code(report: &Report, baseline: Option<&Report>) -> u8 {
                 .is_none_or(|old| !is_unexpected(*old))
     };
     let counted: Vec<&CaseResult> = report.results.iter().filter(counts).collect();
-    if report.interrupted || counted.iter().any(|r| r.status == Status::Error) {
+    // Stopped by --max-time: what did not finish is a `timeout`, the verdict is whole.
+    let incomplete = report.interrupted && report.stopped_by.is_none();
+    if incomplete || counted.iter().any(|r| r.status == Status::Error) {
         2
     } else if counted.iter().any(|r| r.status.is_bad()) {
         1

@@ -2,12 +2,17 @@
 //! in the worker pool, and turns the stream of results into report events. Runner and
 //! reports meet only through `RunEvent`s.
 
+pub mod capture;
+pub mod child;
+pub mod deadline;
 pub mod plan;
 pub mod pool;
 pub mod protocol;
 pub mod queue;
 pub mod ranks;
+pub mod readers;
 pub mod return_codes;
+mod startup;
 pub mod worker;
 
 use crate::cases::{Case, Suite};
@@ -15,6 +20,7 @@ use crate::exec::inventory::Inventory;
 use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
 use crate::verdict::CaseResult;
 use protocol::{Hello, TargetFacts};
+use readers::ReadError;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
@@ -39,6 +45,9 @@ pub struct Config {
     /// The library's launcher, split into argv (`--launcher "mpiexec -n 4"`): runs the
     /// cross-rank consistency check besides the suite (`ranks`).
     pub launcher: Option<Vec<String>>,
+    /// The whole run's bound (`--max-time`): then the workers are killed and what did
+    /// not finish is reported as `timeout`.
+    pub max_time: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,10 +84,26 @@ pub fn lanes(cores: usize, facts: &TargetFacts) -> usize {
     cores * (wall.div_ceil(busy) as usize).min(4)
 }
 
-/// Runs the suite against one library; `stop` interrupts it (Ctrl-C).
-pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
+/// Runs the suite against one library; `ctrl_c` interrupts it, and so does
+/// `cfg.max_time` (then the report is whole: what did not finish is `timeout`).
+pub fn run(cfg: &Config, ctrl_c: Arc<AtomicBool>) -> Result<Report, RunError> {
+    let clock = deadline::Clock::start(ctrl_c, cfg.max_time);
+    let stop = clock.stop.clone();
+    let mut report = run_until(cfg, &stop, &clock)?;
+    if clock.expired().is_some() {
+        clock.finish_late(&mut report);
+    }
+    Ok(report)
+}
+
+fn run_until(
+    cfg: &Config,
+    stop: &Arc<AtomicBool>,
+    clock: &deadline::Clock,
+) -> Result<Report, RunError> {
     // Which build was judged: the library's hash, taken while the suite loads and the
     // inventory readers run (tens of MB for some libraries: it held up every run).
+    let mut early_results: Vec<CaseResult> = Vec::new();
     let sha256 = {
         let lib = cfg.lib.clone();
         std::thread::spawn(move || report::sha256_file(&lib).unwrap_or_default())
@@ -105,6 +130,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
             mpi_init: false,
             single_job: false,
             base_init: true,
+            skip: Default::default(),
         },
         jobs: cfg.jobs.unwrap_or(cores),
         timeout: cfg.timeout,
@@ -120,23 +146,33 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     let beside = after_read && setup.jobs >= 2;
     let after_reader = beside.then(|| {
         let setup = setup.clone();
-        std::thread::spawn(move || pool::inventory(&setup, true))
+        std::thread::spawn(move || readers::inventory(&setup, true))
     });
-    let join_after = |h: std::thread::JoinHandle<Result<(TargetFacts, Inventory), String>>| {
+    let join_after = |h: std::thread::JoinHandle<Result<(TargetFacts, Inventory), ReadError>>| {
         h.join()
-            .unwrap_or_else(|_| Err("the inventory reader thread panicked".into()))
+            .unwrap_or_else(|_| Err(ReadError::CannotRun("the inventory reader panicked".into())))
     };
-    let (facts, before) = match pool::inventory(&setup, false) {
+    let sha = |h: std::thread::JoinHandle<String>| h.join().unwrap_or_default();
+    let (facts, before) = match readers::inventory(&setup, false) {
         Ok(x) => x,
         Err(e) => {
             if let Some(h) = after_reader {
                 let _ = join_after(h);
             }
-            return Err(RunError::Target(e));
+            return match e {
+                // The library died or hung in its start, or --max-time passed while
+                // its catalog was read: a report that says so, not exit 2.
+                ReadError::Died(d) => Ok(startup::failed(cfg, &selected, &d, sha(sha256))),
+                ReadError::Interrupted if clock.expired().is_some() => {
+                    Ok(startup::unstarted(cfg, &selected, sha(sha256)))
+                }
+                e => Err(RunError::Target(e.to_string())),
+            };
         }
     };
+    early_lost(&mut early_results, &before, false, cfg.timeout);
     setup.jobs = cfg.jobs.unwrap_or_else(|| lanes(cores, &facts));
-    let mut early: Vec<CaseResult> = Vec::new();
+    let mut early: Vec<CaseResult> = early_results;
     let (tx, rx) = mpsc::channel::<CaseResult>();
     let (jobs, later_jobs, runner, peak) = match after_reader {
         Some(h) => {
@@ -144,6 +180,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
                 .iter()
                 .partition(|c| c.requires(crate::cases::Require::MpiInit));
             let now = plan::jobs(&without, &before, &Ok(Inventory::default()), &mut early);
+            clock.plan(&now);
             let n_now: usize = now.iter().map(|j| j.subjects.len()).sum();
             let (later_tx, later_rx) = mpsc::channel::<(Vec<pool::Job>, usize)>();
             let runner = {
@@ -157,24 +194,36 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
                 (Ok((f, _)), None) => setup.jobs.max(lanes(cores, f)),
                 _ => setup.jobs,
             };
-            let after = after.map(|(_, inv)| inv);
+            let after = after
+                .map(|(_, inv)| inv)
+                .map_err(|e| unread(e, cfg.timeout));
+            if let Ok(inv) = &after {
+                early_lost(&mut early, inv, true, cfg.timeout);
+            }
             let later = plan::jobs(&with_init, &before, &after, &mut early);
+            clock.plan(&later);
             let n_later: usize = later.iter().map(|j| j.subjects.len()).sum();
             let _ = later_tx.send((later, want));
             (n_now, n_later, runner, want)
         }
         None => {
-            let after: Result<Inventory, String> = if after_read {
-                pool::inventory(&setup, true).map(|(f, inv)| {
-                    if cfg.jobs.is_none() {
-                        setup.jobs = setup.jobs.max(lanes(cores, &f));
-                    }
-                    inv
-                })
+            let after: Result<Inventory, plan::Unread> = if after_read {
+                readers::inventory(&setup, true)
+                    .map(|(f, inv)| {
+                        if cfg.jobs.is_none() {
+                            setup.jobs = setup.jobs.max(lanes(cores, &f));
+                        }
+                        inv
+                    })
+                    .map_err(|e| unread(e, cfg.timeout))
             } else {
                 Ok(Inventory::default())
             };
+            if let (Ok(inv), true) = (&after, after_read) {
+                early_lost(&mut early, inv, true, cfg.timeout);
+            }
             let jobs = plan::jobs(&selected, &before, &after, &mut early);
+            clock.plan(&jobs);
             let n: usize = jobs.iter().map(|j| j.subjects.len()).sum();
             let runner = {
                 let setup = setup.clone();
@@ -188,19 +237,9 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     let mut b = Builder::new();
     b.event(RunEvent::Started {
         target: target_info(cfg, &facts, &before, sha256.join().unwrap_or_default()),
-        options: RunOptions {
-            strict: cfg.strict,
-            // The most workers at once (more join when the MPI_Init reader's start
-            // shows that those workers mostly wait).
-            jobs: peak,
-            timeout_ms: cfg.timeout.as_millis() as u64,
-            cases: cfg.cases.clone(),
-            areas: cfg.areas.clone(),
-            abi: cfg.abi.clone(),
-            baseline: None,
-            waivers: None,
-            launcher: cfg.launcher.as_ref().map(|l| l.join(" ")),
-        },
+        // The most workers at once (more join when the MPI_Init reader's start shows
+        // that those workers mostly wait).
+        options: run_options(cfg, peak),
         planned,
     });
     let bar = progress_bar(cfg.progress, planned as u64);
@@ -210,6 +249,7 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     }
     for r in rx {
         tick(&bar, cfg.progress, &r);
+        clock.done(&r);
         b.event(RunEvent::Result(r));
     }
     let outcome = runner.join().unwrap_or_default();
@@ -221,11 +261,13 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     }));
     // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
     let launcher = cfg.launcher.as_ref().filter(|_| !ranks_ids.is_empty());
-    if let Some(launcher) = launcher.filter(|_| !outcome.interrupted) {
+    if let Some(launcher) =
+        launcher.filter(|_| !outcome.interrupted && !stop.load(Ordering::SeqCst))
+    {
         if let Some(bar) = &bar {
             bar.set_message(format!("ranks: {}", launcher.join(" ")));
         }
-        let results = ranks::run(launcher, &setup.hello, cfg.timeout, &stop);
+        let results = ranks::run(launcher, &setup.hello, cfg.timeout, stop);
         for r in results
             .into_iter()
             .filter(|r| ranks_ids.contains(&r.case.as_str()))
@@ -249,8 +291,44 @@ pub fn run(cfg: &Config, stop: Arc<AtomicBool>) -> Result<Report, RunError> {
     }
     b.event(RunEvent::Finished {
         interrupted: outcome.interrupted || stop.load(Ordering::SeqCst),
+        stopped_by: None,
     });
     Ok(b.finish())
+}
+
+/// The results for the entries the inventory's readers lost.
+fn early_lost(early: &mut Vec<CaseResult>, inv: &Inventory, after_init: bool, t: Duration) {
+    early.extend(readers::lost_results(inv, after_init, t));
+}
+
+/// The MPI_Init reader's failure as the planner's reason.
+fn unread(e: ReadError, timeout: Duration) -> plan::Unread {
+    match e {
+        ReadError::Died(d) => plan::Unread {
+            status: d.status,
+            message: d.message.clone(),
+            evidence: vec![d.evidence(timeout)],
+        },
+        e => plan::Unread {
+            status: crate::verdict::Status::Error,
+            message: format!("failed: {e}"),
+            evidence: Vec::new(),
+        },
+    }
+}
+
+fn run_options(cfg: &Config, jobs: usize) -> RunOptions {
+    RunOptions {
+        strict: cfg.strict,
+        jobs,
+        timeout_ms: cfg.timeout.as_millis() as u64,
+        cases: cfg.cases.clone(),
+        areas: cfg.areas.clone(),
+        abi: cfg.abi.clone(),
+        baseline: None,
+        waivers: None,
+        launcher: cfg.launcher.as_ref().map(|l| l.join(" ")),
+    }
 }
 
 fn target_info(cfg: &Config, f: &TargetFacts, inv: &Inventory, sha256: String) -> TargetInfo {

@@ -3,14 +3,25 @@
 //! (no subject to run on).
 
 use super::pool::Job;
+use super::readers::spot_subject;
 use crate::cases::InitMode;
 use crate::cases::Kind;
 use crate::cases::{Case, Require, Suite};
 use crate::exec::inventory::Entry;
 use crate::exec::inventory::Inventory;
-use crate::verdict::{Area, CaseResult, Status};
-use std::collections::BTreeMap;
+use crate::verdict::{Area, CaseResult, Evidence, Status};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
+
+/// Why an inventory could not be read (the one after MPI_Init): the cases that need it
+/// get this status and message.
+#[derive(Debug, Clone)]
+pub struct Unread {
+    /// `error` (the harness could not), `crash` or `timeout` (the library died or hung).
+    pub status: Status,
+    pub message: String,
+    pub evidence: Vec<Evidence>,
+}
 
 /// Subjects per job: big catalogs are split so the pool's lanes stay busy.
 const CHUNK: usize = 200;
@@ -50,7 +61,7 @@ fn early(c: &Case, status: Status, message: String) -> CaseResult {
 pub fn jobs(
     cases: &[&Case],
     before: &Inventory,
-    after: &Result<Inventory, String>,
+    after: &Result<Inventory, Unread>,
     early_results: &mut Vec<CaseResult>,
 ) -> Vec<Job> {
     let mut out = Vec::new();
@@ -58,17 +69,22 @@ pub fn jobs(
     let shared_before = share(before);
     let shared_after = after.as_ref().map(share).unwrap_or_default();
     let mut shared_inv: [Option<Arc<Inventory>>; 2] = [None, None];
+    let skip_of = |inv: &Inventory| -> Arc<BTreeSet<String>> {
+        Arc::new(inv.lost.iter().map(|l| l.call.clone()).collect())
+    };
+    let skips = [
+        skip_of(before),
+        after.as_ref().map(skip_of).unwrap_or_default(),
+    ];
     for c in cases {
         let mpi_init = c.requires(Require::MpiInit);
         let inv = if mpi_init {
             match after {
                 Ok(i) => i,
-                Err(e) => {
-                    early_results.push(early(
-                        c,
-                        Status::Error,
-                        format!("MPI_Init in a worker failed: {e}"),
-                    ));
+                Err(u) => {
+                    let mut r = early(c, u.status, format!("MPI_Init in a worker: {}", u.message));
+                    r.evidence = u.evidence.clone();
+                    early_results.push(r);
                     continue;
                 }
             }
@@ -91,6 +107,29 @@ pub fn jobs(
                 .map(|e| (Some(e.clone()), e.subject()))
                 .unzip(),
         };
+        // Entries a catalog reader died at are no case's subject: each case that would
+        // have run on one says so.
+        if let Some(kind) = c.for_each {
+            for l in &inv.lost {
+                let Some((k, index)) = spot_subject(&l.call).filter(|(k, _)| *k == kind) else {
+                    continue;
+                };
+                let subject = match index {
+                    Some(i) => format!("{} {i} (not read)", k.as_str()),
+                    None => format!("every {} (not counted)", k.as_str()),
+                };
+                let mut r = early(
+                    c,
+                    Status::Skip,
+                    format!(
+                        "not judged: {} ({}) while the catalog was read",
+                        l.call, l.status
+                    ),
+                );
+                r.subject = subject;
+                early_results.push(r);
+            }
+        }
         if subjects.is_empty() {
             let what = c.for_each.map_or("", |k| k.as_str());
             let filtered = if c.filter.0.is_empty() {
@@ -123,6 +162,7 @@ pub fn jobs(
                 fresh: c.needs_fresh_process() || c.init == InitMode::Manual,
                 mpi_init,
                 base_init: c.init == InitMode::Auto,
+                skip: skips[usize::from(mpi_init)].clone(),
                 inventory: (c.init == InitMode::Manual).then(|| {
                     shared_inv[usize::from(mpi_init)]
                         .get_or_insert_with(|| Arc::new(inv.clone()))

@@ -4,22 +4,17 @@
 //! rest of its job goes back on the queue for a fresh worker. Results leave through a
 //! channel; the pool never loads vendor code.
 
-use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker, ToWorkerRef};
+use super::protocol::{FromWorker, Hello, ToWorkerRef};
 use super::queue::{fresh_first, Queue};
 use crate::exec::inventory::Entry;
 use crate::exec::inventory::Inventory;
 use crate::exec::RcLog;
-use crate::target::catalog::CatalogDump;
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
-use serde::Serialize;
-use std::collections::{BTreeSet, VecDeque};
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// One unit of work: a case over some of its subjects.
 #[derive(Debug, Clone)]
@@ -41,6 +36,9 @@ pub struct Job {
     pub base_init: bool,
     /// Sent along when the worker must not read its own (shared, as `subjects`).
     pub inventory: Option<Arc<Inventory>>,
+    /// The catalog spots the supervisor's readers lost (`target::reading`): a worker
+    /// reading its own inventory passes over them.
+    pub skip: Arc<BTreeSet<String>>,
 }
 
 impl Job {
@@ -60,6 +58,16 @@ impl Job {
         )
     }
 
+    /// A crash or hang of the worker with its evidence.
+    fn death(&self, n: usize, subject: Option<String>, d: &Death, timeout: Duration) -> CaseResult {
+        let mut r = self.result(n, d.status, d.message.clone());
+        if let Some(s) = subject {
+            r.subject = s;
+        }
+        r.evidence.push(d.evidence(timeout));
+        r
+    }
+
     /// The subjects from `n` on, as a job of their own.
     fn rest(&self, n: usize) -> Option<Job> {
         (n < self.subjects.len()).then(|| Job {
@@ -70,266 +78,7 @@ impl Job {
     }
 }
 
-/// A running worker process.
-pub struct Worker {
-    child: Child,
-    stdin: ChildStdin,
-    rx: Receiver<Result<FromWorker, String>>,
-    /// The last lines the library wrote to stderr (shown with a crash).
-    stderr: Arc<Mutex<VecDeque<String>>>,
-    /// The worker's private environment; dropped (directory removed) after the kill.
-    _env: crate::target::WorkerEnv,
-    /// The run's Ctrl-C flag: a wait for this worker ends early when it is set.
-    stop: Arc<AtomicBool>,
-    /// Set when the stderr reader reached end of file.
-    stderr_done: Arc<AtomicBool>,
-}
-
-/// Why talking to a worker stopped.
-#[derive(Debug)]
-pub enum Broke {
-    /// Killed by a signal (its name).
-    Crash(String),
-    Timeout,
-    /// The run was interrupted (Ctrl-C) while waiting for the worker.
-    Interrupted,
-    /// Exited or said something unexpected.
-    Other(String),
-}
-
-impl Worker {
-    /// Starts `mpit-conform __suite-worker` in its own process group and waits for
-    /// `Ready`. Waits end early when `stop` is set.
-    pub fn spawn(
-        hello: &Hello,
-        timeout: Duration,
-        stop: Arc<AtomicBool>,
-    ) -> Result<(Worker, TargetFacts), String> {
-        let env = crate::target::worker_env(&hello.lib);
-        let exe =
-            std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
-        let json = serde_json::to_string(hello).map_err(|e| e.to_string())?;
-        let born = Instant::now();
-        let mut child = Command::new(exe)
-            .arg("__suite-worker")
-            .arg(json)
-            .envs(env.vars())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Own process group: a timeout kills whatever the library started too.
-            .process_group(0)
-            .spawn()
-            .map_err(|e| format!("cannot start a worker: {e}"))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err("worker pipes missing".into());
-        };
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(m) = FromWorker::parse(&line) {
-                    if tx.send(m).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let stderr_done = Arc::new(AtomicBool::new(false));
-        let (t2, done2) = (tail.clone(), stderr_done.clone());
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Ok(mut q) = t2.lock() {
-                    if q.len() >= 20 {
-                        q.pop_front();
-                    }
-                    q.push_back(line);
-                }
-            }
-            done2.store(true, Ordering::SeqCst);
-        });
-        let mut w = Worker {
-            child,
-            stdin,
-            rx,
-            stderr: tail,
-            _env: env,
-            stop,
-            stderr_done,
-        };
-        match w.next(timeout) {
-            Ok(FromWorker::Ready(mut f)) => {
-                f.start_wall_us = born.elapsed().as_micros() as u64;
-                Ok((w, *f))
-            }
-            Ok(FromWorker::CannotRun(e)) => {
-                w.kill();
-                Err(e)
-            }
-            Ok(other) => {
-                w.kill();
-                Err(format!("unexpected first message from worker: {other:?}"))
-            }
-            Err(b) => Err(w.explain(b)),
-        }
-    }
-
-    pub fn send<M: Serialize + ?Sized>(&mut self, m: &M) -> Result<(), Broke> {
-        let line = serde_json::to_string(m).map_err(|e| Broke::Other(e.to_string()))?;
-        writeln!(self.stdin, "{line}")
-            .and_then(|_| self.stdin.flush())
-            .map_err(|_| self.ended())
-    }
-
-    /// The next protocol message within `timeout`. The wait is cut into short slices so
-    /// that Ctrl-C does not wait out a hanging vendor call: when the stop flag is set
-    /// the worker's process group is killed and the wait ends.
-    pub fn next(&mut self, timeout: Duration) -> Result<FromWorker, Broke> {
-        const SLICE: Duration = Duration::from_millis(50);
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left.min(SLICE)) {
-                Ok(Ok(m)) => return Ok(m),
-                Ok(Err(e)) => return Err(Broke::Other(e)),
-                Err(RecvTimeoutError::Timeout) if self.stop.load(Ordering::SeqCst) => {
-                    self.kill();
-                    return Err(Broke::Interrupted);
-                }
-                Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
-                    self.kill();
-                    return Err(Broke::Timeout);
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return Err(self.ended()),
-            }
-        }
-    }
-
-    /// How the process ended (it closed its stdout).
-    fn ended(&mut self) -> Broke {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        let mut nap = Backoff::default();
-        let status = loop {
-            match self.child.try_wait() {
-                Ok(Some(s)) => break Some(s),
-                Ok(None) if Instant::now() < deadline => nap.sleep(),
-                _ => break None,
-            }
-        };
-        self.kill();
-        match status {
-            Some(s) => match s.signal() {
-                Some(sig) => Broke::Crash(signal_name(sig)),
-                // A Rust panic (101) is the harness's own failure; any other exit in
-                // the middle of a job is the library ending the process (MPI_Abort,
-                // exit()), which is a crash of the call in flight.
-                None if s.code() == Some(101) => {
-                    Broke::Other(format!("worker exited with {s} in the middle of a job"))
-                }
-                None => Broke::Crash(format!(
-                    "exit({}) inside the library",
-                    s.code().map_or_else(|| "?".into(), |c| c.to_string())
-                )),
-            },
-            None => Broke::Other("worker closed its output but did not exit".into()),
-        }
-    }
-
-    /// A one-line explanation with the library's last words.
-    pub fn explain(&self, b: Broke) -> String {
-        // The process is gone; let its stderr reader drain the last lines (the in-flight
-        // marker is written at the very end).
-        let deadline = Instant::now() + Duration::from_millis(500);
-        while !self.stderr_done.load(Ordering::SeqCst) && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        let tail: Vec<String> = self
-            .stderr
-            .lock()
-            .map(|q| q.iter().cloned().collect())
-            .unwrap_or_default();
-        let call = crate::target::ffi::in_flight::find(tail.iter().map(String::as_str))
-            .map(str::to_string);
-        let marker = crate::target::ffi::in_flight::MARKER.trim_end();
-        let tail: Vec<&String> = tail
-            .iter()
-            // Banner lines ("=====") say nothing; the marker is not the library's.
-            .filter(|l| super::says_something(l) && !l.trim_start().starts_with(marker))
-            .collect();
-        let what = match (b, call) {
-            (Broke::Crash(s), Some(c)) => format!("worker killed by {s} in {c}"),
-            (b, _) => Self::what(b),
-        };
-        match tail.last() {
-            Some(l) => format!("{what}; library stderr: {}", l.trim()),
-            None => what,
-        }
-    }
-
-    fn what(b: Broke) -> String {
-        match b {
-            Broke::Crash(s) => format!("worker killed by {s}"),
-            Broke::Timeout => "worker timed out".into(),
-            Broke::Interrupted => "interrupted".into(),
-            Broke::Other(s) => s,
-        }
-    }
-
-    /// Kills the worker's whole process group and reaps it.
-    pub fn kill(&mut self) {
-        if let Ok(pgid) = i32::try_from(self.child.id()) {
-            crate::target::ffi::kill_process_group(pgid);
-        }
-        let _ = self.child.wait();
-    }
-
-    /// Asks the worker to quit, then makes sure of it.
-    pub fn quit(mut self) {
-        let _ = self.send(&ToWorker::Quit);
-        let deadline = Instant::now() + Duration::from_secs(2);
-        let mut nap = Backoff::default();
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
-            }
-            nap.sleep();
-        }
-        self.kill();
-    }
-}
-
-/// Sleeps between polls for a worker's exit: 50 µs doubling to 5 ms. A worker usually
-/// exits within a millisecond of its last answer; a fixed 5 ms sleep added a few
-/// milliseconds to each of a run's (often more than a hundred) workers.
-#[derive(Default)]
-struct Backoff(u32);
-
-impl Backoff {
-    fn sleep(&mut self) {
-        let us = (50u64 << self.0.min(7)).min(5000);
-        self.0 += 1;
-        std::thread::sleep(Duration::from_micros(us));
-    }
-}
-
-pub fn signal_name(sig: i32) -> String {
-    match sig {
-        4 => "SIGILL".into(),
-        6 => "SIGABRT".into(),
-        7 => "SIGBUS".into(),
-        8 => "SIGFPE".into(),
-        9 => "SIGKILL".into(),
-        11 => "SIGSEGV".into(),
-        13 => "SIGPIPE".into(),
-        15 => "SIGTERM".into(),
-        n => format!("signal {n}"),
-    }
-}
+pub use super::child::{signal_name, Broke, Death, Start, Worker};
 
 /// What the pool needs to start workers.
 #[derive(Clone)]
@@ -431,6 +180,14 @@ fn lane(
     // A single-job worker exits on its own; writing `Quit` to it must not kill the run.
     crate::target::ffi::block_sigpipe_in_thread();
     let mut reusable: Option<Worker> = None;
+    // The job the reusable worker served last: a death at its exit is that job's.
+    let mut last: Option<Job> = None;
+    let quit = |w: Worker, job: &Option<Job>| {
+        if let (Some(d), Some(job)) = (w.quit(), job) {
+            let at_exit = "(at the worker's exit)".to_string();
+            let _ = tx.send(job.death(0, Some(at_exit), &d, setup.timeout));
+        }
+    };
     let mut next_job = 0u64;
     loop {
         if stop.load(Ordering::SeqCst) {
@@ -444,20 +201,32 @@ fn lane(
             (false, Some(w)) => w,
             (fresh, old) => {
                 if let Some(old) = old {
-                    old.quit();
+                    quit(old, &last);
                 }
                 let hello = Hello {
                     mpi_init: job.mpi_init,
                     single_job: fresh,
                     base_init: job.base_init,
+                    skip: (*job.skip).clone(),
                     ..setup.hello.clone()
                 };
                 started[0].fetch_add(1, Ordering::SeqCst);
                 if job.mpi_init {
                     started[1].fetch_add(1, Ordering::SeqCst);
                 }
-                match Worker::spawn(&hello, setup.timeout, setup.stop.clone()) {
+                match Worker::start(&hello, setup.timeout, setup.stop.clone()) {
                     Ok((w, _)) => w,
+                    // The library killed or stalled the worker's start (a thread of its
+                    // own, say): the first subject takes the crash, the rest go on.
+                    Err(Start::Died(d)) if d.status != Status::Error => {
+                        let mut r = job.death(0, None, &d, setup.timeout);
+                        r.message = format!("in the worker's start: {}", r.message);
+                        let _ = tx.send(r);
+                        if let Some(rest) = job.rest(1) {
+                            q.push_front(rest);
+                        }
+                        continue;
+                    }
                     Err(e) => {
                         for n in 0..job.subjects.len() {
                             let _ = tx.send(job.result(
@@ -506,29 +275,35 @@ fn lane(
             }
         })();
         match outcome {
-            Ok(true) if !job.fresh => reusable = Some(w),
-            Ok(_) => w.quit(),
+            Ok(true) if !job.fresh => {
+                reusable = Some(w);
+                last = Some(job);
+            }
+            Ok(_) => quit(w, &Some(job)),
             Err(b) => {
                 if stop.load(Ordering::SeqCst) {
                     w.kill();
                     break;
                 }
-                let status = match &b {
-                    Broke::Crash(_) => Status::Crash,
-                    Broke::Timeout => Status::Timeout,
-                    Broke::Interrupted | Broke::Other(_) => Status::Error,
-                };
                 let what = match &b {
                     Broke::Timeout => format!("no answer within {:?}", setup.timeout),
                     _ => String::new(),
                 };
-                let msg = w.explain(b);
+                let death = w.death(b);
                 w.kill();
+                let status = death.status;
+                let msg = death.message.clone();
                 let n = if done.contains(&in_flight) {
                     in_flight + 1
                 } else {
                     in_flight
                 };
+                // Every subject answered, then the worker died before `Done` (a thread
+                // of the library's, say): the death is still the job's.
+                if n >= job.subjects.len() && status != Status::Error {
+                    let after = "(after its last subject)".to_string();
+                    let _ = tx.send(job.death(0, Some(after), &death, setup.timeout));
+                }
                 if n < job.subjects.len() {
                     let mut text = if what.is_empty() {
                         msg
@@ -553,7 +328,9 @@ fn lane(
                             };
                         }
                     }
-                    let _ = tx.send(job.result(n, status, text));
+                    let mut r = job.result(n, status, text);
+                    r.evidence.push(death.evidence(setup.timeout));
+                    let _ = tx.send(r);
                 }
                 if let Some(rest) = job.rest(n + 1) {
                     q.push_front(rest);
@@ -562,47 +339,6 @@ fn lane(
         }
     }
     if let Some(w) = reusable {
-        w.quit();
-    }
-}
-
-/// Asks a dedicated worker (base MPI_T init, MPI_Init first when `mpi_init`) one
-/// question and returns its answer; the worker is gone afterwards.
-fn ask(setup: &Setup, mpi_init: bool, q: ToWorker) -> Result<(TargetFacts, FromWorker), String> {
-    let hello = Hello {
-        mpi_init,
-        single_job: true,
-        base_init: true,
-        ..setup.hello.clone()
-    };
-    let (mut w, facts) = Worker::spawn(&hello, setup.timeout, setup.stop.clone())?;
-    match w.send(&q).and_then(|_| w.next(setup.timeout)) {
-        Ok(answer) => {
-            w.quit();
-            Ok((facts, answer))
-        }
-        Err(b) => {
-            let e = w.explain(b);
-            w.kill();
-            Err(e)
-        }
-    }
-}
-
-/// Reads one inventory with a dedicated worker.
-pub fn inventory(setup: &Setup, mpi_init: bool) -> Result<(TargetFacts, Inventory), String> {
-    match ask(setup, mpi_init, ToWorker::Inventory)? {
-        (facts, FromWorker::Inventory(inv)) => Ok((facts, *inv)),
-        (_, other) => Err(format!(
-            "unexpected answer to an inventory request: {other:?}"
-        )),
-    }
-}
-
-/// Reads the decoded catalog with a dedicated worker (`mpit-conform catalog`).
-pub fn catalog(setup: &Setup, mpi_init: bool) -> Result<CatalogDump, String> {
-    match ask(setup, mpi_init, ToWorker::Catalog)? {
-        (_, FromWorker::Catalog(d)) => Ok(*d),
-        (_, other) => Err(format!("unexpected answer to a catalog request: {other:?}")),
+        quit(w, &last);
     }
 }

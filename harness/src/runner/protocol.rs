@@ -1,13 +1,14 @@
 //! What the supervisor and a suite worker say to each other: one JSON document per
-//! line. The worker's stdout is shared with the vendor library (which may print), so
-//! protocol lines carry a marker and anything else is passed through as the library's
-//! own output.
+//! line, on a channel of their own (`target::ffi::stdio`: the worker moves it off the
+//! stdin/stdout it shares with the library before the library is loaded). The marker
+//! stays on every line as a second line of defence: a line without it is not a message.
 
 use crate::exec::inventory::{Entry, Inventory};
 use crate::exec::RcLog;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::CaseResult;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// Prefix of every protocol line on the worker's stdout.
@@ -30,15 +31,26 @@ pub struct Hello {
     /// and none depends on re-initialization (which two real libraries get wrong: a case
     /// of its own checks it, in a process of its own). Off for `init: manual` cases.
     pub base_init: bool,
+    /// Catalog spots a worker reading its own inventory passes over: the entries that
+    /// killed or stalled the supervisor's readers (`target::reading`).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub skip: BTreeSet<String>,
 }
 
 /// Supervisor → worker, one per line on stdin.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ToWorker {
-    /// Read and send the inventory.
-    Inventory,
-    /// Read and send the decoded catalog (`mpit-conform catalog`).
-    Catalog,
+    /// Read and send the inventory, passing over the calls in `skip` (each a call
+    /// that killed or stalled an earlier reader: `target::reading`).
+    Inventory {
+        #[serde(default)]
+        skip: BTreeSet<String>,
+    },
+    /// Read and send the decoded catalog (`mpit-conform catalog`), passing over `skip`.
+    Catalog {
+        #[serde(default)]
+        skip: BTreeSet<String>,
+    },
     /// Run a case on these subjects (none: the case has no `for_each`).
     Job {
         job: u64,
@@ -101,6 +113,10 @@ pub struct TargetFacts {
 /// Worker → supervisor.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum FromWorker {
+    /// The worker is about to make this call while starting (loading the library,
+    /// MPI_Init, the base MPI_T_init_thread) or reading the catalog: a crash or hang
+    /// before the next message is pinned on it.
+    Calling(String),
     Ready(Box<TargetFacts>),
     /// The target cannot be loaded or started (the run exits 2).
     CannotRun(String),

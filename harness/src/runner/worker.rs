@@ -1,32 +1,61 @@
 //! The suite worker: the same binary re-executed (`mpit-conform __suite-worker`), the
-//! only process that loads the vendor library. It answers jobs on stdin with results on
-//! stdout until told to quit; a crash or hang is the supervisor's to observe.
+//! only process that loads the vendor library. It answers jobs with results on its
+//! private channel (`target::ffi::stdio`, set up before the library is loaded) until
+//! told to quit; a crash or hang is the supervisor's to observe. Whatever the library
+//! prints goes to stderr, which the supervisor keeps the tail of.
 
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::cases::Suite;
 use crate::exec::inventory::{self, Inventory};
 use crate::exec::{self, Ctx, RcLog};
+use crate::target::ffi::{in_flight, stdio};
+use crate::target::reading::Guard;
 use crate::target::{AbiChoice, Target};
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
 use std::collections::BTreeMap;
-use std::io::{BufRead, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::sync::{Mutex, OnceLock};
+
+/// The worker's end of the channel to the supervisor.
+static CHANNEL: OnceLock<Mutex<File>> = OnceLock::new();
 
 fn send(m: &FromWorker) {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe means the supervisor is gone; nothing to do but stop.
-    if writeln!(out, "{}", m.line())
-        .and_then(|_| out.flush())
-        .is_err()
-    {
+    let mut line = m.line();
+    line.push('\n');
+    let sent = CHANNEL
+        .get()
+        .and_then(|c| c.lock().ok())
+        .is_some_and(|mut out| out.write_all(line.as_bytes()).is_ok());
+    // A closed channel means the supervisor is gone; nothing to do but stop.
+    if !sent {
         std::process::exit(3);
     }
 }
 
+/// Announces a call of the start or of a catalog read (`FromWorker::Calling`) and leaves
+/// it as the call in flight.
+fn calling(call: &str) {
+    send(&FromWorker::Calling(call.to_string()));
+    in_flight::set(Some(call));
+}
+
 /// Serves until `Quit` or end of input; returns the exit code.
 pub fn serve(hello: &Hello) -> i32 {
+    // The protocol leaves fds 0 and 1 before the library can touch them.
+    let input = match stdio::take_protocol() {
+        Ok(ch) => {
+            let _ = CHANNEL.set(Mutex::new(ch.output));
+            ch.input
+        }
+        Err(e) => {
+            eprintln!("mpit-conform worker: cannot set up its channel: {e}");
+            return 2;
+        }
+    };
     // A crash or abort inside a vendor call names the call (ffi::in_flight).
-    crate::target::ffi::in_flight::install();
+    in_flight::install();
     // The cases of each area, loaded when a job of that area first comes.
     let mut areas: BTreeMap<String, Suite> = BTreeMap::new();
     let abi: AbiChoice = match hello.abi.parse() {
@@ -36,6 +65,7 @@ pub fn serve(hello: &Hello) -> i32 {
             return 2;
         }
     };
+    calling("dlopen (loading the library and detecting its ABI)");
     let t = match Target::open(&hello.lib, &abi, hello.force) {
         Ok(t) => t,
         Err(e) => {
@@ -44,6 +74,7 @@ pub fn serve(hello: &Hello) -> i32 {
         }
     };
     if hello.mpi_init {
+        calling("MPI_Init");
         match t.lib.mpi_init() {
             Some((rc, ())) if t.rc(rc) == ReturnCode::Success => {}
             Some((rc, ())) => {
@@ -62,6 +93,7 @@ pub fn serve(hello: &Hello) -> i32 {
     // The base init (see `Hello::base_init`): cases nest inside it.
     if hello.base_init {
         let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
+        calling("MPI_T_init_thread(MPI_THREAD_SINGLE)");
         match t.lib.init_thread(single) {
             Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
             Some((rc, _)) => {
@@ -79,11 +111,15 @@ pub fn serve(hello: &Hello) -> i32 {
             }
         }
     }
-    send(&FromWorker::Ready(Box::new(facts(&t))));
+    let facts = facts(&t);
+    in_flight::set(None);
+    send(&FromWorker::Ready(Box::new(facts)));
     let mut own: Option<Inventory> = None;
     let mut mirror: Option<crate::differential::Mirror> = None;
-    let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
+    // The catalog entries the supervisor lost in its readers: reading them again here
+    // would only die the same way.
+    let own_read = |t: &Target| inventory::read_guarded(t, &mut Guard::new(&hello.skip, &calling));
+    for line in BufReader::new(input).lines() {
         let Ok(line) = line else { break };
         let msg: ToWorker = match serde_json::from_str(&line) {
             Ok(m) => m,
@@ -104,12 +140,13 @@ pub fn serve(hello: &Hello) -> i32 {
                 }
                 send(&FromWorker::OpsDone { seq });
             }
-            ToWorker::Catalog => {
-                let d = crate::target::catalog::read(&t, hello.mpi_init);
+            ToWorker::Catalog { skip } => {
+                let g = Guard::new(&skip, &calling);
+                let d = crate::target::catalog::read_guarded(&t, hello.mpi_init, g);
                 send(&FromWorker::Catalog(Box::new(d)));
             }
-            ToWorker::Inventory => {
-                let i = own.get_or_insert_with(|| inventory::read(&t)).clone();
+            ToWorker::Inventory { skip } => {
+                let i = inventory::read_guarded(&t, &mut Guard::new(&skip, &calling));
                 send(&FromWorker::Inventory(Box::new(i)));
             }
             ToWorker::Job {
@@ -127,7 +164,7 @@ pub fn serve(hello: &Hello) -> i32 {
                         &given_inv
                     }
                     // Under the base init, reading is a query like any other.
-                    None => own.get_or_insert_with(|| inventory::read(&t)),
+                    None => own.get_or_insert_with(|| own_read(&t)),
                 };
                 let mut log = RcLog::default();
                 let current = std::cell::Cell::new(0usize);

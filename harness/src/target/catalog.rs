@@ -3,6 +3,7 @@
 //! Runs inside a worker process.
 
 use super::ffi::{Members, RawHandle, StrArg, StrOut};
+use super::reading::{Guard, Lost};
 use super::{Detection, Target};
 use mpit_reference::catalog::{self as cat, Catalog, PvarRef};
 use mpit_reference::profile::ReturnCode;
@@ -72,10 +73,17 @@ pub struct CatalogDump {
     pub handles: BTreeMap<String, u64>,
     /// Profile entries naming objects the library does not export.
     pub unresolved: Vec<String>,
+    /// The spots the reader was told to pass over (`target::reading`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed: Vec<String>,
+    /// The entries that killed or stalled a reader (filled by the supervisor).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lost: Vec<Lost>,
 }
 
 struct Reader<'a> {
     t: &'a Target,
+    g: Guard<'a>,
     names: Vec<NameObs>,
     failed: Vec<FailedCall>,
     undecoded: Vec<String>,
@@ -171,20 +179,35 @@ impl Reader<'_> {
 
 /// Reads the whole catalog of an initialized target (MPI_T_init_thread already called).
 pub fn read(t: &Target, after_init: bool) -> CatalogDump {
+    static NOTHING: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    fn quiet(_: &str) {}
+    read_guarded(t, after_init, Guard::new(&NOTHING, &quiet))
+}
+
+/// [`read`], entry by entry through `g` (which may pass entries over).
+pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> CatalogDump {
     let mut r = Reader {
         t,
+        g,
         names: Vec::new(),
         failed: Vec::new(),
         undecoded: Vec::new(),
         enums: BTreeMap::new(),
     };
     let p = &t.profile;
+    // A count passed over reads as "not exported"; `passed` says why.
+    let mut count = |name: &str, f: &dyn Fn() -> Option<(i32, i32)>| {
+        r.g.enter(name.to_string())
+            .then(f)
+            .flatten()
+            .map(|(_, n)| n)
+    };
     let counts = Counts {
-        cvars: t.lib.cvar_get_num().map(|(_, n)| n),
-        pvars: t.lib.pvar_get_num().map(|(_, n)| n),
-        categories: t.lib.category_get_num().map(|(_, n)| n),
-        events: t.lib.event_get_num().map(|(_, n)| n),
-        sources: t.lib.source_get_num().map(|(_, n)| n),
+        cvars: count("MPI_T_cvar_get_num", &|| t.lib.cvar_get_num()),
+        pvars: count("MPI_T_pvar_get_num", &|| t.lib.pvar_get_num()),
+        categories: count("MPI_T_category_get_num", &|| t.lib.category_get_num()),
+        events: count("MPI_T_event_get_num", &|| t.lib.event_get_num()),
+        sources: count("MPI_T_source_get_num", &|| t.lib.source_get_num()),
     };
     let mut c = Catalog::default();
     let mut origins = crate::differential::Origins::default();
@@ -192,6 +215,9 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     // Enumerations are reached through the variables that use them; collect them first.
     let mut raw_cvars = Vec::new();
     for i in 0..counts.cvars.unwrap_or(0) {
+        if !r.g.enter(format!("MPI_T_cvar_get_info({i})")) {
+            continue;
+        }
         let got = r.strings(
             format!("MPI_T_cvar_get_info({i})"),
             |n, d| t.lib.cvar_get_info(i, n, d),
@@ -205,6 +231,9 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
     let mut raw_pvars = Vec::new();
     for i in 0..counts.pvars.unwrap_or(0) {
+        if !r.g.enter(format!("MPI_T_pvar_get_info({i})")) {
+            continue;
+        }
         let got = r.strings(
             format!("MPI_T_pvar_get_info({i})"),
             |n, d| t.lib.pvar_get_info(i, n, d),
@@ -217,7 +246,11 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         }
     }
     let handles: Vec<RawHandle> = r.enums.keys().copied().collect();
-    for h in handles {
+    for (e, h) in handles.into_iter().enumerate() {
+        if !r.g.enter(format!("MPI_T_enum_get_info(enum #{e})")) {
+            r.enums.remove(&h);
+            continue;
+        }
         let num = t
             .lib
             .enum_get_info(h, StrArg::LEN_ONLY)
@@ -225,6 +258,9 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
             .unwrap_or(0);
         let mut items = Vec::new();
         for k in 0..num.clamp(0, 10_000) {
+            if !r.g.enter(format!("MPI_T_enum_get_item(enum #{e}, {k})")) {
+                continue;
+            }
             let Some((rc, (_, first))) = t.lib.enum_get_item(h, k, StrArg::LEN_ONLY) else {
                 break;
             };
@@ -244,6 +280,10 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 
     for (i, o, nl, tr) in raw_cvars {
+        // The second pass over a variable (get_index, the value) is a spot of its own.
+        if !r.g.enter(format!("MPI_T_cvar_get_index({i})")) {
+            continue;
+        }
         let name = text(&o.name);
         let gi = t.lib.cvar_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
         r.names.push(NameObs {
@@ -305,6 +345,9 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 
     for (i, o, nl, tr) in raw_pvars {
+        if !r.g.enter(format!("MPI_T_pvar_get_index({i})")) {
+            continue;
+        }
         let name = text(&o.name);
         let class = p
             .pvar_class
@@ -360,6 +403,9 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 
     for i in 0..counts.sources.unwrap_or(0) {
+        if !r.g.enter(format!("MPI_T_source_get_info({i})")) {
+            continue;
+        }
         let got = r.strings(
             format!("MPI_T_source_get_info({i})"),
             |n, d| t.lib.source_get_info(i, n, d),
@@ -399,6 +445,9 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     }
 
     for i in 0..counts.events.unwrap_or(0) {
+        if !r.g.enter(format!("MPI_T_event_get_info({i})")) {
+            continue;
+        }
         let got = r.strings(
             format!("MPI_T_event_get_info({i})"),
             |n, d| t.lib.event_get_info(i, n, d, 64),
@@ -481,6 +530,11 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
     // Rules the library's entries break are declared, so the reference can mirror the
     // catalog (MPIT_REFERENCE_CATALOG) and serve them as the library does.
     c.mark_deviations();
+    let category_changed =
+        r.g.enter("MPI_T_category_changed".into())
+            .then(|| t.lib.category_changed().map(|(_, n)| n))
+            .flatten();
+    r.g.leave();
     CatalogDump {
         library_version: t
             .lib
@@ -492,7 +546,7 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         profile: t.profile_origin.clone(),
         after_init,
         counts,
-        category_changed: t.lib.category_changed().map(|(_, n)| n),
+        category_changed,
         unsupported: t
             .lib
             .entry_points()
@@ -507,6 +561,8 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
         undecoded: r.undecoded,
         handles: t.handles.clone(),
         unresolved: t.unresolved.clone(),
+        passed: r.g.passed,
+        lost: Vec::new(),
     }
 }
 
@@ -519,6 +575,9 @@ fn read_categories(
     let t = r.t;
     let mut raw = Vec::new();
     for i in 0..n {
+        if !r.g.enter(format!("MPI_T_category_get_info({i})")) {
+            continue;
+        }
         let got = r.strings(
             format!("MPI_T_category_get_info({i})"),
             |a, d| t.lib.category_get_info(i, a, d),
@@ -556,7 +615,12 @@ fn read_categories(
     let cat_names: Vec<String> = raw.iter().map(|(_, n, _)| n.clone()).collect();
     origins.categories = raw.iter().map(|(i, _, _)| *i).collect();
     for (i, name, o) in raw {
+        // Passed over: the category stays, with no members (its index is in `origins`).
+        let read = r.g.enter(format!("MPI_T_category_get_cvars({i})"));
         let mut members = |which: Members, count: i32| -> Vec<i32> {
+            if !read {
+                return Vec::new();
+            }
             match t
                 .lib
                 .category_members(which, i, count.clamp(0, 1 << 16) as usize, -1)
@@ -575,11 +639,10 @@ fn read_categories(
         let cv = members(Members::Cvars, o.num_cvars);
         let pv = members(Members::Pvars, o.num_pvars);
         let cc = members(Members::Categories, o.num_categories);
-        let ne = t
-            .lib
-            .category_get_num_events(i)
-            .map(|(_, n)| n)
-            .unwrap_or(0);
+        let ne = match read {
+            true => t.lib.category_get_num_events(i).map_or(0, |(_, n)| n),
+            false => 0,
+        };
         let ev = members(Members::Events, ne);
         c.categories.push(cat::Category {
             name,

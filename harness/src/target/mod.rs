@@ -5,6 +5,7 @@ pub mod catalog;
 pub mod elf;
 pub mod env;
 pub mod ffi;
+pub mod reading;
 
 pub use env::{worker_env, WorkerEnv};
 

@@ -182,7 +182,10 @@ pub fn report() -> Report {
     for r in rs {
         b.event(RunEvent::Result(r));
     }
-    b.event(RunEvent::Finished { interrupted: false });
+    b.event(RunEvent::Finished {
+        interrupted: false,
+        stopped_by: None,
+    });
     redact(b.finish())
 }
 
@@ -225,6 +228,9 @@ pub fn large(n: usize) -> Report {
         r.duration_ms = (i % 13) as f64;
         b.event(RunEvent::Result(r));
     }
-    b.event(RunEvent::Finished { interrupted: false });
+    b.event(RunEvent::Finished {
+        interrupted: false,
+        stopped_by: None,
+    });
     redact(b.finish())
 }

@@ -1,5 +1,6 @@
 //! MPI-4.1 §15.3.6: control variables.
 
+use super::process::{self, Point};
 use super::{
     abi, bound_object, c_name, copy_in, copy_out, crash, export, free_inout, need, out_desc,
     out_str, put, t_call,
@@ -38,6 +39,7 @@ export! {
         bind: *mut c_int,
         scope: *mut c_int,
     ) -> c_int {
+        process::strike(Point::CvarGetInfo(cvar_index));
         t_call(|m| {
             let info = m.cvar_get_info(cvar_index)?;
             let f = m.faults();
@@ -105,6 +107,7 @@ export! {
 export! {
     /// R-CVAR-7: sets `*handle` to MPI_T_CVAR_HANDLE_NULL.
     fn MPI_T_cvar_handle_free(handle: *mut usize) -> c_int {
+        process::strike(Point::CvarHandleFree);
         t_call(|m| {
             // SAFETY: an INOUT handle per the signature (NULL is refused).
             unsafe { free_inout(handle, |h| Ok(m.cvar_handle_free(CvarHandle(h))?.0)) }

@@ -1,5 +1,6 @@
 //! MPI-4.1 §15.3.4: `MPI_T_init_thread` and `MPI_T_finalize`.
 
+use super::process::{self, Point};
 use super::{abi, code, export, guard, lock, model_in, need, put, t_call};
 use crate::faults::Fault;
 use crate::spec::TErr;
@@ -12,6 +13,7 @@ export! {
     /// R-INIT-1: nesting counts; a catalog or fault list that cannot be loaded gives
     /// MPI_T_ERR_CANNOT_INIT with one line on stderr; an unknown level MPI_T_ERR_INVALID.
     fn MPI_T_init_thread(required: c_int, provided: *mut c_int) -> c_int {
+        process::strike(Point::InitThread);
         guard(|| {
             let mut g = lock();
             let Some(m) = model_in(&mut g, true) else {

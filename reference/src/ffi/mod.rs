@@ -23,6 +23,7 @@ mod event;
 mod hooks;
 mod init;
 mod mpi;
+mod process;
 mod pvar;
 
 pub(crate) use args::{

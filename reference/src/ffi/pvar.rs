@@ -2,6 +2,7 @@
 //! MPI_T_PVAR_ALL_HANDLES is decoded to `PvarTarget::All`; everything else goes
 //! through the model's registries (R-PH-1: a foreign handle is INVALID_HANDLE).
 
+use super::process::{self, Point};
 use super::{
     abi, bound_object, c_name, copy_in, copy_out, export, free_inout, need, out_desc, out_str, put,
     t_call,
@@ -93,6 +94,7 @@ export! {
 export! {
     /// R-SESS-1: sets `*pe_session` to MPI_T_PVAR_SESSION_NULL.
     fn MPI_T_pvar_session_free(pe_session: *mut usize) -> c_int {
+        process::strike(Point::PvarSessionFree);
         t_call(|m| {
             // SAFETY: an INOUT session handle per the signature (NULL is refused).
             unsafe { free_inout(pe_session, |s| Ok(m.pvar_session_free(Session(s))?.0)) }

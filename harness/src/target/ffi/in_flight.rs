@@ -7,7 +7,7 @@
 //! supervisor's tail of the worker's stderr finds it (`runner::pool`). The handler only
 //! reads atomics and calls write(2) and raise(2), which are async-signal-safe.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
 
 /// The marker the supervisor looks for at the start of a stderr line.
 pub const MARKER: &str = "@@mpit-in-flight ";
@@ -17,6 +17,14 @@ static TEXT: [AtomicU8; CAP] = [const { AtomicU8::new(0) }; CAP];
 /// Bytes of `TEXT` in use; 0 = no call in flight.
 static LEN: AtomicUsize = AtomicUsize::new(0);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
+/// The thread that installed the handlers: the one that calls the library. A signal on
+/// any other thread is one of the library's own threads dying (or a helper of ours),
+/// whatever the calling thread was doing then.
+static CALLER: AtomicI32 = AtomicI32::new(0);
+
+/// What the marker line says when the signal or exit came from a thread other than the
+/// one that calls the library, before the call in flight on the calling thread (if any).
+pub const OTHER_THREAD: &str = "!other-thread";
 
 /// Records the call about to be made (`None` after it returned). Long texts are cut.
 pub fn set(call: Option<&str>) {
@@ -65,15 +73,43 @@ fn write_into(buf: &[AtomicU8], call: std::fmt::Arguments<'_>) -> usize {
     w.1
 }
 
-/// Writes the marker line if a call is in flight. Async-signal-safe.
+/// The signal the supervisor sends a worker that is silent past its deadline, before
+/// killing it: the worker answers with the marker line of the call it hangs in (or
+/// [`NONE`] when none is in flight) and goes on.
+pub const QUERY: libc::c_int = libc::SIGUSR1;
+
+/// What the marker says when a [`QUERY`] finds no call in flight.
+pub const NONE: &str = "!none";
+
+/// Writes the marker line if a call is in flight, or if the signal came from another
+/// thread than the caller's. Async-signal-safe.
 fn report() {
+    // SAFETY: gettid(2) takes no arguments and is async-signal-safe.
+    let other = unsafe { libc::gettid() } != CALLER.load(Ordering::Relaxed);
+    write_marker(other, false);
+}
+
+/// The marker line: the call in flight, tagged when `other` (another thread died), or
+/// [`NONE`] when `always` and nothing is in flight. Async-signal-safe.
+fn write_marker(other: bool, always: bool) {
     let n = LEN.load(Ordering::Acquire);
-    if n == 0 {
+    if n == 0 && !other && !always {
         return;
     }
-    let mut line = [0u8; CAP + 32];
-    let head = format_head(&mut line);
-    let mut k = head;
+    let mut line = [0u8; CAP + 48];
+    let mut k = format_head(&mut line);
+    if n == 0 && always && !other {
+        let tag = NONE.as_bytes();
+        line[k..k + tag.len()].copy_from_slice(tag);
+        k += tag.len();
+    }
+    if other {
+        let tag = OTHER_THREAD.as_bytes();
+        line[k..k + tag.len()].copy_from_slice(tag);
+        k += tag.len();
+        line[k] = b' ';
+        k += 1;
+    }
     for slot in &TEXT[..n] {
         line[k] = slot.load(Ordering::Relaxed);
         k += 1;
@@ -100,6 +136,12 @@ extern "C" fn on_signal(sig: libc::c_int) {
     unsafe { libc::raise(sig) };
 }
 
+extern "C" fn on_query(_: libc::c_int) {
+    // Whatever thread the process-directed signal landed on, the call in flight is the
+    // calling thread's.
+    write_marker(false, true);
+}
+
 extern "C" fn on_exit() {
     // A library's abort path (MPI_Abort → exit(1)) runs atexit handlers.
     report();
@@ -111,6 +153,8 @@ pub fn install() {
     if INSTALLED.swap(true, Ordering::SeqCst) {
         return;
     }
+    // SAFETY: gettid(2) takes no arguments.
+    CALLER.store(unsafe { libc::gettid() }, Ordering::Relaxed);
     const ALT: usize = 64 * 1024;
     // Leaked on purpose: the alternate stack must live as long as the process.
     let stack: &'static mut [u8] = Box::leak(vec![0u8; ALT].into_boxed_slice());
@@ -137,6 +181,12 @@ pub fn install() {
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
+        // SA_RESTART: the library's system calls go on after the query.
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_query as extern "C" fn(libc::c_int) as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(QUERY, &sa, std::ptr::null_mut());
         libc::atexit(on_exit);
     }
 }

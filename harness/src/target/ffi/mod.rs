@@ -31,6 +31,7 @@ mod pvar;
 mod raw;
 mod recorder;
 pub mod rusage;
+pub mod stdio;
 mod strings;
 
 pub use buffers::{BufOut, ObjArg};
@@ -258,6 +259,14 @@ pub fn kill_process_group(pgid: i32) {
         // SAFETY: kill(2) takes plain integers; a negative pid names the group, which the
         // supervisor created for this worker alone.
         unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    }
+}
+
+/// Asks a silent worker which call it hangs in (`in_flight::QUERY`).
+pub fn query_in_flight(pid: i32) {
+    if pid > 0 {
+        // SAFETY: kill(2) takes plain integers; `pid` is a worker this process started.
+        unsafe { libc::kill(pid, in_flight::QUERY) };
     }
 }
 

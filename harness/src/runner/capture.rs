@@ -1,0 +1,142 @@
+//! The library's output as the supervisor keeps it. A worker's stdout and stderr both
+//! reach one pipe (the protocol has a channel of its own: `target::ffi::stdio`); a
+//! thread drains it to the end, whatever comes — megabytes, bytes that are not UTF-8,
+//! a line that never ends — keeping only the last lines, each cut to a bounded length,
+//! so a library cannot stall its worker on a full pipe or the supervisor on memory.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Lines kept (the last ones).
+pub const KEEP_LINES: usize = 20;
+/// Bytes kept of one line; the rest of it is counted, not kept.
+pub const LINE_CAP: usize = 400;
+
+#[derive(Debug, Default)]
+struct Kept {
+    lines: VecDeque<String>,
+    /// The line being read (no newline yet), at most `LINE_CAP` bytes of it.
+    open: Vec<u8>,
+    bytes: u64,
+    lines_total: u64,
+}
+
+impl Kept {
+    fn push(&mut self, chunk: &[u8]) {
+        self.bytes += chunk.len() as u64;
+        let mut rest = chunk;
+        while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
+            self.take(&rest[..nl]);
+            self.close();
+            rest = &rest[nl + 1..];
+        }
+        self.take(rest);
+    }
+
+    fn take(&mut self, part: &[u8]) {
+        let room = LINE_CAP.saturating_sub(self.open.len());
+        self.open.extend_from_slice(&part[..part.len().min(room)]);
+    }
+
+    fn close(&mut self) {
+        let line = String::from_utf8_lossy(&self.open).into_owned();
+        self.open.clear();
+        self.lines_total += 1;
+        if self.lines.len() >= KEEP_LINES {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(line);
+    }
+}
+
+/// The tail of one worker's output, filled by a thread of its own.
+#[derive(Clone)]
+pub struct Tail {
+    kept: Arc<Mutex<Kept>>,
+    done: Arc<AtomicBool>,
+}
+
+impl Tail {
+    /// Drains `from` on a new thread until end of file.
+    pub fn drain(mut from: impl Read + Send + 'static) -> Tail {
+        let tail = Tail {
+            kept: Arc::default(),
+            done: Arc::default(),
+        };
+        let t = tail.clone();
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match from.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if let Ok(mut k) = t.kept.lock() {
+                            k.push(&buf[..n]);
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            t.done.store(true, Ordering::SeqCst);
+        });
+        tail
+    }
+
+    /// Waits up to `wait` for the end of the output (the process is gone: its last
+    /// lines, such as the in-flight marker, are still in the pipe).
+    pub fn settle(&self, wait: Duration) {
+        let deadline = Instant::now() + wait;
+        while !self.done.load(Ordering::SeqCst) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// The last lines, the unfinished one last.
+    pub fn lines(&self) -> Vec<String> {
+        let Ok(k) = self.kept.lock() else {
+            return Vec::new();
+        };
+        let mut v: Vec<String> = k.lines.iter().cloned().collect();
+        if !k.open.is_empty() {
+            v.push(String::from_utf8_lossy(&k.open).into_owned());
+        }
+        v
+    }
+
+    /// Bytes and lines seen in all.
+    pub fn totals(&self) -> (u64, u64) {
+        self.kept
+            .lock()
+            .map(|k| (k.bytes, k.lines_total + u64::from(!k.open.is_empty())))
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_the_last_lines_cut_to_length_whatever_the_bytes() {
+        let mut input = Vec::new();
+        for i in 0..1000 {
+            input.extend_from_slice(format!("line {i}\n").as_bytes());
+        }
+        input.extend_from_slice(b"\xff\xfe bad\n");
+        input.extend(std::iter::repeat_n(b'x', 1 << 20));
+        input.extend_from_slice(b"\nlast words without newline");
+        let t = Tail::drain(std::io::Cursor::new(input.clone()));
+        t.settle(Duration::from_secs(5));
+        let lines = t.lines();
+        assert_eq!(lines.len(), KEEP_LINES + 1);
+        assert_eq!(lines[KEEP_LINES - 3], "line 999");
+        assert_eq!(lines[KEEP_LINES - 2], "\u{fffd}\u{fffd} bad");
+        assert_eq!(lines[KEEP_LINES - 1].len(), LINE_CAP);
+        assert_eq!(lines[KEEP_LINES], "last words without newline");
+        assert_eq!(t.totals(), (input.len() as u64, 1003));
+    }
+}

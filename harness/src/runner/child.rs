@@ -1,0 +1,408 @@
+//! The supervisor's handle on one worker process: started in a process group of its
+//! own with the library family's environment, spoken to over the worker's private
+//! channel (its stdin/stdout, which the worker moves away from the library before
+//! loading it), its stdout+stderr drained into a bounded tail (`capture`), its death
+//! or silence explained as a [`Death`] that names the call in flight.
+
+use super::capture::Tail;
+use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use crate::target::ffi::in_flight;
+use crate::verdict::{Evidence, Status};
+use serde::Serialize;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A running worker process.
+pub struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    rx: Receiver<Result<FromWorker, String>>,
+    /// The library's output (the worker's stdout and stderr), its last lines.
+    output: Tail,
+    /// The call the worker last announced (`FromWorker::Calling`) and has not yet come
+    /// back from: its start, or a catalog entry.
+    calling: Option<String>,
+    /// The worker's private environment; dropped (directory removed) after the kill.
+    _env: crate::target::WorkerEnv,
+    /// The run's stop flag (Ctrl-C, --max-time): a wait for this worker ends early.
+    stop: Arc<AtomicBool>,
+}
+
+/// Why talking to a worker stopped.
+#[derive(Debug)]
+pub enum Broke {
+    /// Killed by a signal (its name), or ended by the library (`exit(N) ...`).
+    Crash(String),
+    Timeout,
+    /// The run was interrupted (Ctrl-C, --max-time) while waiting for the worker.
+    Interrupted,
+    /// Exited or said something unexpected.
+    Other(String),
+}
+
+/// Why a worker could not be started.
+#[derive(Debug)]
+pub enum Start {
+    /// The library cannot be loaded or is not MPI (the run exits 2), or the harness
+    /// could not start a process.
+    CannotRun(String),
+    /// The worker died or hung in its start (loading the library, MPI_Init, the base
+    /// MPI_T_init_thread): a finding about the library.
+    Died(Death),
+}
+
+impl std::fmt::Display for Start {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Start::CannotRun(e) => f.write_str(e),
+            Start::Died(d) => f.write_str(&d.message),
+        }
+    }
+}
+
+/// A worker's end, explained.
+#[derive(Debug, Clone)]
+pub struct Death {
+    /// `crash`, `timeout`, or `error` (the harness's own trouble, an interruption).
+    pub status: Status,
+    /// One line, with the library's last words.
+    pub message: String,
+    /// The call in flight, if any (the marker's, else the last one announced).
+    pub call: Option<String>,
+    /// Whether the signal came from another thread than the one calling the library.
+    pub other_thread: bool,
+    /// The library's last lines of output.
+    pub output: Vec<String>,
+}
+
+impl Death {
+    /// The death as evidence: the call in flight (or that there was none), the
+    /// library's last output, what was expected.
+    pub fn evidence(&self, timeout: Duration) -> Evidence {
+        let call = match (&self.call, self.other_thread) {
+            (Some(c), false) => c.clone(),
+            (Some(c), true) => format!("{c} (on the calling thread; another thread died)"),
+            (None, _) => "(no MPI_T call in flight)".into(),
+        };
+        let expected = match self.status {
+            Status::Timeout => format!("the call returns within {timeout:?}"),
+            _ => "the process survives: a valid call returns (R-GEN-1)".into(),
+        };
+        Evidence {
+            call,
+            args: Default::default(),
+            rc: None,
+            out: serde_json::json!({ "last_output": self.output }).into(),
+            expected: Some(expected),
+        }
+    }
+}
+
+impl Worker {
+    /// Starts `mpit-conform __suite-worker` in its own process group and waits for
+    /// `Ready`. Waits end early when `stop` is set.
+    pub fn start(
+        hello: &Hello,
+        timeout: Duration,
+        stop: Arc<AtomicBool>,
+    ) -> Result<(Worker, TargetFacts), Start> {
+        let env = crate::target::worker_env(&hello.lib);
+        let exe = std::env::current_exe()
+            .map_err(|e| Start::CannotRun(format!("cannot find own executable: {e}")))?;
+        let json = serde_json::to_string(hello).map_err(|e| Start::CannotRun(e.to_string()))?;
+        let born = Instant::now();
+        let mut child = Command::new(exe)
+            .arg("__suite-worker")
+            .arg(json)
+            .envs(env.vars())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Own process group: a timeout kills whatever the library started too.
+            .process_group(0)
+            .spawn()
+            .map_err(|e| Start::CannotRun(format!("cannot start a worker: {e}")))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(Start::CannotRun("worker pipes missing".into()));
+        };
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            // The channel is the worker's alone: every line is a message.
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(m) = FromWorker::parse(&line) {
+                    if tx.send(m).is_err() {
+                        break;
+                    }
+                }
+            }
+        });
+        let mut w = Worker {
+            child,
+            stdin,
+            rx,
+            output: Tail::drain(stderr),
+            calling: None,
+            _env: env,
+            stop,
+        };
+        match w.next(timeout) {
+            Ok(FromWorker::Ready(mut f)) => {
+                f.start_wall_us = born.elapsed().as_micros() as u64;
+                Ok((w, *f))
+            }
+            Ok(FromWorker::CannotRun(e)) => {
+                w.kill();
+                Err(Start::CannotRun(e))
+            }
+            Ok(other) => {
+                w.kill();
+                Err(Start::CannotRun(format!(
+                    "unexpected first message from worker: {other:?}"
+                )))
+            }
+            Err(Broke::Other(e)) => {
+                w.kill();
+                Err(Start::CannotRun(e))
+            }
+            Err(b) => Err(Start::Died(w.death(b))),
+        }
+    }
+
+    /// [`Worker::start`] with its failure as one line.
+    pub fn spawn(
+        hello: &Hello,
+        timeout: Duration,
+        stop: Arc<AtomicBool>,
+    ) -> Result<(Worker, TargetFacts), String> {
+        Worker::start(hello, timeout, stop).map_err(|e| e.to_string())
+    }
+
+    pub fn send<M: Serialize + ?Sized>(&mut self, m: &M) -> Result<(), Broke> {
+        let line = serde_json::to_string(m).map_err(|e| Broke::Other(e.to_string()))?;
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|_| self.ended())
+    }
+
+    /// The next protocol message within `timeout` (each `Calling` announcement starts
+    /// the wait anew: the deadline is per call). The wait is cut into short slices so
+    /// that Ctrl-C does not wait out a hanging vendor call: when the stop flag is set
+    /// the worker's process group is killed and the wait ends.
+    pub fn next(&mut self, timeout: Duration) -> Result<FromWorker, Broke> {
+        const SLICE: Duration = Duration::from_millis(50);
+        let mut deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.rx.recv_timeout(left.min(SLICE)) {
+                Ok(Ok(FromWorker::Calling(c))) => {
+                    self.calling = Some(c);
+                    deadline = Instant::now() + timeout;
+                }
+                Ok(Ok(m)) => {
+                    self.calling = None;
+                    return Ok(m);
+                }
+                Ok(Err(e)) => return Err(Broke::Other(e)),
+                Err(RecvTimeoutError::Timeout) if self.stop.load(Ordering::SeqCst) => {
+                    self.kill();
+                    return Err(Broke::Interrupted);
+                }
+                Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
+                    self.query_in_flight();
+                    self.kill();
+                    return Err(Broke::Timeout);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(self.ended()),
+            }
+        }
+    }
+
+    /// How the process ended (it closed its channel).
+    fn ended(&mut self) -> Broke {
+        let status = self.wait_exit(Duration::from_secs(5));
+        self.kill();
+        match status {
+            Some(s) => match s.signal() {
+                Some(sig) => Broke::Crash(signal_name(sig)),
+                // A Rust panic (101) is the harness's own failure; any other exit in
+                // the middle of a job is the library ending the process (MPI_Abort,
+                // exit()), which is a crash of the call in flight.
+                None if s.code() == Some(101) => {
+                    Broke::Other(format!("worker exited with {s} in the middle of a job"))
+                }
+                None => Broke::Crash(format!(
+                    "exit({}) inside the library",
+                    s.code().map_or_else(|| "?".into(), |c| c.to_string())
+                )),
+            },
+            None => Broke::Other("worker closed its output but did not exit".into()),
+        }
+    }
+
+    fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
+        let deadline = Instant::now() + wait;
+        let mut nap = Backoff::default();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(s)) => return Some(s),
+                Ok(None) if Instant::now() < deadline => nap.sleep(),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The library's last lines, once its output has ended (or a moment has passed).
+    fn last_output(&self) -> Vec<String> {
+        // The process is gone; let the drain read the last lines (the in-flight marker
+        // is written at the very end).
+        self.output.settle(Duration::from_millis(500));
+        self.output.lines()
+    }
+
+    /// Why the worker stopped, with the call in flight and the library's last words.
+    pub fn death(&self, b: Broke) -> Death {
+        let tail = self.last_output();
+        let marked = in_flight::find(tail.iter().map(String::as_str)).map(str::to_string);
+        let (other_thread, marked) = match marked {
+            Some(m) if m == in_flight::NONE => (false, None),
+            Some(m) => match m.strip_prefix(in_flight::OTHER_THREAD) {
+                Some(rest) => (
+                    true,
+                    Some(rest.trim().to_string()).filter(|r| !r.is_empty()),
+                ),
+                None => (false, Some(m)),
+            },
+            None => (false, None),
+        };
+        let call = marked.or_else(|| self.calling.clone());
+        let marker = in_flight::MARKER.trim_end();
+        let output: Vec<String> = tail
+            .into_iter()
+            .filter(|l| !l.trim_start().starts_with(marker))
+            .collect();
+        let status = match &b {
+            Broke::Crash(_) => Status::Crash,
+            Broke::Timeout => Status::Timeout,
+            Broke::Interrupted | Broke::Other(_) => Status::Error,
+        };
+        let what = match (b, &call, other_thread) {
+            (Broke::Crash(s), _, true) => format!(
+                "worker killed by {s} on a thread of the library's own, not in an MPI_T call{}",
+                call.as_ref()
+                    .map_or_else(String::new, |c| format!(" (the calling thread was in {c})"))
+            ),
+            (Broke::Crash(s), Some(c), false) => format!("worker killed by {s} in {c}"),
+            (Broke::Crash(s), None, false) => {
+                format!("worker killed by {s} while no MPI_T call was in flight")
+            }
+            (Broke::Timeout, Some(c), _) => format!("worker timed out in {c}"),
+            (b, _, _) => Self::what(b),
+        };
+        // Banner lines ("=====") say nothing.
+        let message = match output.iter().rev().find(|l| super::says_something(l)) {
+            Some(l) => format!("{what}; library output: {}", l.trim()),
+            None => what,
+        };
+        Death {
+            status,
+            message,
+            call,
+            other_thread,
+            output,
+        }
+    }
+
+    /// A one-line explanation with the library's last words.
+    pub fn explain(&self, b: Broke) -> String {
+        self.death(b).message
+    }
+
+    fn what(b: Broke) -> String {
+        match b {
+            Broke::Crash(s) => format!("worker killed by {s}"),
+            Broke::Timeout => "worker timed out".into(),
+            Broke::Interrupted => "interrupted".into(),
+            Broke::Other(s) => s,
+        }
+    }
+
+    /// Asks a silent worker for the call it hangs in, and gives it a moment to answer
+    /// (the marker line lands in the output's tail).
+    fn query_in_flight(&self) {
+        let Ok(pid) = i32::try_from(self.child.id()) else {
+            return;
+        };
+        crate::target::ffi::query_in_flight(pid);
+        let deadline = Instant::now() + Duration::from_millis(200);
+        let marker = in_flight::MARKER.trim_end();
+        while Instant::now() < deadline {
+            if self
+                .output
+                .lines()
+                .iter()
+                .any(|l| l.trim_start().starts_with(marker))
+            {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    /// Kills the worker's whole process group and reaps it.
+    pub fn kill(&mut self) {
+        if let Ok(pgid) = i32::try_from(self.child.id()) {
+            crate::target::ffi::kill_process_group(pgid);
+        }
+        let _ = self.child.wait();
+    }
+
+    /// Asks the worker to quit, then makes sure of it. A worker that dies by a signal
+    /// on its way out (a library destructor, an atexit handler, a thread of the
+    /// library's) is told back as its death.
+    pub fn quit(mut self) -> Option<Death> {
+        let _ = self.send(&ToWorker::Quit);
+        let status = self.wait_exit(Duration::from_secs(2));
+        self.kill();
+        let sig = status.and_then(|s| s.signal())?;
+        let mut d = self.death(Broke::Crash(signal_name(sig)));
+        d.message = format!("at the worker's exit, after its last job: {}", d.message);
+        Some(d)
+    }
+}
+
+/// Sleeps between polls for a worker's exit: 50 µs doubling to 5 ms. A worker usually
+/// exits within a millisecond of its last answer; a fixed 5 ms sleep added a few
+/// milliseconds to each of a run's (often more than a hundred) workers.
+#[derive(Default)]
+struct Backoff(u32);
+
+impl Backoff {
+    fn sleep(&mut self) {
+        let us = (50u64 << self.0.min(7)).min(5000);
+        self.0 += 1;
+        std::thread::sleep(Duration::from_micros(us));
+    }
+}
+
+pub fn signal_name(sig: i32) -> String {
+    match sig {
+        4 => "SIGILL".into(),
+        6 => "SIGABRT".into(),
+        7 => "SIGBUS".into(),
+        8 => "SIGFPE".into(),
+        9 => "SIGKILL".into(),
+        11 => "SIGSEGV".into(),
+        13 => "SIGPIPE".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
+}

@@ -1,0 +1,327 @@
+//! Never lose a report: the reference misbehaving as a process (`ProcessFault`: crash,
+//! hang, exit, abort, a thread of its own dying, noise on stdout/stderr, closing fd 1),
+//! and for each the run still writes report.json, report.md, report.html and JUnit,
+//! exits as documented, names the call, and leaves no temporary file, no /dev/shm
+//! segment and no process behind.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+/// A scratch directory of the test's own, used as the run's TMPDIR (so anything a
+/// worker leaves in the temp dir is seen) and for the reports.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("mpit-pf-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("tmp")).unwrap();
+        Scratch { dir }
+    }
+    fn tmp(&self) -> PathBuf {
+        self.dir.join("tmp")
+    }
+    fn out(&self) -> PathBuf {
+        self.dir.join("out")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn shm() -> BTreeSet<String> {
+    std::fs::read_dir("/dev/shm")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Processes that still carry the run's tag in their environment.
+fn tagged(tag: &str) -> Vec<String> {
+    let want = format!("MPIT_TEST_TAG={tag}");
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == want.as_bytes()) {
+            found.push(e.file_name().to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+struct Run {
+    out: Output,
+    report: Value,
+    took: Duration,
+}
+
+/// Runs the suite on the reference with `faults`, checks that every report was written
+/// and nothing was left behind, and returns the exit and the report.
+fn suite(name: &str, faults: &str, extra: &[&str]) -> Run {
+    let lib = reference_lib();
+    let s = Scratch::new(name);
+    let tag = format!("{name}-{}", std::process::id());
+    let shm_before = shm();
+    let junit = s.dir.join("junit.xml");
+    let mut c = bin();
+    c.args(["--lib", lib.to_str().unwrap(), "-q", "--timeout", "2"])
+        .arg("--out")
+        .arg(s.out())
+        .arg("--junit")
+        .arg(&junit)
+        .args(extra)
+        .env("MPIT_REFERENCE_FAULTS", faults)
+        .env("MPIT_TEST_TAG", &tag)
+        .env("TMPDIR", s.tmp());
+    let t0 = Instant::now();
+    let out = c.output().expect("run mpit-conform");
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    for f in ["report.json", "report.md", "report.html"] {
+        assert!(s.out().join(f).is_file(), "{name}: no {f}; stderr: {err}");
+    }
+    assert!(junit.is_file(), "{name}: no JUnit file");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(s.out().join("report.json")).unwrap()).unwrap();
+    // Nothing left behind: the temp dir is empty, no new /dev/shm entry, no process.
+    let left: Vec<_> = std::fs::read_dir(s.tmp()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{name}: left in TMPDIR: {left:?}");
+    let new_shm: Vec<_> = shm().difference(&shm_before).cloned().collect();
+    assert!(new_shm.is_empty(), "{name}: left in /dev/shm: {new_shm:?}");
+    let orphans = tagged(&tag);
+    assert!(orphans.is_empty(), "{name}: processes left: {orphans:?}");
+    Run { out, report, took }
+}
+
+fn results(r: &Value) -> &Vec<Value> {
+    r["results"].as_array().expect("results")
+}
+
+fn count(r: &Value, status: &str) -> usize {
+    results(r).iter().filter(|x| x["status"] == status).count()
+}
+
+fn with<'a>(r: &'a Value, case: &str, status: &str) -> Vec<&'a Value> {
+    results(r)
+        .iter()
+        .filter(|x| x["case"] == case && x["status"] == status)
+        .collect()
+}
+
+fn text(v: &Value) -> String {
+    v.to_string()
+}
+
+/// (case, subject, status) of every result.
+fn verdicts(r: &Value) -> BTreeSet<(String, String, String)> {
+    results(r)
+        .iter()
+        .map(|x| {
+            let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
+            (s("case"), s("subject"), s("status"))
+        })
+        .collect()
+}
+
+#[test]
+fn a_crash_in_one_entrys_get_info_loses_that_entry_only() {
+    let r = suite("crash-get-info", "crash-in-get-info", &[]);
+    assert_eq!(r.out.status.code(), Some(1));
+    let lost = with(&r.report, "cvars.catalog.read", "crash");
+    assert!(
+        lost.iter().any(|x| x["subject"] == "MPI_T_cvar_get_info(1)"
+            && text(x).contains("SIGSEGV")
+            && x["evidence"][0]["call"] == "MPI_T_cvar_get_info(1)"),
+        "{lost:?}"
+    );
+    // Every case over cvars says it did not judge cvar 1.
+    let skipped = results(&r.report)
+        .iter()
+        .filter(|x| x["subject"] == "cvar 1 (not read)" && x["status"] == "skip")
+        .count();
+    assert!(skipped >= 10, "{skipped} cases skip cvar 1");
+    assert!(count(&r.report, "pass") > 500, "the rest of the suite ran");
+}
+
+#[test]
+fn a_hang_in_one_entrys_get_info_loses_that_entry_only() {
+    let r = suite("hang-get-info", "hang-in-get-info", &[]);
+    assert_eq!(r.out.status.code(), Some(1));
+    let lost = with(&r.report, "cvars.catalog.read", "timeout");
+    assert!(
+        lost.iter().any(|x| x["subject"] == "MPI_T_cvar_get_info(2)"
+            && text(x).contains("timed out in MPI_T_cvar_get_info(2)")),
+        "{lost:?}"
+    );
+    // A case that calls it hangs too, and the call is named (the worker is asked which
+    // call it hangs in before it is killed).
+    assert!(results(&r.report).iter().any(|x| x["status"] == "timeout"
+        && x["case"] != "cvars.catalog.read"
+        && text(x).contains("index: 2")));
+    assert!(count(&r.report, "pass") > 500, "the rest of the suite ran");
+}
+
+#[test]
+fn a_crash_or_hang_in_init_is_the_report() {
+    for (fault, status, word) in [
+        (
+            "crash-in-init",
+            "crash",
+            "killed by SIGSEGV in MPI_T_init_thread",
+        ),
+        ("hang-in-init", "timeout", "timed out in MPI_T_init_thread"),
+    ] {
+        let r = suite(fault, fault, &[]);
+        assert_eq!(r.out.status.code(), Some(1), "{fault}");
+        let culprit = with(&r.report, "lifecycle.thread_level.provided_legal", status);
+        assert_eq!(culprit.len(), 1, "{fault}");
+        assert!(text(culprit[0]).contains(word), "{fault}: {}", culprit[0]);
+        let n = results(&r.report).len();
+        assert!(n > 100, "{fault}: every selected case is in the report");
+        assert_eq!(count(&r.report, "skip"), n - 1, "{fault}");
+        assert!(results(&r.report)
+            .iter()
+            .filter(|x| x["status"] == "skip")
+            .all(|x| text(x).contains("MPI_T_init_thread(MPI_THREAD_SINGLE) did not return")));
+    }
+}
+
+#[test]
+fn exit_and_abort_inside_a_call_are_crashes_of_that_call() {
+    for (fault, words) in [
+        (
+            "exit-in-call",
+            ["exit(1) inside the library", "MPI_T_pvar_session_free"],
+        ),
+        ("abort-in-call", ["SIGABRT", "MPI_T_cvar_handle_free"]),
+    ] {
+        let r = suite(fault, fault, &[]);
+        assert_eq!(r.out.status.code(), Some(1), "{fault}");
+        let crashes: Vec<_> = results(&r.report)
+            .iter()
+            .filter(|x| x["status"] == "crash")
+            .collect();
+        assert!(!crashes.is_empty(), "{fault}");
+        assert!(
+            crashes
+                .iter()
+                .all(|x| words.iter().all(|w| text(x).contains(w))),
+            "{fault}: {:?}",
+            crashes.first()
+        );
+        assert!(count(&r.report, "pass") > 500, "{fault}: the rest ran");
+    }
+}
+
+#[test]
+fn a_library_thread_that_dies_is_told_apart_from_the_call() {
+    let r = suite("thread-crash", "thread-crash", &[]);
+    assert_eq!(r.out.status.code(), Some(1));
+    let crashes: Vec<_> = results(&r.report)
+        .iter()
+        .filter(|x| x["status"] == "crash")
+        .collect();
+    assert!(!crashes.is_empty());
+    assert!(
+        crashes
+            .iter()
+            .all(|x| text(x).contains("on a thread of the library's own")),
+        "{:?}",
+        crashes.iter().find(|x| !text(x).contains("thread"))
+    );
+    assert!(count(&r.report, "pass") > 500, "the rest ran");
+}
+
+#[test]
+fn noise_on_stdout_and_stderr_and_a_closed_stdout_change_no_verdict() {
+    let clean = suite("clean", "", &[]);
+    assert_eq!(clean.out.status.code(), Some(0));
+    for fault in ["noisy-output", "close-stdout"] {
+        let r = suite(fault, fault, &[]);
+        assert_eq!(r.out.status.code(), Some(0), "{fault}");
+        assert_eq!(verdicts(&r.report), verdicts(&clean.report), "{fault}");
+    }
+}
+
+#[test]
+fn max_time_bounds_a_run_and_still_writes_the_report() {
+    // A library that hangs: the run stops at --max-time with a whole report.
+    let r = suite("max-time", "hang-in-get-info", &["--max-time", "3s"]);
+    assert_eq!(r.out.status.code(), Some(1));
+    assert!(r.took < Duration::from_secs(20), "took {:?}", r.took);
+    assert_eq!(r.report["interrupted"], true);
+    assert_eq!(r.report["stopped_by"], "--max-time 3s");
+    assert!(count(&r.report, "timeout") >= 1);
+}
+
+#[test]
+fn catalog_names_what_it_could_not_read_and_exits_1() {
+    let lib = reference_lib();
+    for (fault, lost) in [
+        (
+            "crash-in-get-info",
+            "not read: MPI_T_cvar_get_info(1) (crash)",
+        ),
+        (
+            "hang-in-get-info",
+            "not read: MPI_T_cvar_get_info(2) (timeout)",
+        ),
+    ] {
+        let o = run(
+            &["catalog", "--lib", lib.to_str().unwrap(), "--timeout", "2"],
+            &[("MPIT_REFERENCE_FAULTS", fault)],
+        );
+        assert_eq!(o.status.code(), Some(1), "{fault}");
+        let out = stdout(&o);
+        assert!(out.contains(lost), "{fault}: {out}");
+        // Everything else is listed: the reference's other cvars.
+        assert!(out.contains("ref_cvar_int_local"), "{fault}");
+    }
+    // A library that dies in its start: one line, exit 1 (not bad input).
+    let o = run(
+        &["catalog", "--lib", lib.to_str().unwrap()],
+        &[("MPIT_REFERENCE_FAULTS", "crash-in-init")],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("MPI_T_init_thread"), "{err}");
+}
+
+#[test]
+fn a_library_that_is_not_mpi_still_exits_2() {
+    let s = Scratch::new("not-mpi");
+    // A shared library that loads but has no MPI_T: bad input, not a finding.
+    let libm = [
+        "/lib/x86_64-linux-gnu/libm.so.6",
+        "/usr/lib/x86_64-linux-gnu/libm.so.6",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
+    .expect("libm");
+    let o = run(&["--lib", libm, "--out", s.out().to_str().unwrap()], &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
+    assert!(!s.out().join("report.json").exists());
+}
