@@ -249,6 +249,22 @@ fn a_library_thread_that_dies_is_told_apart_from_the_call() {
 }
 
 #[test]
+fn a_crash_at_the_workers_exit_is_the_last_jobs() {
+    let r = suite("crash-at-exit", "crash-at-exit", &[]);
+    assert_eq!(r.out.status.code(), Some(1));
+    let at_exit: Vec<_> = results(&r.report)
+        .iter()
+        .filter(|x| x["subject"] == "(at the worker's exit)")
+        .collect();
+    assert!(!at_exit.is_empty());
+    assert!(at_exit.iter().all(|x| x["status"] == "crash"
+        && text(x).contains("at the worker's exit, after its last job")
+        && text(x).contains("no MPI_T call was in flight")));
+    // Everything else is judged as without the fault.
+    assert!(count(&r.report, "pass") > 1000);
+}
+
+#[test]
 fn noise_on_stdout_and_stderr_and_a_closed_stdout_change_no_verdict() {
     let clean = suite("clean", "", &[]);
     assert_eq!(clean.out.status.code(), Some(0));
@@ -324,4 +340,29 @@ fn a_library_that_is_not_mpi_still_exits_2() {
     );
     assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
     assert!(!s.out().join("report.json").exists());
+}
+
+/// Every process fault the reference has is one these tests run (a new fault needs its
+/// test here).
+#[test]
+fn every_process_fault_has_its_test() {
+    let tested = [
+        "crash-in-get-info",
+        "hang-in-get-info",
+        "crash-in-init",
+        "hang-in-init",
+        "exit-in-call",
+        "abort-in-call",
+        "thread-crash",
+        "noisy-output",
+        "close-stdout",
+        "crash-at-exit",
+    ];
+    let o = run(&["faults", "--process"], &[]);
+    let listed: BTreeSet<String> = stdout(&o)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    let tested: BTreeSet<String> = tested.iter().map(|s| s.to_string()).collect();
+    assert_eq!(listed, tested);
 }

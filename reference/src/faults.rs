@@ -124,27 +124,20 @@ impl Faults {
         self.0.iter().copied()
     }
 
-    /// One line per fault: `name  area  rule  description`; then the process faults.
+    /// One line per fault: `name  area  rule  description`.
     pub fn listing() -> String {
-        let spec = Fault::ALL.iter().map(|f| {
-            format!(
-                "{:<38} {:<16} {:<11} {}\n",
-                f.name(),
-                f.area(),
-                f.rule(),
-                f.description()
-            )
-        });
-        let process = ProcessFault::ALL.iter().map(|f| {
-            format!(
-                "{:<38} {:<16} {:<11} {}\n",
-                f.name(),
-                "process",
-                "-",
-                f.description()
-            )
-        });
-        spec.chain(process).collect()
+        Fault::ALL
+            .iter()
+            .map(|f| {
+                format!(
+                    "{:<38} {:<16} {:<11} {}\n",
+                    f.name(),
+                    f.area(),
+                    f.rule(),
+                    f.description()
+                )
+            })
+            .collect()
     }
 }
 
@@ -182,9 +175,18 @@ process_faults! {
     ThreadCrash = "thread-crash", "the first MPI_T_init_thread starts a thread that dies by SIGSEGV 20 ms later";
     NoisyOutput = "noisy-output", "the first MPI_T_init_thread prints a partial line, protocol-looking lines and bytes that are not UTF-8 on stdout, and 5000 lines on stderr";
     CloseStdout = "close-stdout", "the first MPI_T_init_thread closes fd 1";
+    CrashAtExit = "crash-at-exit", "the first MPI_T_init_thread registers an atexit handler that dies by SIGSEGV";
 }
 
 impl ProcessFault {
+    /// One line per process fault: `name  description`.
+    pub fn listing() -> String {
+        ProcessFault::ALL
+            .iter()
+            .map(|f| format!("{:<38} {}\n", f.name(), f.description()))
+            .collect()
+    }
+
     /// The process faults named in `MPIT_REFERENCE_FAULTS` (other names are the
     /// model's, checked by [`Faults::parse`]).
     pub fn from_env() -> BTreeSet<ProcessFault> {

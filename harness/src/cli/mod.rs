@@ -149,8 +149,13 @@ enum Cmd {
         #[arg(long)]
         with_launcher: bool,
     },
-    /// List the reference's injectable faults.
-    Faults,
+    /// List the reference's injectable faults (spec violations: the mutation score).
+    Faults {
+        /// List the process faults instead (crash, hang, exit, noise: the reference
+        /// misbehaving as a process, to show every run still ends with a report).
+        #[arg(long)]
+        process: bool,
+    },
     /// Make an ABI profile (YAML for --abi) from a vendor's MPI header: compiles and runs
     /// a small C program against the header; never links or loads libmpi.
     AbiProbe {
@@ -215,8 +220,11 @@ pub fn main() -> Result<u8> {
             Ok(crate::bench::child::serve(&p) as u8)
         }
         Some(Cmd::Bench(args)) => bench::bench(&args, &std::env::args().collect::<Vec<_>>()),
-        Some(Cmd::Faults) => {
-            print!("{}", Faults::listing());
+        Some(Cmd::Faults { process }) => {
+            match process {
+                true => print!("{}", mpit_reference::faults::ProcessFault::listing()),
+                false => print!("{}", Faults::listing()),
+            }
             Ok(0)
         }
         Some(Cmd::AbiProbe {

@@ -205,7 +205,7 @@ pub fn compare_known(
                 let t = Obs::rc(ReturnCode::Success);
                 let short = how.to_string();
                 let short = short.split(" in MPI_T_").next().unwrap_or_default();
-                let short = short.split("; library stderr").next().unwrap_or_default();
+                let short = short.split("; library output").next().unwrap_or_default();
                 let mut d = cx.div(
                     "R-GEN-1",
                     level,

@@ -79,12 +79,41 @@ pub fn real_targets() -> Option<Vec<(String, String, String)>> {
     Some(targets)
 }
 
-/// A fresh scratch directory under the system temp dir.
-pub fn scratch(tag: &str) -> PathBuf {
+/// A fresh scratch directory under the system temp dir, removed when dropped (a test
+/// leaves nothing behind, passing or failing).
+pub fn scratch(tag: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!("mpit-test-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    Scratch(d)
+}
+
+/// See [`scratch`]; derefs to its path.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Runs the suite and returns (exit code, report.json).

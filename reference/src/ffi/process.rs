@@ -85,6 +85,13 @@ fn init_thread(on: &BTreeSet<ProcessFault>) {
             let _ = writeln!(err, "mpit-reference: noisy-output line {i} of 5000");
         }
     }
+    if on.contains(&ProcessFault::CrashAtExit) {
+        extern "C" fn at_exit() {
+            segfault()
+        }
+        // SAFETY: atexit(3) with an `extern "C"` function that takes nothing.
+        unsafe { libc::atexit(at_exit) };
+    }
     if on.contains(&ProcessFault::CloseStdout) {
         // SAFETY: close(2) on fd 1, which this process owns; later writes to it fail
         // with EBADF (or reach whatever file takes the number), as in a real library.
