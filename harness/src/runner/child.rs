@@ -89,17 +89,23 @@ impl Death {
             (Some(c), true) => format!("{c} (on the calling thread; another thread died)"),
             (None, _) => "(no MPI_T call in flight)".into(),
         };
-        let expected = match self.status {
-            Status::Timeout => format!("the call returns within {timeout:?}"),
-            _ => "the process survives: a valid call returns (R-GEN-1)".into(),
-        };
-        Evidence {
-            call,
-            args: Default::default(),
-            rc: None,
-            out: serde_json::json!({ "last_output": self.output }).into(),
-            expected: Some(expected),
-        }
+        evidence(call, self.status, &self.output, timeout)
+    }
+}
+
+/// The evidence of a call that never returned: the call, the library's last output, and
+/// what was expected of it.
+pub fn evidence(call: String, status: Status, output: &[String], timeout: Duration) -> Evidence {
+    let expected = match status {
+        Status::Timeout => format!("the call returns within {timeout:?}"),
+        _ => "the process survives: a valid call returns (R-GEN-1)".into(),
+    };
+    Evidence {
+        call,
+        args: Default::default(),
+        rc: None,
+        out: serde_json::json!({ "last_output": output }).into(),
+        expected: Some(expected),
     }
 }
 

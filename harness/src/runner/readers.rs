@@ -5,14 +5,14 @@
 //! pass over that spot and reads the rest, and the lost spot becomes a result of its
 //! own (`lost_results`) and the reason every case that would have run on it is skipped.
 
-use super::child::{Broke, Death, Start, Worker};
+use super::child::{evidence, Broke, Death, Start, Worker};
 use super::pool::Setup;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::cases::Kind;
 use crate::exec::inventory::Inventory;
 use crate::target::catalog::CatalogDump;
 use crate::target::reading::{all_of, function, Lost, GIVE_UP_AFTER};
-use crate::verdict::{Area, CaseMeta, CaseResult, Evidence, Level, Oracle, Status};
+use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -229,16 +229,8 @@ pub fn lost_results(inv: &Inventory, after_init: bool, timeout: Duration) -> Vec
                 false => l.call.clone(),
             };
             let mut r = CaseResult::new(meta, subject, l.status, l.message.clone());
-            r.evidence.push(Evidence {
-                call: l.call.clone(),
-                args: Default::default(),
-                rc: None,
-                out: serde_json::json!({ "last_output": l.output }).into(),
-                expected: Some(match l.status {
-                    Status::Timeout => format!("the call returns within {timeout:?}"),
-                    _ => "the call returns; a valid call never ends the process (R-GEN-1)".into(),
-                }),
-            });
+            r.evidence
+                .push(evidence(l.call.clone(), l.status, &l.output, timeout));
             r
         })
         .collect()
