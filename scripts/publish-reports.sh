@@ -18,8 +18,10 @@ list=.targets/targets.txt
 [ -f "$list" ] || { echo "publish-reports: no $list; run scripts/install-targets.sh" >&2; exit 2; }
 
 # name path, the reference first
-targets=("reference $PWD/target/release/libmpit_reference.so")
-while read -r name path _abi; do targets+=("$name $path"); done < "$list"
+# Paths as a reader can use them: inside the checkout relative to it (.targets/..., target/...),
+# system libraries as installed (/usr/lib/...); never this machine's checkout path.
+targets=("reference target/release/libmpit_reference.so")
+while read -r name path _abi; do targets+=("$name ${path#"$PWD"/}"); done < "$list"
 
 only=("$@")
 scratch=$(mktemp -d)

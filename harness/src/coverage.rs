@@ -8,7 +8,6 @@ use crate::cases::Suite;
 use mpit_reference::yaml::{self, YamlError};
 use serde::Deserialize;
 use std::collections::BTreeSet;
-use std::path::Path;
 
 /// How strongly a rule binds (the digest's MUST / SHOULD / UB marks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
@@ -49,8 +48,10 @@ pub struct Clauses {
 }
 
 impl Clauses {
-    pub fn load(path: &Path) -> Result<Clauses, YamlError> {
-        yaml::load(path)
+    /// `clauses.yaml` of the spec source (the bundle's, or beside a case directory).
+    pub fn load(src: &crate::specs::Source) -> Result<Clauses, YamlError> {
+        let (origin, text) = src.clauses()?;
+        yaml::parse(&text, &origin)
     }
 }
 

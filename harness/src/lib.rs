@@ -15,5 +15,6 @@ pub mod fuzzing;
 pub mod judge;
 pub mod report;
 pub mod runner;
+pub mod specs;
 pub mod target;
 pub mod verdict;

@@ -10,6 +10,7 @@ use common::*;
 fn bench_on_the_reference_writes_bench_json_and_md() {
     let lib = reference_lib();
     let out = scratch("bench");
+    let corpus = repo().join("fuzz/corpus");
     let o = run(
         &[
             "bench",
@@ -41,6 +42,8 @@ fn bench_on_the_reference_writes_bench_json_and_md() {
             "1",
             "--fuzz-window-ms",
             "20",
+            "--corpus",
+            corpus.to_str().expect("utf-8"),
             "--out",
             out.to_str().expect("utf-8"),
         ],

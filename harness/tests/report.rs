@@ -613,3 +613,41 @@ fn waiver_errors_point_at_file_line_col() {
         "{e}"
     );
 }
+
+/// Published reports travel: no path of the machine that made them (a checkout, a home,
+/// a temp dir) in any of them.
+#[test]
+fn published_reports_name_no_machine_path() {
+    use std::io::Read;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/published");
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("reports/published").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    assert!(files.len() > 10, "{} files", files.len());
+    let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("checkout")
+        .display()
+        .to_string();
+    for f in files {
+        let mut text = String::new();
+        if f.extension().is_some_and(|x| x == "gz") {
+            let mut gz = flate2::read::GzDecoder::new(std::fs::File::open(&f).expect("open"));
+            gz.read_to_string(&mut text).expect("gunzip");
+        } else {
+            text = std::fs::read_to_string(&f).unwrap_or_default();
+        }
+        for bad in [checkout.as_str(), "/work/", "/home/", "/root/", "/tmp/"] {
+            assert!(!text.contains(bad), "{}: names {bad}", f.display());
+        }
+    }
+}

@@ -5,13 +5,13 @@
 pub mod expr;
 pub mod funcs;
 
+use crate::specs::Source;
 use crate::verdict::{Area, Level};
 use expr::{Expr, PredSpec, RcSet, Size, Term};
 use funcs::{Func, Param};
 use mpit_reference::yaml::{self, YamlError};
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 /// One file of cases: all of one area.
 #[derive(Debug, Clone, Deserialize)]
@@ -443,54 +443,31 @@ impl Case {
 #[derive(Debug, Clone, Default)]
 pub struct Suite {
     pub cases: Vec<Case>,
-    pub files: Vec<PathBuf>,
-}
-
-/// The directory of the bundled cases (overridable with `--specs`).
-pub fn default_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs/cases")
+    /// Where each file came from (`specs/cases/strings.yaml` in the bundle, or a path).
+    pub files: Vec<String>,
 }
 
 impl Suite {
-    /// Loads every `*.yaml` of `dir` (sorted), validating each case.
-    pub fn load(dir: &Path) -> Result<Suite, YamlError> {
-        Suite::load_where(dir, |_| true)
+    /// Loads every case file of `src` (in name order), validating each case.
+    pub fn load(src: &Source) -> Result<Suite, YamlError> {
+        Suite::load_where(src, |_| true)
     }
 
     /// Loads only the files whose top-level `area:` line names `area`. A worker needs
     /// the cases of the jobs it is given, all of one area per job; parsing the whole
     /// suite in each of a run's (often a hundred and more) workers was most of their
     /// start-up. The supervisor has loaded and validated the whole suite before.
-    pub fn load_area(dir: &Path, area: &str) -> Result<Suite, YamlError> {
+    pub fn load_area(src: &Source, area: &str) -> Result<Suite, YamlError> {
         let line = format!("area: {area}");
-        Suite::load_where(dir, |text| text.lines().any(|l| l.trim_end() == line))
+        Suite::load_where(src, |text| text.lines().any(|l| l.trim_end() == line))
     }
 
-    /// `dir` may also be one case file (`run --case-file`, e.g. a case `fuzz-props`
+    /// `src` may also be one case file (`run --case-file`, e.g. a case `fuzz-props`
     /// wrote).
-    fn load_where(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<Suite, YamlError> {
-        let mut files: Vec<PathBuf> = if dir.is_file() {
-            vec![dir.to_path_buf()]
-        } else {
-            Vec::new()
-        };
-        if files.is_empty() {
-            files = std::fs::read_dir(dir)
-                .map_err(|e| YamlError {
-                    origin: dir.display().to_string(),
-                    line: 0,
-                    col: 0,
-                    message: format!("cannot read the case directory: {e}"),
-                })?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-                .collect();
-        }
-        files.sort();
+    fn load_where(src: &Source, wanted: impl Fn(&str) -> bool) -> Result<Suite, YamlError> {
         let mut suite = Suite::default();
         let mut ids = BTreeSet::new();
-        for f in &files {
-            let (text, origin) = yaml::read(f)?;
+        for (origin, text) in src.case_files()? {
             if !wanted(&text) {
                 continue;
             }
@@ -506,8 +483,8 @@ impl Suite {
                 }
                 suite.cases.push(case);
             }
+            suite.files.push(origin);
         }
-        suite.files = files;
         Ok(suite)
     }
 

@@ -12,7 +12,7 @@ pub struct BenchArgs {
     #[arg(long, default_value = "reports/bench")]
     out: PathBuf,
     /// The real libraries, `name path abi` per line (scripts/install-targets.sh's list;
-    /// default: the repository's .targets/targets.txt, skipped when absent).
+    /// default: .targets/targets.txt of the working directory, skipped when absent).
     #[arg(long, value_name = "FILE")]
     targets: Option<PathBuf>,
     /// The reference cdylib (default: libmpit_reference.so beside this executable).
@@ -67,8 +67,8 @@ pub struct BenchArgs {
     /// Milliseconds per fuzz-oracle window.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
     fuzz_window_ms: u64,
-    /// The fuzz seed corpus, one directory per target (default: the repository's
-    /// fuzz/corpus).
+    /// The fuzz seed corpus, one directory per target (default: fuzz/corpus of the
+    /// working directory, the checkout).
     #[arg(long, value_name = "DIR")]
     corpus: Option<PathBuf>,
     /// Seconds one suite run may take before it is killed.
@@ -76,11 +76,10 @@ pub struct BenchArgs {
     run_timeout: u64,
 }
 
+/// Relative to the working directory (the bench is run from the checkout): the binary
+/// carries no path of the machine it was built on.
 fn default_targets() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.targets/targets.txt"
-    ))
+    PathBuf::from(".targets/targets.txt")
 }
 
 pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
@@ -154,9 +153,10 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
         },
         libs,
         out: a.out.clone(),
-        corpus: a.corpus.clone().unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fuzz/corpus"))
-        }),
+        corpus: a
+            .corpus
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("fuzz/corpus")),
         floor_timeout: Duration::from_secs(120),
         run_timeout: Duration::from_secs(a.run_timeout.max(1)),
     };

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "mpit-conform",
-    version,
+    version = version_line(),
     about = "Conformance harness for MPI_T (the MPI tool information interface)"
 )]
 #[command(args_conflicts_with_subcommands = true)]
@@ -149,6 +149,12 @@ enum Cmd {
         #[arg(long)]
         with_launcher: bool,
     },
+    /// The spec bundle the binary carries: `specs export DIR` writes it out for editing
+    /// (then `--specs DIR/cases` runs the edited cases).
+    Specs {
+        #[command(subcommand)]
+        action: SpecsCmd,
+    },
     /// List the reference's injectable faults (spec violations: the mutation score).
     Faults {
         /// List the process faults instead (crash, hang, exit, noise: the reference
@@ -197,6 +203,25 @@ enum Cmd {
     BenchProbe { probe: String },
 }
 
+#[derive(Subcommand, Debug)]
+enum SpecsCmd {
+    /// Write every bundled spec file under DIR (same layout as the repository's specs/).
+    Export { dir: PathBuf },
+}
+
+/// `--version`: the tool, the spec bundle it carries, the standard its cases target.
+fn version_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| {
+        format!(
+            "{} (spec bundle sha256:{}; cases for MPI-{})",
+            env!("CARGO_PKG_VERSION"),
+            crate::specs::hash(),
+            crate::specs::MPI_STANDARD
+        )
+    })
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug)]
 enum Format {
     Table,
@@ -220,6 +245,13 @@ pub fn main() -> Result<u8> {
             Ok(crate::bench::child::serve(&p) as u8)
         }
         Some(Cmd::Bench(args)) => bench::bench(&args, &std::env::args().collect::<Vec<_>>()),
+        Some(Cmd::Specs {
+            action: SpecsCmd::Export { dir },
+        }) => {
+            let n = crate::specs::export(&dir).map_err(anyhow::Error::msg)?;
+            println!("{n} files written under {}", dir.display());
+            Ok(0)
+        }
         Some(Cmd::Faults { process }) => {
             match process {
                 true => print!("{}", mpit_reference::faults::ProcessFault::listing()),
@@ -314,7 +346,7 @@ fn request(t: &TargetArgs) -> Result<crate::runner::pool::Setup> {
             abi: t.abi.clone(),
             force: t.force,
             strict: false,
-            specs: crate::cases::default_dir(),
+            specs: Default::default(),
             mpi_init: false,
             single_job: true,
             base_init: true,

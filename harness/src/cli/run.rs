@@ -2,9 +2,10 @@
 //! line to the reports on disk and the exit code.
 
 use super::RunArgs;
-use crate::cases::{self, Suite};
+use crate::cases::Suite;
 use crate::report::{self, Report, Waivers};
 use crate::runner::{self, Config, Progress};
+use crate::specs::Source;
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -12,8 +13,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-fn specs_dir(specs: Option<PathBuf>) -> PathBuf {
-    specs.unwrap_or_else(cases::default_dir)
+/// `--specs DIR` / `--case-file FILE`, or the bundle in the binary.
+fn specs_dir(specs: Option<PathBuf>) -> Source {
+    Source::from_option(specs)
 }
 
 pub fn run(a: &RunArgs) -> Result<u8> {
@@ -86,6 +88,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             max_time: Some(a.max_time),
         };
         let mut rep = runner::run(&cfg, stop.clone())?;
+        rep.tool.specs = Some(specs.provenance());
         rep.options.baseline = a.baseline.as_ref().map(|p| p.display().to_string());
         rep.options.waivers = a.waivers.as_ref().map(|p| p.display().to_string());
         if let Some(w) = &waivers {
@@ -217,9 +220,9 @@ pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Resul
 }
 
 pub fn coverage(specs: Option<PathBuf>, with_launcher: bool) -> Result<u8> {
-    let suite = Suite::load(&specs_dir(specs.clone()))?;
-    let dir = specs_dir(specs);
-    let clauses = crate::coverage::Clauses::load(&dir.join("../clauses.yaml"))?;
+    let src = specs_dir(specs);
+    let suite = Suite::load(&src)?;
+    let clauses = crate::coverage::Clauses::load(&src)?;
     let c = crate::coverage::measure(&clauses, &suite, with_launcher)?;
     print!("{}", c.render());
     Ok(0)

@@ -733,8 +733,8 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
 }
 
 /// The clause of each digest rule, from `specs/clauses.yaml` (data, not code).
-pub fn clauses(dir: &std::path::Path) -> BTreeMap<String, String> {
-    crate::coverage::Clauses::load(&dir.join("clauses.yaml"))
+pub fn clauses(src: &crate::specs::Source) -> BTreeMap<String, String> {
+    crate::coverage::Clauses::load(src)
         .map(|c| c.rules.into_iter().map(|r| (r.rule, r.clause)).collect())
         .unwrap_or_default()
 }

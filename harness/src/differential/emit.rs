@@ -767,8 +767,7 @@ pub fn case_yaml(
 
 /// The clause of a rule (specs/clauses.yaml, the data the coverage command reads too).
 fn clause_of(rule: &str) -> String {
-    let dir = crate::cases::default_dir();
-    super::compare::clauses(&dir.join(".."))
+    super::compare::clauses(&crate::specs::Source::Bundled)
         .remove(rule)
         .unwrap_or_else(|| "MPI-4.1 §15.3".into())
 }

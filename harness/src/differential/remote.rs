@@ -52,7 +52,7 @@ impl Remote {
                 abi,
                 force,
                 strict: false,
-                specs: PathBuf::new(),
+                specs: Default::default(),
                 mpi_init: false,
                 single_job: false,
                 base_init: true,

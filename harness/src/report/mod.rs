@@ -151,6 +151,10 @@ pub struct WorkerCount {
 pub struct Tool {
     pub name: String,
     pub version: String,
+    /// The cases the run used: their source, the spec bundle's hash and the MPI
+    /// standard they target (absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specs: Option<crate::specs::Provenance>,
 }
 
 impl Default for Tool {
@@ -158,6 +162,7 @@ impl Default for Tool {
         Tool {
             name: "mpit-conform".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
+            specs: None,
         }
     }
 }

@@ -271,7 +271,19 @@ impl Worker {
         // The process is gone; let the drain read the last lines (the in-flight marker
         // is written at the very end).
         self.output.settle(Duration::from_millis(500));
-        self.output.lines()
+        // A library's backtrace names the worker's executable: this binary, wherever it
+        // was built or installed. Reports name it by its name, not by a machine's path.
+        let exe = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let lines = self.output.lines();
+        match exe.is_empty() {
+            true => lines,
+            false => lines
+                .into_iter()
+                .map(|l| l.replace(&exe, "mpit-conform"))
+                .collect(),
+        }
     }
 
     /// Why the worker stopped, with the call in flight and the library's last words.

@@ -37,7 +37,7 @@ pub struct Config {
     /// mostly waits ([`lanes`]).
     pub jobs: Option<usize>,
     pub timeout: Duration,
-    pub specs: PathBuf,
+    pub specs: crate::specs::Source,
     pub cases: Vec<String>,
     pub areas: Vec<String>,
     /// Show a progress bar (a terminal) or plain lines.

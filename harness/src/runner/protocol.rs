@@ -21,8 +21,8 @@ pub struct Hello {
     pub abi: String,
     pub force: bool,
     pub strict: bool,
-    /// The case directory (the worker loads the same cases; jobs name them by id).
-    pub specs: PathBuf,
+    /// Where the cases come from (the worker loads the same cases; jobs name them by id).
+    pub specs: crate::specs::Source,
     /// Call MPI_Init (singleton) before anything else.
     pub mpi_init: bool,
     /// Serve one job, then exit (cases that change process state for good).

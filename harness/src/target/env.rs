@@ -13,7 +13,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const FILE: &str = "specs/env/workers.yaml";
-const TEXT: &str = include_str!("../../../specs/env/workers.yaml");
+/// The rules' text, from the spec bundle.
+fn text() -> &'static str {
+    crate::specs::text("env/workers.yaml").unwrap_or_default()
+}
 /// What `{tmp}` in a value stands for.
 const TMP: &str = "{tmp}";
 
@@ -30,7 +33,7 @@ pub struct Rule {
 
 /// The bundled rules (a parse error names `specs/env/workers.yaml:line:col`).
 pub fn rules() -> Result<Vec<Rule>, YamlError> {
-    yaml::parse(TEXT, FILE)
+    yaml::parse(text(), FILE)
 }
 
 /// A worker's environment: variables to set and the private directory they may name.
