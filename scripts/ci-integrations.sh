@@ -56,6 +56,15 @@ mv "$repo/specs" "$tmp/specs.hidden"
     || fail "fuzz-props"
 )
 mv "$tmp/specs.hidden" "$repo/specs"
+# Where strace is there, also prove the copy opens nothing under the checkout.
+if command -v strace >/dev/null 2>&1; then
+  (cd "$tmp/elsewhere" && strace -f -qq -e trace=open,openat,stat,newfstatat,statx,access -o "$tmp/trace" \
+    "$tmp/alone/mpit-conform" --lib "$tmp/alone/libmpit_reference.so" -q --out "$tmp/traced" >/dev/null)
+  ! grep -F "\"$repo/" "$tmp/trace" | grep -v ENOENT >/dev/null || fail "the copy opened files of the checkout: $(grep -F "\"$repo/" "$tmp/trace" | head -3)"
+  echo "ok: under strace, the copy opened nothing under $repo"
+else
+  echo "note: no strace here; the checkout's specs/ were moved away instead"
+fi
 same_results "$tmp/intree/report.json" "$tmp/alone-run/report.json"
 grep -q '"source": "bundled"' "$tmp/alone-run/report.json" || fail "report.json names no bundled specs"
 diff -r "$repo/specs" "$tmp/exported" >/dev/null || fail "specs export differs from specs/"
@@ -78,9 +87,17 @@ export RUNNER_TEMP=$tmp GITHUB_PATH=$tmp/github_path
 installed=$tmp/mpit/bin/mpit-conform
 [ -x "$installed" ] || fail "cargo install put no mpit-conform in $tmp/mpit/bin"
 grep -qx "$tmp/mpit/bin" "$GITHUB_PATH" || fail "the action does not add the install dir to PATH"
-(cd "$tmp/elsewhere" && "$installed" --lib "$ref" -q --out "$tmp/installed-run" >/dev/null)
+(
+  cd "$tmp/elsewhere"
+  has() { [[ $1 == *"$2"* ]]; }
+  "$installed" --lib "$ref" -q --out "$tmp/installed-run" >/dev/null
+  has "$("$installed" list)" " cases" || fail "installed: list"
+  has "$("$installed" coverage)" "MUST" || fail "installed: coverage"
+  has "$("$installed" catalog --lib "$ref")" "ref_cvar_int_local" || fail "installed: catalog"
+  "$installed" fuzz-props --lib "$ref" --cases 16 --out "$tmp/props2" >/dev/null || fail "installed: fuzz-props"
+)
 same_results "$tmp/intree/report.json" "$tmp/installed-run/report.json"
-echo "ok: installed with cargo install, same results from another directory"
+echo "ok: installed with cargo install: --lib (same results), list, coverage, catalog, fuzz-props from another directory"
 
 echo "== 3. the gate script through the action, GitLab and Jenkins"
 mkdir -p "$tmp/gate-bin"

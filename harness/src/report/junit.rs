@@ -88,6 +88,8 @@ pub fn render(report: &Report) -> Result<String, ReportError> {
         let mut suite = TestSuite::new(area.as_str());
         suite.add_properties([
             Property::new("target.path", report.target.path.as_str()),
+            // Which build was judged, whatever path it was given by.
+            Property::new("target.sha256", report.target.sha256.as_str()),
             Property::new("target.abi_family", report.target.abi_family.as_str()),
             // The first line only: newlines do not survive in an XML attribute.
             Property::new(
