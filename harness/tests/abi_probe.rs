@@ -2,6 +2,8 @@
 //! what the probe makes from its vendor's header today, the standard ABI's `mpi_abi.h`
 //! reproduces `specs/abi/standard.yaml`, and bad input is one line with exit code 2.
 
+mod common;
+
 use mpit_reference::profile::AbiProfile;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -28,11 +30,11 @@ fn committed(name: &str) -> AbiProfile {
 /// not installed; with MPIT_REQUIRE_TARGETS=1 their absence fails.
 fn targets_file(file: &str) -> Option<Vec<Vec<String>>> {
     let path = repo().join(".targets").join(file);
-    let required = std::env::var("MPIT_REQUIRE_TARGETS").as_deref() == Ok("1");
+    let required = common::required();
     let Ok(text) = std::fs::read_to_string(&path) else {
         assert!(
             !required,
-            "MPIT_REQUIRE_TARGETS=1 but {} is missing: run scripts/install-targets.sh",
+            "{} is missing: run scripts/install-targets.sh (MPIT_SKIP_REAL_TARGETS=1 skips knowingly)",
             path.display()
         );
         eprintln!(
@@ -152,8 +154,8 @@ fn mpicc_wrapper_gives_a_bundled_profile() {
         .unwrap_or(false);
     if !found {
         assert!(
-            std::env::var("MPIT_REQUIRE_TARGETS").as_deref() != Ok("1"),
-            "MPIT_REQUIRE_TARGETS=1 but no mpicc on PATH (scripts/install-targets.sh installs it)"
+            !common::required(),
+            "no mpicc on PATH: scripts/install-targets.sh installs it (MPIT_SKIP_REAL_TARGETS=1 skips knowingly)"
         );
         eprintln!("SKIPPED (loudly): no mpicc on PATH");
         return;

@@ -30,12 +30,15 @@ fn find<'a>(rs: &[&'a Value], id: &str) -> &'a Value {
 /// The library of target `name` and its launcher, or `None` (a loud skip; a failure
 /// under MPIT_REQUIRE_TARGETS=1).
 fn target(name: &str, launcher: &str) -> Option<String> {
-    let required = std::env::var("MPIT_REQUIRE_TARGETS").as_deref() == Ok("1");
+    let required = required();
     let targets = real_targets()?;
     let (_, path, _) = targets.iter().find(|(n, _, _)| n == name)?;
     for needed in [path.as_str(), launcher] {
         if !Path::new(needed).exists() {
-            assert!(!required, "MPIT_REQUIRE_TARGETS=1 but {needed} is missing");
+            assert!(
+                !required,
+                "{needed} is missing: run scripts/install-targets.sh"
+            );
             eprintln!("SKIPPED (loudly): {needed} is missing");
             return None;
         }

@@ -1,8 +1,9 @@
 //! report.html in a real browser: headless Chromium renders the synthetic report through
 //! scripts/html-screenshot.sh, and the PNG must show a styled page, not a blank one.
-//! Without Chromium the test says so loudly and passes, unless MPIT_REQUIRE_TARGETS=1
-//! (CI installs it, .ci/run), where a missing browser fails.
+//! Without Chromium the test fails with what to install (`scripts/test.sh` installs it),
+//! unless MPIT_SKIP_REAL_TARGETS=1 says to skip it knowingly.
 
+mod common;
 mod report_fixture;
 
 use mpit_conform::report::{html, matrix, Waivers};
@@ -30,8 +31,8 @@ fn screenshot(page: &str, dir: &Path, name: &str) -> Option<PathBuf> {
         let msg = "chromium not found: report.html was NOT checked in a browser \
                    (apt-get install chromium)";
         assert!(
-            std::env::var("MPIT_REQUIRE_TARGETS").as_deref() != Ok("1"),
-            "MPIT_REQUIRE_TARGETS=1: {msg}"
+            !common::required(),
+            "{msg}; `bash scripts/test.sh` installs it (MPIT_SKIP_REAL_TARGETS=1 skips knowingly)"
         );
         eprintln!("SKIPPED: {msg}");
         return None;

@@ -30,6 +30,7 @@ faults! {
     TruncLenOffByOne = "trunc-len-off-by-one", "strings", "R-STR-2", "a truncated string returns strlen instead of strlen+1 as its length";
     MissingNul = "missing-nul", "strings", "R-STR-1", "a truncated string is written without its NUL terminator";
     OverrunOneByte = "overrun-one-byte", "strings", "R-STR-1", "a truncated string writes n characters plus NUL: one byte past the buffer";
+    OverrunAfterReinit = "overrun-after-reinit", "strings", "R-STR-1", "after a full finalize and a new init, a truncated string writes one byte past the buffer";
     NullBufLenNoPlusOne = "null-buf-len-no-plus-one", "strings", "R-STR-3", "a NULL buffer or n==0 returns strlen instead of strlen+1";
     NullLenDeref = "null-len-deref", "strings", "R-STR-4", "a NULL length pointer is dereferenced (crash)";
     EmptyDescLenZero = "empty-desc-len-zero", "strings", "R-STR-6", "a missing description returns length 0 instead of 1";
@@ -114,6 +115,11 @@ impl Faults {
             set.insert(Fault::from_name(name).ok_or_else(|| UnknownFault(name.to_string()))?);
         }
         Ok(Faults(set))
+    }
+
+    /// Switches `f` on from now on (a fault that starts misbehaving later in a run).
+    pub(crate) fn switch_on(&mut self, f: Fault) {
+        self.0.insert(f);
     }
 
     pub fn has(&self, f: Fault) -> bool {

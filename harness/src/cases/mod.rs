@@ -136,6 +136,7 @@ pub const FILTER_KEYS: &[&str] = &[
     "has_desc",
     "writable",
     "function",
+    "handle_args",
     "name",
 ];
 

@@ -35,6 +35,12 @@ pub struct Divergence {
     /// entry with the mirror's name.
     #[serde(default)]
     pub other_entry: bool,
+    /// A rule every initialization keeps (the string convention, buffer bounds, handles
+    /// nulled by their free, `provided`, a growing update number), as opposed to what
+    /// the catalog holds: R-FIN-3 lets the catalog change across re-initialization,
+    /// never these.
+    #[serde(default)]
+    pub convention: bool,
     /// Earlier calls whose divergence `--known` passed over: (step, rule, the code the
     /// library returned), so a case replaying this one accepts that code there.
     #[serde(default)]
@@ -129,7 +135,16 @@ impl Ctx<'_> {
             expected: show(m),
             actual: show(t),
             other_entry: false,
+            convention: false,
             passed_over: Vec::new(),
+        }
+    }
+
+    /// [`Ctx::div`] of a rule every initialization keeps ([`Divergence::convention`]).
+    fn convention(&self, rule: &str, what: String, m: &Obs, t: &Obs) -> Divergence {
+        Divergence {
+            convention: true,
+            ..self.div(rule, Level::Must, what, m, t)
         }
     }
 }
@@ -249,9 +264,17 @@ pub fn compare_known(
         };
         if let Some(mut d) = d {
             d.passed_over = passed_over;
-            // R-FIN-3: across a full finalize and re-initialization the catalog may
-            // change (a quality matter): what the calls return is then a SHOULD.
-            if g.reinit && m.rc == t.rc && d.level == Level::Must && !g.mirror.declared {
+            // R-FIN-3: across a full finalize and re-initialization the catalog (its
+            // indices, entries, values) may change, a quality matter: what the calls
+            // say of it is then a SHOULD. The conventions every call keeps do not
+            // change with it (a write past a buffer, a handle not nulled, an illegal
+            // `provided`, a shrinking update number stay MUST).
+            if g.reinit
+                && m.rc == t.rc
+                && d.level == Level::Must
+                && !d.convention
+                && !g.mirror.declared
+            {
                 d.level = Level::Should;
                 d.what
                     .push_str(" (after MPI_T was re-initialized: quality only, R-FIN-3)");
@@ -475,6 +498,9 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                         && text_differs
                         && ts.stray.is_empty()
                         && matches!(op, Op::GetInfo { .. });
+                    // Other bytes name another entry (the catalog); anything else is the
+                    // string convention itself.
+                    d.convention = !d.other_entry;
                     // After MPI_Init an index naming another entry is R-CVAR-1 (indices
                     // never move), whatever the string convention says of the bytes.
                     let moved = d.level == Level::Must && name == "name";
@@ -487,9 +513,8 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
             }
             // R-INIT-1: provided is one of the four levels (not necessarily `required`).
             (_, Out::Name(p)) if name == "provided" && p.starts_with("unknown") => {
-                return Some(cx.div(
+                return Some(cx.convention(
                     "R-INIT-1",
-                    Level::Must,
                     format!("provided is {p}, not a thread level"),
                     m,
                     t,
@@ -544,9 +569,8 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
             // R-CAT: the update number is the library's own; only its growth is fixed.
             (Out::Int(_), Out::Int(n)) if name == "update_number" => {
                 if let Some(prev) = det.update_number.filter(|p| n < p) {
-                    return Some(cx.div(
+                    return Some(cx.convention(
                         "R-CAT",
-                        Level::Must,
                         format!("update_number went down from {prev} to {n}"),
                         m,
                         t,
@@ -580,13 +604,16 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                     (Op::PvarHandleFree { .. }, _) => "R-PH-1",
                     _ => rule_of(op),
                 };
-                return Some(cx.div(
-                    rule,
-                    Level::Must,
-                    format!("{name} is {b} where {a} was expected"),
-                    m,
-                    t,
-                ));
+                let what = format!("{name} is {b} where {a} was expected");
+                // A free that does not null its handle breaks a convention, not the catalog.
+                let freed = matches!(
+                    op,
+                    Op::CvarHandleFree { .. } | Op::SessionFree { .. } | Op::PvarHandleFree { .. }
+                );
+                return Some(match freed {
+                    true => cx.convention(rule, what, m, t),
+                    false => cx.div(rule, Level::Must, what, m, t),
+                });
             }
             _ => {}
         }
@@ -599,9 +626,8 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                 Op::CvarRead { .. } => "R-CVAR-8",
                 _ => "R-PREAD-1",
             };
-            return Some(cx.div(
+            return Some(cx.convention(
                 rule,
-                Level::Must,
                 format!("wrote past the buffer the standard sizes ({name}: {to})"),
                 m,
                 t,
@@ -798,6 +824,64 @@ mod tests {
             ("R-STR-2", Level::Must),
             "{d:?}"
         );
+    }
+
+    /// R-FIN-3 lets a vendor's catalog change across a full finalize and a new init, so
+    /// what the calls say of it is quality only then; the string convention is not the
+    /// catalog: a wrong length after a re-init stays MUST, another entry's name does not.
+    #[test]
+    fn after_a_reinit_the_catalog_may_change_the_conventions_may_not() {
+        let mut m = Mirror::of_catalog(Catalog::default_catalog(), "vendor".into());
+        m.declared = false;
+        let g = Gen::new(
+            Arc::new(m),
+            Mode {
+                robustness: false,
+                lifecycle: true,
+            },
+        );
+        let ops = vec![
+            Op::InitThread {
+                required: mpit_reference::spec::ThreadLevel::Single,
+            },
+            Op::Finalize,
+            Op::InitThread {
+                required: mpit_reference::spec::ThreadLevel::Single,
+            },
+            info().remove(0),
+        ];
+        let m = props::run_model(&g, &ops);
+        let name = |t: &mut Trace| match t.obs[3].outs.iter_mut().find(|(k, _)| k == "name") {
+            Some((_, Out::Str(s))) => s.clone(),
+            _ => unreachable!("get_info has a name"),
+        };
+        let mut t = m.clone();
+        let mut s = name(&mut t);
+        s.len = s.len.map(|l| l - 1);
+        for (k, o) in &mut t.obs[3].outs {
+            if k == "name" {
+                *o = Out::Str(s.clone());
+            }
+        }
+        let d = compare(&g, &ops, &m, &t).expect("a divergence");
+        assert_eq!(
+            (d.rule.as_str(), d.level),
+            ("R-STR-2", Level::Must),
+            "{d:?}"
+        );
+        // Other characters: the index names another entry now, which R-FIN-3 allows.
+        let mut t = m.clone();
+        let mut s = name(&mut t);
+        if let Some(b) = s.buf.as_mut().and_then(|b| b.first_mut()) {
+            *b ^= 0x20;
+        }
+        for (k, o) in &mut t.obs[3].outs {
+            if k == "name" {
+                *o = Out::Str(s.clone());
+            }
+        }
+        let d = compare(&g, &ops, &m, &t).expect("a divergence");
+        assert_eq!(d.level, Level::Should, "{d:?}");
     }
 
     /// The first pvar without an object to bind that is (or is not) continuous.

@@ -291,6 +291,9 @@ impl Gen {
         add(&mut choices, m.hooks, &[26]);
         let init = self.mode.lifecycle || self.depth > 0;
         add(&mut choices, init, &[27]);
+        // After a full finalize and a new init the catalog may have changed (R-FIN-3),
+        // the string convention may not: read strings again, at every buffer size.
+        add(&mut choices, self.reinit && self.depth > 0, &[2, 2, 3, 3]);
         add(
             &mut choices,
             self.mode.lifecycle && m.declared && !self.mpi,

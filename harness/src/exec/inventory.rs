@@ -3,7 +3,7 @@
 //! drops an entry whose datatype the profile cannot name), nothing is skipped here:
 //! an index the library answers is a subject.
 
-use crate::cases::funcs::Func;
+use crate::cases::funcs::{Func, Param};
 use crate::cases::Kind;
 use crate::target::ffi::{RawHandle, StrArg, StrOut};
 use crate::target::reading::{Guard, Lost};
@@ -429,6 +429,10 @@ pub fn read_guarded(t: &Target, g: &mut Guard) -> Inventory {
         e.name = f.c_name().to_string();
         e.attrs.insert("name".into(), e.name.clone());
         e.attrs.insert("function".into(), f.yaml().to_string());
+        // A handle argument: no handle is valid while MPI_T is not initialized, so such a
+        // call outside the interface has two errors (specs/cases/lifecycle.yaml).
+        let handles = f.params().iter().any(|(_, p)| *p == Param::Handle);
+        e.attrs.insert("handle_args".into(), handles.to_string());
         inv.entries.push(e);
     }
     for (i, l) in ThreadLevel::ALL.iter().enumerate() {

@@ -44,16 +44,27 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// Whether the tests whose subject is outside the repository (the seven real MPI
+/// libraries, their mpicc, Chromium) must run: yes, unless `MPIT_SKIP_REAL_TARGETS=1`
+/// says to skip them knowingly. A test that cannot run its subject never reports
+/// success on its own: `cargo test` on a machine without them fails with what to install
+/// (`scripts/test.sh` installs it all). `MPIT_REQUIRE_TARGETS=1` (CI) always requires.
+pub fn required() -> bool {
+    let var = |k: &str| std::env::var(k).as_deref() == Ok("1");
+    var("MPIT_REQUIRE_TARGETS") || !var("MPIT_SKIP_REAL_TARGETS")
+}
+
 /// The real MPI libraries installed by scripts/install-targets.sh, as `name path abi`.
-/// With MPIT_REQUIRE_TARGETS=1 a missing list fails the test; otherwise it is skipped
-/// loudly.
+/// A missing list fails the test unless `MPIT_SKIP_REAL_TARGETS=1` ([`required`]); then
+/// it is skipped loudly.
 pub fn real_targets() -> Option<Vec<(String, String, String)>> {
     let list = repo().join(".targets/targets.txt");
-    let required = std::env::var("MPIT_REQUIRE_TARGETS").as_deref() == Ok("1");
+    let required = required();
     let Ok(text) = std::fs::read_to_string(&list) else {
         assert!(
             !required,
-            "MPIT_REQUIRE_TARGETS=1 but {} is missing: run scripts/install-targets.sh",
+            "{} is missing: run `bash scripts/test.sh` (it installs the real MPI libraries), \
+             or scripts/install-targets.sh; MPIT_SKIP_REAL_TARGETS=1 skips these tests knowingly",
             list.display()
         );
         eprintln!(
@@ -73,7 +84,7 @@ pub fn real_targets() -> Option<Vec<(String, String, String)>> {
     for (name, path, _) in &targets {
         assert!(
             !required || Path::new(path).exists(),
-            "MPIT_REQUIRE_TARGETS=1 but target {name} ({path}) is missing"
+            "target {name} ({path}) is missing: run scripts/install-targets.sh"
         );
     }
     Some(targets)

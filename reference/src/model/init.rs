@@ -31,6 +31,11 @@ impl Model {
         if self.init_count == 0 {
             // R-FIN-3: nothing promises handles or sessions survive full finalization.
             self.drop_runtime_objects();
+            // The string convention holds in every initialization: this fault breaks it
+            // only in the ones after the first.
+            if self.fault(Fault::OverrunAfterReinit) {
+                self.faults.switch_on(Fault::OverrunOneByte);
+            }
         }
         Ok(())
     }
