@@ -287,6 +287,20 @@ fn max_time_bounds_a_run_and_still_writes_the_report() {
 }
 
 #[test]
+fn max_time_before_the_catalog_is_read_still_writes_the_report() {
+    // The start hangs past --max-time (1 s, before the 2 s --timeout): every selected
+    // case is a timeout "not run".
+    let r = suite("max-time-start", "hang-in-init", &["--max-time", "1s"]);
+    assert_eq!(r.out.status.code(), Some(1));
+    assert!(r.took < Duration::from_secs(10), "took {:?}", r.took);
+    assert_eq!(r.report["stopped_by"], "--max-time 1s");
+    let n = results(&r.report).len();
+    assert!(n > 100, "{n} results");
+    assert_eq!(count(&r.report, "timeout"), n);
+    assert!(text(&results(&r.report)[0]).contains("passed while the catalog was read"));
+}
+
+#[test]
 fn catalog_names_what_it_could_not_read_and_exits_1() {
     let lib = reference_lib();
     for (fault, lost) in [

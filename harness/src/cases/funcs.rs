@@ -138,6 +138,16 @@ funcs! {
 }
 
 impl Func {
+    /// Whether the function takes an MPI_T handle or session (an enumeration, cvar or
+    /// pvar handle, session, event registration or instance), as opposed to the MPI
+    /// object handles `info` and `comm` (MPI_INFO_NULL is valid) or none.
+    pub fn takes_mpi_t_handle(self) -> bool {
+        const MPI_OBJECTS: [&str; 2] = ["info", "comm"];
+        self.params()
+            .iter()
+            .any(|(n, p)| *p == Param::Handle && !MPI_OBJECTS.contains(n))
+    }
+
     /// The MPI_T functions (the chapter's 51): subjects of `for_each: function`.
     pub fn mpi_t() -> impl Iterator<Item = Func> {
         Func::ALL

@@ -287,6 +287,25 @@ pub fn compare_known(
     None
 }
 
+/// Whether `rc` is one of the codes a call of `op` outside the interface may answer
+/// because its handle or session is invalid too (`exec::inventory::two_errors_outside`).
+fn two_errors_outside_allow(op: &Op, rc: &ReturnCode) -> bool {
+    use crate::runner::return_codes::{Table, HANDLE_OUTSIDE_THE_INTERFACE};
+    let name = op.function();
+    let (Some(f), ReturnCode::T(e)) = (
+        crate::cases::funcs::Func::mpi_t().find(|f| f.c_name() == name),
+        rc,
+    ) else {
+        return false;
+    };
+    crate::exec::inventory::two_errors_outside(f)
+        && Table::shared().is_some_and(|t| {
+            t.either(HANDLE_OUTSIDE_THE_INTERFACE, &name)
+                .iter()
+                .any(|c| c == e.spelling())
+        })
+}
+
 fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
     use ReturnCode::{Success, T};
     if m.rc == t.rc {
@@ -314,6 +333,15 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
     let set = |c: &ReturnCode, s: &[TErr]| matches!(c, T(e) if s.contains(e));
     const SET: &[TErr] = &[TErr::CvarSetNotNow, TErr::CvarSetNever];
     match op {
+        // Outside the interface, a call that passes a handle or session has two errors:
+        // every code of specs/return-codes.yaml `either: handle_outside_the_interface`
+        // that the table allows the function conforms (the spec suite reads the same).
+        _ if !g.initialized()
+            && m.rc == T(TErr::NotInitialized)
+            && two_errors_outside_allow(op, &t.rc) =>
+        {
+            return None
+        }
         // R-PH-1 with a handle of another session, on a variable the call cannot act
         // on at all (a continuous one started, a read-only one reset): two errors
         // apply and the standard orders neither, so either code conforms.
@@ -882,6 +910,38 @@ mod tests {
         }
         let d = compare(&g, &ops, &m, &t).expect("a divergence");
         assert_eq!(d.level, Level::Should, "{d:?}");
+    }
+
+    /// Outside the interface a call with a session has two errors: NOT_INITIALIZED or
+    /// the table's session code conforms (specs/return-codes.yaml `either:`), another
+    /// code or success does not.
+    #[test]
+    fn a_stale_session_after_the_last_finalize_may_say_either_error() {
+        let g = Gen::new(
+            Arc::new(Mirror::of_catalog(Catalog::default_catalog(), "d".into())),
+            Mode {
+                robustness: true,
+                lifecycle: true,
+            },
+        );
+        let ops = vec![
+            Op::InitThread {
+                required: mpit_reference::spec::ThreadLevel::Single,
+            },
+            Op::SessionCreate,
+            Op::Finalize,
+            Op::SessionFree {
+                session: Ref::Made(0),
+            },
+        ];
+        let m = props::run_model(&g, &ops);
+        assert_eq!(m.obs[3].rc, ReturnCode::T(TErr::NotInitialized));
+        let t = with_rc(&m, 3, ReturnCode::T(TErr::InvalidSession));
+        assert_eq!(compare(&g, &ops, &m, &t), None);
+        for wrong in [ReturnCode::T(TErr::InvalidHandle), ReturnCode::Success] {
+            let d = compare(&g, &ops, &m, &with_rc(&m, 3, wrong)).expect("a divergence");
+            assert_eq!((d.step, d.level), (3, Level::Must), "{d:?}");
+        }
     }
 
     /// The first pvar without an object to bind that is (or is not) continuous.

@@ -3,7 +3,7 @@
 //! drops an entry whose datatype the profile cannot name), nothing is skipped here:
 //! an index the library answers is a subject.
 
-use crate::cases::funcs::{Func, Param};
+use crate::cases::funcs::Func;
 use crate::cases::Kind;
 use crate::target::ffi::{RawHandle, StrArg, StrOut};
 use crate::target::reading::{Guard, Lost};
@@ -429,10 +429,10 @@ pub fn read_guarded(t: &Target, g: &mut Guard) -> Inventory {
         e.name = f.c_name().to_string();
         e.attrs.insert("name".into(), e.name.clone());
         e.attrs.insert("function".into(), f.yaml().to_string());
-        // A handle argument: no handle is valid while MPI_T is not initialized, so such a
-        // call outside the interface has two errors (specs/cases/lifecycle.yaml).
-        let handles = f.params().iter().any(|(_, p)| *p == Param::Handle);
-        e.attrs.insert("handle_args".into(), handles.to_string());
+        // A handle argument with a code of its own: outside the interface such a call has
+        // two errors (specs/return-codes.yaml `either: handle_outside_the_interface`).
+        e.attrs
+            .insert("handle_args".into(), two_errors_outside(f).to_string());
         inv.entries.push(e);
     }
     for (i, l) in ThreadLevel::ALL.iter().enumerate() {
@@ -451,6 +451,17 @@ pub fn read_guarded(t: &Target, g: &mut Guard) -> Inventory {
         inv.entries.push(e);
     }
     inv
+}
+
+/// Whether a call of `f` outside the interface has two errors: it takes a handle or
+/// session, and the return-code table gives it a code for a bad one besides
+/// NOT_INITIALIZED. The one predicate both oracles use (the suite through the
+/// `handle_args` filter, the comparator directly).
+pub fn two_errors_outside(f: Func) -> bool {
+    use crate::runner::return_codes::{Table, HANDLE_OUTSIDE_THE_INTERFACE};
+    f.takes_mpi_t_handle()
+        && Table::shared()
+            .is_some_and(|t| t.either(HANDLE_OUTSIDE_THE_INTERFACE, f.c_name()).len() > 1)
 }
 
 fn entry(kind: Kind, index: i32, name: &StrOut, desc: &StrOut) -> Entry {

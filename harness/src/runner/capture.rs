@@ -20,13 +20,10 @@ struct Kept {
     lines: VecDeque<String>,
     /// The line being read (no newline yet), at most `LINE_CAP` bytes of it.
     open: Vec<u8>,
-    bytes: u64,
-    lines_total: u64,
 }
 
 impl Kept {
     fn push(&mut self, chunk: &[u8]) {
-        self.bytes += chunk.len() as u64;
         let mut rest = chunk;
         while let Some(nl) = rest.iter().position(|b| *b == b'\n') {
             self.take(&rest[..nl]);
@@ -44,7 +41,6 @@ impl Kept {
     fn close(&mut self) {
         let line = String::from_utf8_lossy(&self.open).into_owned();
         self.open.clear();
-        self.lines_total += 1;
         if self.lines.len() >= KEEP_LINES {
             self.lines.pop_front();
         }
@@ -106,14 +102,6 @@ impl Tail {
         }
         v
     }
-
-    /// Bytes and lines seen in all.
-    pub fn totals(&self) -> (u64, u64) {
-        self.kept
-            .lock()
-            .map(|k| (k.bytes, k.lines_total + u64::from(!k.open.is_empty())))
-            .unwrap_or_default()
-    }
 }
 
 #[cfg(test)]
@@ -137,6 +125,5 @@ mod tests {
         assert_eq!(lines[KEEP_LINES - 2], "\u{fffd}\u{fffd} bad");
         assert_eq!(lines[KEEP_LINES - 1].len(), LINE_CAP);
         assert_eq!(lines[KEEP_LINES], "last words without newline");
-        assert_eq!(t.totals(), (input.len() as u64, 1003));
     }
 }

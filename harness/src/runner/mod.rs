@@ -103,7 +103,6 @@ fn run_until(
 ) -> Result<Report, RunError> {
     // Which build was judged: the library's hash, taken while the suite loads and the
     // inventory readers run (tens of MB for some libraries: it held up every run).
-    let mut early_results: Vec<CaseResult> = Vec::new();
     let sha256 = {
         let lib = cfg.lib.clone();
         std::thread::spawn(move || report::sha256_file(&lib).unwrap_or_default())
@@ -170,9 +169,9 @@ fn run_until(
             };
         }
     };
-    early_lost(&mut early_results, &before, false, cfg.timeout);
+    // Results before any job: the entries the readers lost, then the plan's skips.
+    let mut early: Vec<CaseResult> = readers::lost_results(&before, false, cfg.timeout);
     setup.jobs = cfg.jobs.unwrap_or_else(|| lanes(cores, &facts));
-    let mut early: Vec<CaseResult> = early_results;
     let (tx, rx) = mpsc::channel::<CaseResult>();
     let (jobs, later_jobs, runner, peak) = match after_reader {
         Some(h) => {

@@ -13,7 +13,19 @@ pub struct Table {
     pub all: Vec<String>,
     pub never_not_accessible: Vec<String>,
     pub groups: BTreeMap<String, Group>,
+    /// Calls with two errors at once, by name: the codes that conform (`either:`).
+    #[serde(default)]
+    pub either: BTreeMap<String, Either>,
 }
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Either {
+    pub codes: Vec<String>,
+}
+
+/// The `either:` entry of a call outside the interface that passes a handle or session.
+pub const HANDLE_OUTSIDE_THE_INTERFACE: &str = "handle_outside_the_interface";
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -33,6 +45,30 @@ const NOT_ACCESSIBLE: &str = "MPI_T_ERR_NOT_ACCESSIBLE";
 impl Table {
     pub fn bundled() -> Result<Table, YamlError> {
         yaml::parse(table_text(), "specs/return-codes.yaml")
+    }
+
+    /// The bundled table, parsed once per process (`None` if it does not parse: the
+    /// run-wide check reports that).
+    pub fn shared() -> Option<&'static Table> {
+        static T: std::sync::OnceLock<Option<Table>> = std::sync::OnceLock::new();
+        T.get_or_init(|| Table::bundled().ok()).as_ref()
+    }
+
+    /// The codes that conform for a call of `function` with the two errors of entry
+    /// `which`: the entry's codes that the table allows `function` at all. Empty when
+    /// the entry does not exist.
+    pub fn either(&self, which: &str, function: &str) -> Vec<String> {
+        let allowed = self.allowed(function);
+        self.either
+            .get(which)
+            .map(|e| {
+                e.codes
+                    .iter()
+                    .filter(|c| allowed.contains(*c))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Codes `function` may return besides MPI_SUCCESS.
@@ -160,6 +196,48 @@ pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
 
 #[cfg(test)]
 mod tests {
+
+    /// The cases that accept `either: handle_outside_the_interface` expect exactly its
+    /// codes (the spec suite and the comparator read one policy).
+    #[test]
+    fn the_two_error_cases_expect_the_tables_codes() {
+        use crate::cases::{expr::RcSet, Suite};
+        let t = Table::bundled().expect("table");
+        let want: BTreeSet<String> = t.either[HANDLE_OUTSIDE_THE_INTERFACE]
+            .codes
+            .iter()
+            .cloned()
+            .collect();
+        let suite = Suite::load(&crate::specs::Source::Bundled).expect("suite");
+        let cases: Vec<_> = suite
+            .cases
+            .iter()
+            .filter(|c| c.id.ends_with(".handle_args"))
+            .collect();
+        assert_eq!(cases.len(), 2);
+        for c in cases {
+            let rc = c
+                .steps
+                .last()
+                .and_then(|s| s.expect.as_ref())
+                .and_then(|e| e.rc.as_ref());
+            let got: BTreeSet<String> = match rc {
+                Some(RcSet::AnyOf(v)) => v.iter().cloned().collect(),
+                other => panic!("{}: {other:?}", c.id),
+            };
+            assert_eq!(got, want, "{}", c.id);
+        }
+        // Per function, only the codes the table allows it.
+        assert_eq!(
+            t.either(HANDLE_OUTSIDE_THE_INTERFACE, "MPI_T_pvar_session_free"),
+            ["MPI_T_ERR_NOT_INITIALIZED", "MPI_T_ERR_INVALID_SESSION"]
+        );
+        assert_eq!(
+            t.either(HANDLE_OUTSIDE_THE_INTERFACE, "MPI_T_enum_get_info"),
+            ["MPI_T_ERR_NOT_INITIALIZED"]
+        );
+    }
+
     use super::*;
 
     #[test]
