@@ -4,7 +4,7 @@
 # report.json.gz (the committed baseline of harness/tests/baseline.rs) and report.md;
 # the side-by-side matrix.md (committed) and matrix.html (generated, git-ignored).
 #
-#   bash scripts/publish-reports.sh            # everything (about 6 minutes here)
+#   bash scripts/publish-reports.sh            # everything (about 2 minutes here)
 #   bash scripts/publish-reports.sh debian-mpich openmpi5   # only these targets, then the matrix
 #
 # A run that cannot finish (exit 2) stops the script: an incomplete report is no baseline.

@@ -1,12 +1,19 @@
 //! Clause coverage: the map from normative sentences to cases (specs/clauses.yaml) and
-//! how much of it the suite covers. A rule is covered when a case cites its id in
-//! `rules:` or the map lists a case for it; every case the map names must exist.
+//! how much of it the suite covers. A rule is *cited* when a case cites its id in
+//! `rules:` or the map lists a case for it; every case the map names must exist. A
+//! citation is not a check: a rule is *judged* by a report only where a case citing it
+//! produced a verdict there (pass, fail, warn, crash or timeout; for a MUST rule at
+//! level must), so `coverage` also counts the rules the published reports judged, on
+//! the reference and on the real libraries apart ([`Coverage::judge`]).
 //! Rules only the cross-rank run checks (`ranks:`, a run with `--launcher`) count only
 //! when asked (`coverage --with-launcher`): a run without a launcher does not check them.
 
 use crate::cases::Suite;
+use crate::report::Report;
+use crate::verdict::{Level, Status};
 use mpit_reference::yaml::{self, YamlError};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
 /// How strongly a rule binds (the digest's MUST / SHOULD / UB marks).
@@ -60,6 +67,39 @@ impl Clauses {
 pub struct Coverage {
     /// (rule, strength, covering cases)
     pub rows: Vec<(String, Strength, Vec<String>, Option<String>)>,
+    /// What reports judged, once [`Coverage::judge`] was given them.
+    pub judged: Option<Judged>,
+}
+
+/// The rules the reports judged.
+#[derive(Debug, Clone, Default)]
+pub struct Judged {
+    /// Judged by the reference's report.
+    pub reference: BTreeSet<String>,
+    /// Rule → the real libraries whose report judged it.
+    pub real: BTreeMap<String, Vec<String>>,
+    /// The real libraries' names, in the order given.
+    pub targets: Vec<String>,
+    /// Rule → what its cases' results were on the real libraries (`skip`, `warn
+    /// (robustness)`, ...) with counts: why a rule was not judged there.
+    pub real_results: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+fn level_word(l: Level) -> &'static str {
+    match l {
+        Level::Must => "must",
+        Level::Should => "should",
+        Level::Robustness => "robustness",
+    }
+}
+
+/// A verdict: the case ran its check on the subject (not skipped, not unsupported, not
+/// a harness error).
+fn is_verdict(s: Status) -> bool {
+    matches!(
+        s,
+        Status::Pass | Status::Fail | Status::Warn | Status::Crash | Status::Timeout
+    )
 }
 
 /// `with_launcher`: count the rules the cross-rank run checks.
@@ -103,10 +143,72 @@ pub fn measure(c: &Clauses, suite: &Suite, with_launcher: bool) -> Result<Covera
         }
         rows.push((r.rule.clone(), r.strength, covering, why));
     }
-    Ok(Coverage { rows })
+    Ok(Coverage { rows, judged: None })
 }
 
 impl Coverage {
+    /// The rules `report` judged: those with a result of a covering case that is a
+    /// verdict, at level must for a MUST rule.
+    pub fn judged_by(&self, report: &Report) -> BTreeSet<String> {
+        let mut by_case: BTreeMap<&str, Vec<(Status, Level)>> = BTreeMap::new();
+        for r in &report.results {
+            by_case
+                .entry(r.case.as_str())
+                .or_default()
+                .push((r.status, r.level));
+        }
+        self.rows
+            .iter()
+            .filter(|(_, strength, cases, _)| {
+                cases.iter().any(|c| {
+                    by_case.get(c.as_str()).is_some_and(|rs| {
+                        rs.iter().any(|(s, l)| {
+                            is_verdict(*s) && (*strength != Strength::Must || *l == Level::Must)
+                        })
+                    })
+                })
+            })
+            .map(|r| r.0.clone())
+            .collect()
+    }
+
+    /// Counts what the reports judged: the reference's, and each real library's.
+    pub fn judge(&mut self, reference: &Report, real: &[(String, Report)]) {
+        let mut j = Judged {
+            reference: self.judged_by(reference),
+            ..Judged::default()
+        };
+        for (name, r) in real {
+            j.targets.push(name.clone());
+            for rule in self.judged_by(r) {
+                j.real.entry(rule).or_default().push(name.clone());
+            }
+            for (rule, _, cases, _) in &self.rows {
+                let seen = j.real_results.entry(rule.clone()).or_default();
+                for x in r.results.iter().filter(|x| cases.contains(&x.case)) {
+                    let key = match x.status {
+                        s if is_verdict(s) => format!("{} ({})", s.as_str(), level_word(x.level)),
+                        s => s.as_str().to_string(),
+                    };
+                    *seen.entry(key).or_default() += 1;
+                }
+            }
+        }
+        self.judged = Some(j);
+    }
+
+    /// (judged on the reference, judged on at least one real library, total) of one
+    /// strength; `None` before [`Coverage::judge`].
+    pub fn judged_count(&self, s: Strength) -> Option<(usize, usize, usize)> {
+        let j = self.judged.as_ref()?;
+        let of: Vec<_> = self.rows.iter().filter(|r| r.1 == s).collect();
+        Some((
+            of.iter().filter(|r| j.reference.contains(&r.0)).count(),
+            of.iter().filter(|r| j.real.contains_key(&r.0)).count(),
+            of.len(),
+        ))
+    }
+
     /// (covered, total) of one strength.
     pub fn count(&self, s: Strength) -> (usize, usize) {
         let of: Vec<_> = self.rows.iter().filter(|r| r.1 == s).collect();
@@ -123,14 +225,63 @@ impl Coverage {
     }
 
     pub fn render(&self) -> String {
+        let pct = |c: usize, t: usize| {
+            if t == 0 {
+                100.0
+            } else {
+                100.0 * c as f64 / t as f64
+            }
+        };
         let mut out = String::new();
         for s in [Strength::Must, Strength::Should, Strength::Ub] {
             let (c, t) = self.count(s);
             out.push_str(&format!(
-                "{:<7} {c}/{t} rules covered ({:.1}%)\n",
+                "{:<7} {c}/{t} rules cited by a case ({:.1}%)",
                 format!("{s:?}").to_uppercase(),
                 self.percent(s)
             ));
+            if let Some((r, real, t)) = self.judged_count(s) {
+                out.push_str(&format!(
+                    "; judged on the reference {r}/{t} ({:.1}%); judged on a real library {real}/{t} ({:.1}%)",
+                    pct(r, t),
+                    pct(real, t)
+                ));
+            }
+            out.push('\n');
+        }
+        if let Some(j) = &self.judged {
+            // Cited, but no real library gave a verdict in its cases: why, per rule.
+            let unjudged: Vec<_> = self
+                .rows
+                .iter()
+                .filter(|r| r.1 == Strength::Must && !r.2.is_empty() && !j.real.contains_key(&r.0))
+                .collect();
+            if !unjudged.is_empty() {
+                out.push_str(&format!(
+                    "MUST rules cited but judged on no real library ({}):\n",
+                    j.targets.join(", ")
+                ));
+                for (rule, _, cases, _) in unjudged {
+                    let on_ref = if j.reference.contains(rule) {
+                        "judged on the reference"
+                    } else {
+                        "not judged on the reference either"
+                    };
+                    let seen = j.real_results.get(rule).filter(|m| !m.is_empty()).map_or(
+                        "no results".to_string(),
+                        |m| {
+                            m.iter()
+                                .map(|(k, n)| format!("{k} ×{n}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        },
+                    );
+                    out.push_str(&format!(
+                        "  {rule}: {on_ref}; on the real libraries its cases ({}) gave {seen}\n",
+                        cases.join(", ")
+                    ));
+                }
+            }
         }
         let missing: Vec<_> = self.rows.iter().filter(|r| r.2.is_empty()).collect();
         if !missing.is_empty() {

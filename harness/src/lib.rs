@@ -13,6 +13,7 @@ pub mod differential;
 pub mod exec;
 pub mod fuzzing;
 pub mod judge;
+pub mod readings;
 pub mod report;
 pub mod runner;
 pub mod specs;

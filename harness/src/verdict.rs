@@ -71,7 +71,7 @@ pub enum Level {
     Must,
     /// A SHOULD: `warn`, `fail` under `--strict`.
     Should,
-    /// Behaviour on invalid arguments, which §15.3.9 lets an implementation leave
+    /// Behaviour on invalid arguments, which §15.3.10 lets an implementation leave
     /// unchecked: `warn`, `fail` under `--strict`. A crash on valid input is still `fail`.
     Robustness,
 }

@@ -122,6 +122,7 @@ fn mutation_score_is_100_percent() {
     assert!(faults.len() >= 40, "faults listed: {}", faults.len());
     let out = scratch("faults");
     let mut missed = Vec::new();
+    let mut missed_by_default = Vec::new();
     let mut table = Vec::new();
     for (fault, area) in &faults {
         let dir = out.join(fault);
@@ -147,33 +148,53 @@ fn mutation_score_is_100_percent() {
         if catching.is_empty() {
             missed.push(fault.clone());
         }
+        // The default mode's verdicts, from the same run: --strict only turns `warn`
+        // (a should or robustness expectation, or a library's other reading) into
+        // `fail`, so a fault is caught without --strict where a must-level fail without
+        // a reading, a crash or a timeout is.
+        let caught_by_default = results(&r).iter().any(|x| {
+            x["area"] == area.as_str()
+                && match x["status"].as_str() {
+                    Some("crash" | "timeout") => true,
+                    Some("fail") => x["level"] == "must" && x["reading"].is_null(),
+                    _ => false,
+                }
+        });
+        if !caught_by_default {
+            missed_by_default.push(fault.clone());
+        }
         table.push(format!(
-            "{fault:<40} {area:<16} {}",
+            "{fault:<40} {area:<16} {}{}",
             if catching.is_empty() {
                 "MISSED".to_string()
             } else {
                 catching.join(", ")
+            },
+            if caught_by_default || catching.is_empty() {
+                ""
+            } else {
+                "  (only under --strict)"
             }
         ));
     }
     let caught = faults.len() - missed.len();
-    eprintln!(
-        "mutation score: {caught}/{} faults caught ({:.1}%)",
+    let by_default = faults.len() - missed_by_default.len();
+    let score = format!(
+        "mutation score: {caught}/{} faults caught under --strict ({:.1}%); {by_default}/{} \
+         in the default mode ({:.1}%)",
         faults.len(),
-        100.0 * caught as f64 / faults.len() as f64
+        100.0 * caught as f64 / faults.len() as f64,
+        faults.len(),
+        100.0 * by_default as f64 / faults.len() as f64
     );
+    eprintln!("{score}");
     for l in &table {
         eprintln!("  {l}");
     }
     // For the CI log (.ci/run prints it; test output is captured).
     let _ = std::fs::write(
         std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutation-score.txt"),
-        format!(
-            "mutation score: {caught}/{} faults caught ({:.1}%)\n{}\n",
-            faults.len(),
-            100.0 * caught as f64 / faults.len() as f64,
-            table.join("\n")
-        ),
+        format!("{score}\n{}\n", table.join("\n")),
     );
     assert!(
         missed.is_empty(),
@@ -329,11 +350,25 @@ fn real_targets_complete_the_suite() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-/// Issue 4's "done when": `mpit-conform coverage` maps at least 95% of the digest's MUST
-/// rules to cases.
+/// Coverage counts verdicts, not citations (issue 15, item 6): a MUST rule counts where
+/// a case citing it gave a must-level verdict (pass, fail, warn, crash, timeout) in the
+/// published reports, on the reference and, apart, on at least one real library.
+///
+/// Measured on 2026-11-24: cited 60/63, judged on the reference 60/63, judged on a real
+/// library 53/63. The gate is that truth. The three rules no run without `--launcher`
+/// judges are R-GEN-6, R-CVAR-4 and R-PVAR-3 (cross-rank only). The seven judged on the
+/// reference alone are the event rules (R-SRC-INFO, R-EVT-INFO, R-EVT-ELEM, R-EVT-CB,
+/// R-EVT-DROP, R-EVT-TS, R-NA-1): none of the seven real libraries exposes an event
+/// type or source (MPICH and Intel MPI have 0 of each; Open MPI reports MPI 3.1, so the
+/// event cases skip), so raising the figure takes a real library that exposes events
+/// (e.g. an MPICH built with its event support), not more cases.
 #[test]
-fn coverage_of_must_rules_is_at_least_95_percent() {
-    let o = run(&["coverage"], &[]);
+fn must_rules_are_judged_on_the_reference_and_on_real_libraries() {
+    let published = repo().join("reports/published");
+    let o = run(
+        &["coverage", "--reports", published.to_str().expect("utf-8")],
+        &[],
+    );
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -345,13 +380,28 @@ fn coverage_of_must_rules_is_at_least_95_percent() {
         .lines()
         .find(|l| l.starts_with("MUST"))
         .expect("a MUST line");
-    let pct: f64 = line
-        .rsplit('(')
-        .next()
-        .and_then(|p| p.trim_end_matches("%)").parse().ok())
-        .unwrap_or_else(|| panic!("percentage in {line}"));
     eprintln!("{line}");
-    assert!(pct >= 95.0, "{out}");
+    let figure = |label: &str| -> (usize, usize) {
+        let rest = line
+            .split_once(label)
+            .unwrap_or_else(|| panic!("`{label}` in {line}"))
+            .1;
+        let frac = rest.split_whitespace().next().unwrap_or_default();
+        let (a, b) = frac.split_once('/').unwrap_or_else(|| panic!("{frac}"));
+        (a.parse().expect("a count"), b.parse().expect("a total"))
+    };
+    let (reference, total) = figure("judged on the reference ");
+    let (real, _) = figure("judged on a real library ");
+    assert!(total >= 60, "{line}");
+    assert!(reference >= 60, "{out}");
+    assert!(real >= 53, "{out}");
+    // A rule is judged only where a case gave a verdict: the event rules are listed as
+    // judged on no real library, with what their cases gave there.
+    assert!(
+        out.lines()
+            .any(|l| l.trim_start().starts_with("R-EVT-CB:") && l.contains("skip ×")),
+        "{out}"
+    );
 }
 
 /// Bad input to a suite run: one line on stderr naming the problem (file:line:col for

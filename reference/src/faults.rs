@@ -46,6 +46,7 @@ faults! {
     PvarGetIndexIgnoresClass = "pvar-get-index-ignores-class", "indices", "R-PVAR-4", "pvar_get_index returns the first pvar of that name whatever the class";
     BadIndexWrongCode = "bad-index-wrong-code", "indices", "R-RC-1", "an out-of-range index returns MPI_T_ERR_INVALID_NAME instead of INVALID_INDEX";
     IndexShiftAfterGrowth = "index-shift-after-growth", "indices", "R-CVAR-1", "variables that appear at MPI_Init are inserted first, moving every other index";
+    NullOutRejected = "null-out-rejected", "indices", "R-CVAR-3", "cvar_get_info with a NULL verbosity pointer returns MPI_T_ERR_INVALID instead of ignoring it";
     DuplicateName = "duplicate-name", "indices", "R-STR-6", "the second cvar reports the first cvar's name";
     ErrorCodeOutOfRange = "error-code-out-of-range", "errors", "R-RC-2", "MPI_T_ERR_INVALID_HANDLE is returned as a number above MPI_ERR_LASTCODE";
     MpiErrClassReturned = "mpi-err-class-returned", "errors", "R-RC-3", "a bad name returns MPI_ERR_ARG (an MPI error class) instead of MPI_T_ERR_INVALID_NAME";
@@ -75,6 +76,15 @@ faults! {
     SourceTimestampUnsupportedSucceeds = "source-timestamp-unsupported-succeeds", "events", "R-SRC-TS", "source_get_timestamp succeeds on a source without ad-hoc timestamps";
     HangInCall = "hang-in-call", "pvars", "R-GEN-1", "pvar_session_create never returns (hang)";
     CrashInCall = "crash-in-call", "cvars", "R-GEN-1", "cvar_read of an MPI_CHAR cvar crashes (SIGSEGV)";
+    ReadresetReadonlyNoWrite = "readreset-readonly-no-write", "conforming", "R-PRR-1", "readreset of a read-only, non-atomic pvar answers NO_WRITE rather than NO_ATOMIC (two errors: either code conforms)";
+}
+
+impl Fault {
+    /// A conforming probe rather than a violation: the mutation score leaves it out, and
+    /// a run with it must show no deviation.
+    pub fn conforming(self) -> bool {
+        self.area() == "conforming"
+    }
 }
 
 impl fmt::Display for Fault {
@@ -130,10 +140,19 @@ impl Faults {
         self.0.iter().copied()
     }
 
-    /// One line per fault: `name  area  rule  description`.
+    /// One line per fault: `name  area  rule  description`. Not the conforming probes.
     pub fn listing() -> String {
-        Fault::ALL
-            .iter()
+        Self::lines(Fault::ALL.iter().filter(|f| !f.conforming()))
+    }
+
+    /// The conforming probes: behaviours the standard allows that the reference does
+    /// not pick, which no oracle may flag (`faults --conforming`).
+    pub fn conforming_listing() -> String {
+        Self::lines(Fault::ALL.iter().filter(|f| f.conforming()))
+    }
+
+    fn lines<'a>(faults: impl Iterator<Item = &'a Fault>) -> String {
+        faults
             .map(|f| {
                 format!(
                     "{:<38} {:<16} {:<11} {}\n",

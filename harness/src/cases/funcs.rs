@@ -60,6 +60,8 @@ funcs! {
     CvarGetNum = "cvar_get_num", "MPI_T_cvar_get_num", [], ["num"];
     CvarGetInfo = "cvar_get_info", "MPI_T_cvar_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "verbosity", "datatype", "enumtype", "desc", "bind", "scope"];
+    // MPI_T_cvar_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
+    CvarGetInfoNameOnly = "cvar_get_info_name_only", "MPI_T_cvar_get_info", ["index": Int, "name": Str], ["name"];
     CvarGetIndex = "cvar_get_index", "MPI_T_cvar_get_index", ["name": Text], ["index"];
     CvarHandleAlloc = "cvar_handle_alloc", "MPI_T_cvar_handle_alloc", ["index": Int, "obj": Obj], ["handle", "count"];
     CvarHandleFree = "cvar_handle_free", "MPI_T_cvar_handle_free", ["handle": Handle], ["handle"];
@@ -68,6 +70,8 @@ funcs! {
     PvarGetNum = "pvar_get_num", "MPI_T_pvar_get_num", [], ["num"];
     PvarGetInfo = "pvar_get_info", "MPI_T_pvar_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "verbosity", "var_class", "datatype", "enumtype", "desc", "bind", "readonly", "continuous", "atomic"];
+    // MPI_T_pvar_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
+    PvarGetInfoNameOnly = "pvar_get_info_name_only", "MPI_T_pvar_get_info", ["index": Int, "name": Str], ["name"];
     PvarGetIndex = "pvar_get_index", "MPI_T_pvar_get_index", ["name": Text, "var_class": Int], ["index"];
     PvarSessionCreate = "pvar_session_create", "MPI_T_pvar_session_create", [], ["session"];
     PvarSessionFree = "pvar_session_free", "MPI_T_pvar_session_free", ["session": Handle], ["session"];
@@ -84,6 +88,8 @@ funcs! {
     CategoryGetNum = "category_get_num", "MPI_T_category_get_num", [], ["num"];
     CategoryGetInfo = "category_get_info", "MPI_T_category_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "desc", "num_cvars", "num_pvars", "num_categories"];
+    // MPI_T_category_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
+    CategoryGetInfoNameOnly = "category_get_info_name_only", "MPI_T_category_get_info", ["index": Int, "name": Str], ["name"];
     CategoryGetNumEvents = "category_get_num_events", "MPI_T_category_get_num_events", ["index": Int], ["num"];
     CategoryGetIndex = "category_get_index", "MPI_T_category_get_index", ["name": Text], ["index"];
     CategoryGetCvars = "category_get_cvars", "MPI_T_category_get_cvars", ["index": Int, "len": Int], ["indices", "overrun"];
@@ -161,7 +167,12 @@ impl Func {
     pub fn is_variant(self) -> bool {
         matches!(
             self,
-            Func::SourceGetInfoObject | Func::EventGetInfoObject | Func::PvarReadInSignal
+            Func::SourceGetInfoObject
+                | Func::EventGetInfoObject
+                | Func::PvarReadInSignal
+                | Func::CvarGetInfoNameOnly
+                | Func::PvarGetInfoNameOnly
+                | Func::CategoryGetInfoNameOnly
         )
     }
 

@@ -303,6 +303,9 @@ pub enum Builtin {
     /// R-CVAR-1 / R-CAT-1: a later snapshot (`after`) keeps every entry of an earlier
     /// one (`before`) at the same index with the same info; members only appended.
     CatalogExtends,
+    /// R-CAT-1: `catalog_extends` of the categories alone (their info and members), so a
+    /// category case reports what happened to the categories, not to a variable.
+    CategoriesExtend,
 }
 
 /// One step: a call with arguments and expectations, or a built-in check.
@@ -770,6 +773,20 @@ fn validate_expect(
         check_var(e, local)?;
     }
     if let Some(r) = &x.or_reading {
+        // A reading exists only where its sentence is quoted: specs/readings.yaml.
+        match crate::readings::get(&r.reading) {
+            Some(e) if e.kind == crate::readings::ReadingKind::Reading => {}
+            _ => {
+                return Err((
+                    "reading:".into(),
+                    format!(
+                        "`{}` is not a reading of specs/readings.yaml (a reading needs its \
+                         quoted sentence there)",
+                        r.reading
+                    ),
+                ))
+            }
+        }
         validate_expect(&r.expect, func, local, check_var)?;
     }
     Ok(())

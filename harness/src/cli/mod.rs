@@ -148,6 +148,11 @@ enum Cmd {
         /// Count the rules only the cross-rank run checks (a run with --launcher).
         #[arg(long)]
         with_launcher: bool,
+        /// The published reports (`reference/report.json.gz` and one
+        /// `<target>/report.json.gz` per real library): the rules they judged are
+        /// counted beside the citations.
+        #[arg(long, value_name = "DIR", default_value = "reports/published")]
+        reports: PathBuf,
     },
     /// The spec bundle the binary carries: `specs export DIR` writes it out for editing
     /// (then `--specs DIR/cases` runs the edited cases).
@@ -161,6 +166,10 @@ enum Cmd {
         /// misbehaving as a process, to show every run still ends with a report).
         #[arg(long)]
         process: bool,
+        /// List the conforming probes instead: behaviours the standard allows that the
+        /// reference does not pick; no oracle may flag them.
+        #[arg(long, conflicts_with = "process")]
+        conforming: bool,
     },
     /// Make an ABI profile (YAML for --abi) from a vendor's MPI header: compiles and runs
     /// a small C program against the header; never links or loads libmpi.
@@ -252,10 +261,14 @@ pub fn main() -> Result<u8> {
             println!("{n} files written under {}", dir.display());
             Ok(0)
         }
-        Some(Cmd::Faults { process }) => {
-            match process {
-                true => print!("{}", mpit_reference::faults::ProcessFault::listing()),
-                false => print!("{}", Faults::listing()),
+        Some(Cmd::Faults {
+            process,
+            conforming,
+        }) => {
+            match (process, conforming) {
+                (true, _) => print!("{}", mpit_reference::faults::ProcessFault::listing()),
+                (_, true) => print!("{}", Faults::conforming_listing()),
+                _ => print!("{}", Faults::listing()),
             }
             Ok(0)
         }
@@ -316,9 +329,10 @@ pub fn main() -> Result<u8> {
             specs,
         }) => run::list(&cases, &areas, specs),
         Some(Cmd::Coverage {
+            reports,
             specs,
             with_launcher,
-        }) => run::coverage(specs, with_launcher),
+        }) => run::coverage(specs, with_launcher, &reports),
         Some(Cmd::Run(args)) => run::run(&args),
         None => run::run(&cli.run),
     }

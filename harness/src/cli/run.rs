@@ -219,11 +219,38 @@ pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Resul
     Ok(0)
 }
 
-pub fn coverage(specs: Option<PathBuf>, with_launcher: bool) -> Result<u8> {
+/// `reports`: the published reports' directory (`reference/report.json.gz` and one
+/// `<target>/report.json.gz` per real library); absent, only citations are counted.
+pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> Result<u8> {
     let src = specs_dir(specs);
     let suite = Suite::load(&src)?;
     let clauses = crate::coverage::Clauses::load(&src)?;
-    let c = crate::coverage::measure(&clauses, &suite, with_launcher)?;
+    let mut c = crate::coverage::measure(&clauses, &suite, with_launcher)?;
+    let reference = reports.join("reference/report.json.gz");
+    if reference.is_file() {
+        let read = |p: &Path| {
+            crate::report::json::read(p).with_context(|| format!("reading {}", p.display()))
+        };
+        let mut real = Vec::new();
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(reports)
+            .with_context(|| format!("reading {}", reports.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|d| d.file_name().is_some_and(|n| n != "reference"))
+            .filter(|d| d.join("report.json.gz").is_file())
+            .collect();
+        dirs.sort();
+        for d in dirs {
+            let name = d.file_name().map(|n| n.to_string_lossy().into_owned());
+            real.push((name.unwrap_or_default(), read(&d.join("report.json.gz"))?));
+        }
+        c.judge(&read(&reference)?, &real);
+    } else {
+        eprintln!(
+            "coverage: no {} (the published reports): only citations are counted, not \
+             verdicts; --reports DIR names them",
+            reference.display()
+        );
+    }
     print!("{}", c.render());
     Ok(0)
 }

@@ -7,6 +7,9 @@
 
 use super::op::{Act, Data, Kind, Mode, Op, Ref, Str};
 use super::Mirror;
+use crate::runner::return_codes::{
+    Table, BAD_INDEX_EXPLICIT, BAD_INDEX_TABLE_ONLY, UNDEFINED_ARGUMENT,
+};
 use crate::verdict::Level;
 use mpit_reference::model::Members;
 use mpit_reference::spec::{Bind, CbSafety, PvarClass, TErr, ThreadLevel};
@@ -316,11 +319,18 @@ impl Gen {
             2 | 3 => {
                 let index = self.index(self.count(kind), b, c);
                 let (n, d) = self.strings_of(kind, index);
+                // Now and then the name alone, every other OUT argument NULL (R-CVAR-3).
+                let name_only =
+                    c % 16 == 15 && matches!(kind, Kind::Cvar | Kind::Pvar | Kind::Category);
                 Op::GetInfo {
                     kind,
                     index,
                     name: Self::str_arg(n, b >> 4),
-                    desc: Self::str_arg(d, u16::from(c)),
+                    desc: if name_only {
+                        Str::NONE
+                    } else {
+                        Self::str_arg(d, u16::from(c))
+                    },
                 }
             }
             4 => {
@@ -739,7 +749,58 @@ impl Gen {
         }
     }
 
-    /// The level at which the standard fixes this op's outcome here (digest §12).
+    /// Whether `op` starts a started (or stops a stopped) handle of a non-continuous
+    /// variable with its own session. §15.3.7 says what MPI_T_PVAR_ALL_HANDLES does
+    /// with such a handle ("ignored"); for the handle itself it says nothing, so any
+    /// answer conforms (specs/readings.yaml `restart_of_a_started_handle`).
+    pub fn repeat_start_stop(&self, op: &Op) -> bool {
+        let Op::Pvar {
+            act: act @ (Act::Start | Act::Stop),
+            session,
+            handle: Ref::Made(n),
+        } = op
+        else {
+            return false;
+        };
+        Self::live(&self.sessions, *session)
+            && self.pvar_handles.get(usize::from(*n)).is_some_and(|l| {
+                l.live
+                    && *session == Ref::Made(l.session)
+                    && l.started == (*act == Act::Start)
+                    && self
+                        .mirror
+                        .catalog
+                        .pvars
+                        .get(l.index as usize)
+                        .is_some_and(|p| !p.continuous)
+            })
+    }
+
+    /// Whether `op` is a readreset of a handle on a read-only variable that cannot be
+    /// read and reset atomically (two refusals at once).
+    pub fn readonly_non_atomic(&self, op: &Op) -> bool {
+        let Op::PvarRead {
+            reset: true,
+            handle: Ref::Made(h),
+            ..
+        } = op
+        else {
+            return false;
+        };
+        self.pvar_handles
+            .get(usize::from(*h))
+            .and_then(|l| {
+                self.mirror
+                    .catalog
+                    .pvars
+                    .get(usize::try_from(l.index).ok()?)
+            })
+            .is_some_and(|p| p.readonly && !p.atomic)
+    }
+
+    /// The level at which the standard fixes this op's outcome here (digest §12; the
+    /// conditions' levels are specs/return-codes.yaml `levels:`, which the spec suite's
+    /// cases follow too).
     pub fn level(&self, op: &Op) -> Level {
         if !self.initialized() {
             // R-INIT-1: NOT_INITIALIZED from every routine but init, before init.
@@ -749,19 +810,22 @@ impl Gen {
             };
         }
         let bad_ref = |t: &[Life], r: Ref| !Self::live(t, r);
+        let table_only = Table::shared_level(BAD_INDEX_TABLE_ONLY);
+        let explicit = Table::shared_level(BAD_INDEX_EXPLICIT);
+        let undefined = Table::shared_level(UNDEFINED_ARGUMENT);
         match op {
             // Digest §12: a bad index is table-only (SHOULD) for cvar, pvar, category
             // and enum; explicit (MUST) for events and source timestamps.
             Op::GetInfo { kind, index, .. } if !self.in_range(*kind, *index) => match kind {
-                Kind::Event => Level::Must,
-                _ => Level::Should,
+                Kind::Event => explicit,
+                _ => table_only,
             },
             Op::CategoryMembers { index, .. } | Op::CategoryGetNumEvents { index }
                 if !self.in_range(Kind::Category, *index) =>
             {
-                Level::Should
+                table_only
             }
-            Op::SourceGetTimestamp { index } if !self.in_range(Kind::Source, *index) => Level::Must,
+            Op::SourceGetTimestamp { index } if !self.in_range(Kind::Source, *index) => explicit,
             Op::EnumGetItem { .. } if !self.valid(op) || self.mode.robustness => match op {
                 Op::EnumGetItem { item, enumtype, .. } => {
                     let n = self
@@ -770,62 +834,41 @@ impl Gen {
                         .and_then(|e| self.mirror.catalog.enums.iter().find(|x| &x.name == e))
                         .map_or(0, |x| x.items.len() as i32);
                     if *item < 0 || *item >= n {
-                        Level::Should
+                        table_only
                     } else {
                         Level::Must
                     }
                 }
                 _ => Level::Must,
             },
-            Op::CvarHandleAlloc { index } if !self.in_range(Kind::Cvar, *index) => Level::Should,
+            Op::CvarHandleAlloc { index } if !self.in_range(Kind::Cvar, *index) => table_only,
             Op::PvarHandleAlloc { index, session } => {
                 if bad_ref(&self.sessions, *session) {
-                    Level::Robustness
+                    undefined
                 } else if !self.in_range(Kind::Pvar, *index) {
-                    Level::Should
+                    table_only
                 } else {
                     Level::Must
                 }
             }
-            Op::EventHandleAlloc { index } if !self.in_range(Kind::Event, *index) => Level::Must,
+            // Its text names no code for a bad index (unlike event_get_info's).
+            Op::EventHandleAlloc { index } if !self.in_range(Kind::Event, *index) => table_only,
             Op::CvarHandleFree { handle }
             | Op::CvarRead { handle }
             | Op::CvarWrite { handle, .. }
                 if bad_ref(&self.cvar_handles, *handle) =>
             {
-                Level::Robustness
+                undefined
             }
-            Op::SessionFree { session } if bad_ref(&self.sessions, *session) => Level::Robustness,
+            Op::SessionFree { session } if bad_ref(&self.sessions, *session) => undefined,
             Op::Pvar {
                 session, handle, ..
             } if *handle == Ref::All => {
                 if bad_ref(&self.sessions, *session) {
-                    Level::Robustness
+                    undefined
                 } else {
                     Level::Must
                 }
-            }
-            // §15.3.7 says what ALL_HANDLES does with a handle already started (or
-            // stopped): it is ignored. For the handle itself it says nothing, so a
-            // library may refuse the second start: quality only.
-            Op::Pvar {
-                act: act @ (Act::Start | Act::Stop),
-                session,
-                handle: Ref::Made(n),
-            } if !bad_ref(&self.sessions, *session)
-                && self.pvar_handles.get(usize::from(*n)).is_some_and(|l| {
-                    l.live
-                        && *session == Ref::Made(l.session)
-                        && l.started == (*act == Act::Start)
-                        && self
-                            .mirror
-                            .catalog
-                            .pvars
-                            .get(l.index as usize)
-                            .is_some_and(|p| !p.continuous)
-                }) =>
-            {
-                Level::Should
             }
             // "cannot be used" with read/write/readreset, no code given: undefined.
             Op::PvarRead {
@@ -833,7 +876,7 @@ impl Gen {
             }
             | Op::PvarWrite {
                 handle: Ref::All, ..
-            } => Level::Robustness,
+            } => undefined,
             Op::PvarHandleFree { session, handle }
             | Op::Pvar {
                 session, handle, ..
@@ -845,7 +888,7 @@ impl Gen {
                 session, handle, ..
             } => {
                 if bad_ref(&self.sessions, *session) || bad_ref(&self.pvar_handles, *handle) {
-                    Level::Robustness
+                    undefined
                 } else {
                     // A live handle with another live session: explicit INVALID_HANDLE.
                     Level::Must
@@ -855,15 +898,15 @@ impl Gen {
             | Op::EventSetDroppedHandler { registration, .. }
                 if bad_ref(&self.registrations, *registration) =>
             {
-                Level::Robustness
+                undefined
             }
             // R-EVT-INST: an instance is valid only during its callback.
-            Op::EventReadAfter { .. } => Level::Robustness,
+            Op::EventReadAfter { .. } => undefined,
             // Digest §12: INVALID_HANDLE for a freed or NULL registration is explicit;
             // a foreign value is undefined.
             Op::EventHandleFree {
                 registration: Ref::Foreign(_),
-            } => Level::Robustness,
+            } => undefined,
             _ => Level::Must,
         }
     }

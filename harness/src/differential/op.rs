@@ -63,6 +63,14 @@ pub struct Str {
 }
 
 impl Str {
+    /// Both pointers NULL. As a `desc` of cvar, pvar and category `get_info` it asks
+    /// for the name alone: every OUT argument but the name is NULL (R-CVAR-3: "ignored"),
+    /// the case language's `*_get_info_name_only`.
+    pub const NONE: Str = Str {
+        cap: None,
+        len: None,
+    };
+
     pub fn sized(n: u32) -> Str {
         Str {
             cap: Some(n),

@@ -552,6 +552,23 @@ impl<'a> TargetEngine<'a> {
                 |d| d.spelling().to_string(),
             ))
         };
+        // The name alone, every other OUT argument NULL (R-CVAR-3): only the name to see.
+        if d == Str::NONE && matches!(kind, Kind::Cvar | Kind::Pvar | Kind::Category) {
+            let got = match kind {
+                Kind::Cvar => lib.cvar_get_info_name_only(i, arg(n)),
+                Kind::Pvar => lib.pvar_get_info_name_only(i, arg(n)),
+                _ => lib.category_get_info_name_only(i, arg(n)),
+            };
+            let Some((rc, name)) = got else {
+                return Obs::unsupported();
+            };
+            let o = self.rc_obs(rc);
+            return if o.ok() {
+                o.with("name", str_out(&name))
+            } else {
+                o
+            };
+        }
         match kind {
             Kind::Cvar => {
                 let Some((rc, v)) = lib.cvar_get_info(i, arg(n), arg(d)) else {

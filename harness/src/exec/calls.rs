@@ -397,6 +397,15 @@ pub fn invoke(
         Func::PvarWrite => lib
             .pvar_write(a.handle("session"), a.handle("handle"), a.data("data"))
             .map(|(rc, ())| outs(rc, []))?,
+        Func::CvarGetInfoNameOnly => lib
+            .cvar_get_info_name_only(a.int("index"), a.s("name"))
+            .map(|(rc, n)| outs(rc, [("name", Val::Str(n))]))?,
+        Func::PvarGetInfoNameOnly => lib
+            .pvar_get_info_name_only(a.int("index"), a.s("name"))
+            .map(|(rc, n)| outs(rc, [("name", Val::Str(n))]))?,
+        Func::CategoryGetInfoNameOnly => lib
+            .category_get_info_name_only(a.int("index"), a.s("name"))
+            .map(|(rc, n)| outs(rc, [("name", Val::Str(n))]))?,
         Func::SourceGetInfoObject => lib
             .source_get_info_object(a.int("index"))
             .map(|(rc, i)| outs(rc, [("info", int(i))]))?,

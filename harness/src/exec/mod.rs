@@ -513,9 +513,12 @@ impl<'a, 'c> Exec<'a, 'c> {
         let e = self.entry()?;
         let matches = matches!(
             (func, e.kind),
-            (Func::CvarGetInfo, Kind::Cvar)
-                | (Func::PvarGetInfo, Kind::Pvar)
-                | (Func::CategoryGetInfo, Kind::Category)
+            (Func::CvarGetInfo | Func::CvarGetInfoNameOnly, Kind::Cvar)
+                | (Func::PvarGetInfo | Func::PvarGetInfoNameOnly, Kind::Pvar)
+                | (
+                    Func::CategoryGetInfo | Func::CategoryGetInfoNameOnly,
+                    Kind::Category
+                )
                 | (Func::EventGetInfo, Kind::Event)
                 | (Func::SourceGetInfo, Kind::Source)
                 | (Func::EnumGetInfo, Kind::Enum)
@@ -761,8 +764,11 @@ impl<'a, 'c> Exec<'a, 'c> {
                 } else {
                     Status::Warn
                 },
-                message: format!("{msg} (the library follows another reading: {})", r.reading),
-                reading: Some(r.reading.clone()),
+                message: format!(
+                    "{msg} (the library follows another reading: {})",
+                    crate::readings::cite(&r.reading)
+                ),
+                reading: Some(crate::readings::cite(&r.reading)),
             },
             _ => Finding {
                 status: self.level_status(level),

@@ -248,8 +248,11 @@ fn lane(
         };
         let mut in_flight = 0usize;
         let mut done: BTreeSet<usize> = BTreeSet::new();
-        // The `erroneous` call in flight, if any (subject, call text).
-        let mut erroneous: Option<(usize, String)> = None;
+        // The last `erroneous` call of the subject in flight (subject, call text, whether
+        // it returned). Once a call has passed arguments the standard leaves undefined,
+        // the behaviour is undefined from there on (R-GEN-3): a corrupted heap may kill
+        // the worker at a later call, or between calls.
+        let mut erroneous: Option<(usize, String, bool)> = None;
         let outcome: Result<bool, Broke> = (|| {
             w.send(&msg)?;
             loop {
@@ -258,7 +261,13 @@ fn lane(
                 }
                 match w.next(setup.timeout)? {
                     FromWorker::Started { n, .. } => in_flight = n,
-                    FromWorker::Erroneous { n, call, .. } => erroneous = call.map(|c| (n, c)),
+                    FromWorker::Erroneous { n, call, .. } => {
+                        erroneous = match (call, erroneous.take()) {
+                            (Some(c), _) => Some((n, c, false)),
+                            (None, Some((m, c, _))) if m == n => Some((m, c, true)),
+                            (None, _) => None,
+                        }
+                    }
                     FromWorker::Result { n, result, .. } => {
                         done.insert(n);
                         let _ = tx.send(*result);
@@ -314,10 +323,13 @@ fn lane(
                     // A crash or hang inside a call with an argument the standard leaves
                     // undefined (R-GEN-3) is reported at the case's level (DESIGN.md:
                     // robustness warns), with the call named.
-                    if let Some((_, call)) = erroneous.as_ref().filter(|(m, _)| *m == n) {
+                    if let Some((_, call, returned)) =
+                        erroneous.as_ref().filter(|(m, _, _)| *m == n)
+                    {
                         if matches!(status, Status::Crash | Status::Timeout) {
+                            let at = if *returned { "after" } else { "inside" };
                             text = format!(
-                                "{} inside {call}, whose argument the standard leaves \
+                                "{} {at} {call}, whose argument the standard leaves \
                                  undefined (R-GEN-3): {text}",
                                 status.as_str()
                             );

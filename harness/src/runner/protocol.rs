@@ -128,7 +128,8 @@ pub enum FromWorker {
         n: usize,
     },
     /// Subject `n` is about to make an `erroneous` call (its text), or has returned from
-    /// it (`None`): a crash or hang in between is judged at the case's level.
+    /// it (`None`): a crash or hang in between, or later in the same subject (the
+    /// behaviour is undefined from that call on, R-GEN-3), is judged at the case's level.
     Erroneous {
         job: u64,
         n: usize,

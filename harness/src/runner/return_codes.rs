@@ -16,16 +16,46 @@ pub struct Table {
     /// Calls with two errors at once, by name: the codes that conform (`either:`).
     #[serde(default)]
     pub either: BTreeMap<String, Either>,
+    /// The level each oracle judges a call at, by the condition of its arguments.
+    #[serde(default)]
+    pub levels: BTreeMap<String, Condition>,
+}
+
+/// A condition of a call's arguments and the level the standard fixes its outcome at.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Condition {
+    pub level: Level,
+    pub rules: Vec<String>,
+    /// Spec-suite cases judged in this condition: their `level` must be this one.
+    #[serde(default)]
+    pub cases: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Either {
     pub codes: Vec<String>,
+    /// Spec-suite cases that must accept exactly these codes at one step.
+    #[serde(default)]
+    pub cases: Vec<String>,
 }
 
 /// The `either:` entry of a call outside the interface that passes a handle or session.
 pub const HANDLE_OUTSIDE_THE_INTERFACE: &str = "handle_outside_the_interface";
+/// The `either:` entry of readreset on a read-only, non-atomic variable.
+pub const READRESET_READONLY_NON_ATOMIC: &str = "readreset_readonly_non_atomic";
+/// The `either:` entry of another session's handle on a variable that refuses the call.
+pub const FOREIGN_HANDLE_REFUSED_ANYWAY: &str = "foreign_handle_refused_anyway";
+/// The `either:` entry of a cvar write the variable refuses.
+pub const CVAR_WRITE_REFUSED: &str = "cvar_write_refused";
+
+/// The `levels:` conditions the comparator asks for (`Table::level`).
+pub const BAD_INDEX_TABLE_ONLY: &str = "bad_index_table_only";
+pub const BAD_INDEX_EXPLICIT: &str = "bad_index_explicit";
+pub const UNDEFINED_ARGUMENT: &str = "undefined_argument";
+pub const CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL: &str =
+    "code_outside_the_table_in_an_erroneous_call";
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,6 +99,28 @@ impl Table {
                     .collect()
             })
             .unwrap_or_default()
+    }
+
+    /// Whether `code` is one of the codes of `either:` entry `which` for `function`.
+    pub fn either_has(&self, which: &str, function: &str, code: &str) -> bool {
+        self.either(which, function).iter().any(|c| c == code)
+    }
+
+    /// The level of `levels:` condition `which`. A name the bundled table lacks is a
+    /// harness bug (a unit test checks every name the code asks for): it judges at
+    /// must, never more leniently than the table would.
+    pub fn level(&self, which: &str) -> Level {
+        self.levels.get(which).map_or(Level::Must, |c| c.level)
+    }
+
+    /// [`Table::level`] of the bundled table.
+    pub fn shared_level(which: &str) -> Level {
+        Table::shared().map_or(Level::Must, |t| t.level(which))
+    }
+
+    /// [`Table::either_has`] of the bundled table.
+    pub fn shared_either_has(which: &str, function: &str, code: &str) -> bool {
+        Table::shared().is_some_and(|t| t.either_has(which, function, code))
     }
 
     /// Codes `function` may return besides MPI_SUCCESS.
@@ -197,35 +249,67 @@ pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
 #[cfg(test)]
 mod tests {
 
-    /// The cases that accept `either: handle_outside_the_interface` expect exactly its
-    /// codes (the spec suite and the comparator read one policy).
+    /// Every case an `either:` entry names accepts exactly its codes at one step, and
+    /// every case a `levels:` condition names has its level: the spec suite and the
+    /// comparator read one policy. And every name the code asks for exists.
     #[test]
-    fn the_two_error_cases_expect_the_tables_codes() {
+    fn the_suites_cases_follow_the_policy() {
         use crate::cases::{expr::RcSet, Suite};
         let t = Table::bundled().expect("table");
-        let want: BTreeSet<String> = t.either[HANDLE_OUTSIDE_THE_INTERFACE]
-            .codes
-            .iter()
-            .cloned()
-            .collect();
         let suite = Suite::load(&crate::specs::Source::Bundled).expect("suite");
-        let cases: Vec<_> = suite
-            .cases
-            .iter()
-            .filter(|c| c.id.ends_with(".handle_args"))
-            .collect();
-        assert_eq!(cases.len(), 2);
-        for c in cases {
-            let rc = c
-                .steps
-                .last()
-                .and_then(|s| s.expect.as_ref())
-                .and_then(|e| e.rc.as_ref());
-            let got: BTreeSet<String> = match rc {
-                Some(RcSet::AnyOf(v)) => v.iter().cloned().collect(),
-                other => panic!("{}: {other:?}", c.id),
-            };
-            assert_eq!(got, want, "{}", c.id);
+        let case = |id: &str| {
+            suite
+                .cases
+                .iter()
+                .find(|c| c.id == id)
+                .unwrap_or_else(|| panic!("the policy names case {id}, which does not exist"))
+        };
+        for (name, e) in &t.either {
+            let want: BTreeSet<&String> = e.codes.iter().collect();
+            for id in &e.cases {
+                let sets: Vec<BTreeSet<&String>> = case(id)
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s.expect.as_ref().and_then(|x| x.rc.as_ref()) {
+                        Some(RcSet::AnyOf(v)) => Some(v.iter().collect()),
+                        _ => None,
+                    })
+                    .collect();
+                assert!(
+                    sets.contains(&want),
+                    "{id} (either: {name}) has no step accepting exactly {want:?}: {sets:?}"
+                );
+            }
+        }
+        for (name, c) in &t.levels {
+            for id in &c.cases {
+                assert_eq!(case(id).level, c.level, "{id} (levels: {name})");
+            }
+        }
+        for name in [
+            HANDLE_OUTSIDE_THE_INTERFACE,
+            READRESET_READONLY_NON_ATOMIC,
+            FOREIGN_HANDLE_REFUSED_ANYWAY,
+            CVAR_WRITE_REFUSED,
+        ] {
+            assert!(t.either.contains_key(name), "either: {name}");
+        }
+        for name in [
+            BAD_INDEX_TABLE_ONLY,
+            BAD_INDEX_EXPLICIT,
+            UNDEFINED_ARGUMENT,
+            CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL,
+        ] {
+            assert!(t.levels.contains_key(name), "levels: {name}");
+        }
+        // Every bad-index case of the suite is in a condition.
+        let listed: BTreeSet<&String> = t.levels.values().flat_map(|c| &c.cases).collect();
+        for c in suite.cases.iter().filter(|c| c.id.contains("bad_index")) {
+            assert!(
+                listed.contains(&c.id),
+                "{} is in no `levels:` condition",
+                c.id
+            );
         }
         // Per function, only the codes the table allows it.
         assert_eq!(
@@ -235,6 +319,52 @@ mod tests {
         assert_eq!(
             t.either(HANDLE_OUTSIDE_THE_INTERFACE, "MPI_T_enum_get_info"),
             ["MPI_T_ERR_NOT_INITIALIZED"]
+        );
+    }
+
+    /// The cases fuzz-props wrote (`differential.*`) accept more than one code only
+    /// where the policy does: an `either:` entry or a tolerance of specs/readings.yaml.
+    /// Checked against the policy, not against the model that wrote them.
+    #[test]
+    fn written_cases_accept_only_what_the_policy_allows() {
+        use crate::cases::{expr::RcSet, Suite};
+        let t = Table::bundled().expect("table");
+        let mut allowed: Vec<BTreeSet<String>> = t
+            .either
+            .values()
+            .map(|e| e.codes.iter().cloned().collect())
+            .collect();
+        allowed.extend(
+            crate::readings::bundled()
+                .expect("readings")
+                .iter()
+                .filter(|r| !r.codes.is_empty())
+                .map(|r| r.codes.iter().cloned().collect()),
+        );
+        let suite = Suite::load(&crate::specs::Source::Bundled).expect("suite");
+        let mut sets = 0;
+        for c in suite
+            .cases
+            .iter()
+            .filter(|c| c.id.starts_with("differential."))
+        {
+            for s in &c.steps {
+                if let Some(RcSet::AnyOf(v)) = s.expect.as_ref().and_then(|x| x.rc.as_ref()) {
+                    if v.len() > 1 {
+                        sets += 1;
+                        let got: BTreeSet<String> = v.iter().cloned().collect();
+                        assert!(
+                            allowed.iter().any(|a| got.is_subset(a) && got.len() > 1),
+                            "{}: accepts {got:?}, which no policy entry allows together",
+                            c.id
+                        );
+                    }
+                }
+            }
+        }
+        assert!(
+            sets > 0,
+            "no written case accepts two codes: the check checked nothing"
         );
     }
 

@@ -43,6 +43,9 @@ export! {
         t_call(|m| {
             let info = m.cvar_get_info(cvar_index)?;
             let f = m.faults();
+            if verbosity.is_null() && f.has(Fault::NullOutRejected) {
+                return Err(crate::spec::TErr::Invalid);
+            }
             let p = &abi().c;
             let verb = if f.has(Fault::VerbosityOutOfRange) {
                 ILLEGAL_VERBOSITY

@@ -75,6 +75,7 @@ fn build_model() -> Result<Model, String> {
     let faults = match std::env::var(crate::ENV_FAULTS) {
         Ok(s) if s.trim() == "list" => {
             eprint!("{}", Faults::listing());
+            eprint!("{}", Faults::conforming_listing());
             eprint!("{}", crate::faults::ProcessFault::listing());
             Faults::none()
         }

@@ -603,6 +603,11 @@ impl Model {
     pub fn pvar_readreset(&mut self, s: Session, t: PvarTarget) -> TResult<Vec<u8>> {
         let h = self.pvar_single(s, t)?;
         let p = &self.cat.pvars[self.pvar.handles[&h].slot];
+        // Read-only and not atomic: two errors, the standard orders neither
+        // (specs/return-codes.yaml `either: readreset_readonly_non_atomic`).
+        if p.readonly && !p.atomic && self.fault(Fault::ReadresetReadonlyNoWrite) {
+            return Err(TErr::PvarNoWrite);
+        }
         // R-PRR-1: only variables that can be read and reset atomically.
         if !p.atomic && !self.fault(Fault::ReadresetNonAtomicAccepted) {
             return Err(TErr::PvarNoAtomic);

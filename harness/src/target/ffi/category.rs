@@ -50,6 +50,29 @@ impl Lib {
         Some((rc, o))
     }
 
+    /// `MPI_T_category_get_info` asking only for the name: every other OUT argument
+    /// NULL (R-CVAR-3's rule for the *_get_info functions).
+    pub fn category_get_info_name_only(&self, i: i32, name: StrArg) -> Called<StrOut> {
+        let f = self.raw.category_get_info?;
+        let mut n = StrSlot::new(name);
+        use std::ptr::null_mut as null;
+        // SAFETY: the name pair is NULL or storage of this frame (as in `cvar_get_info`);
+        // every other OUT pointer is NULL.
+        let rc = unsafe {
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+            )
+        };
+        Some((rc, n.out()))
+    }
+
     pub fn category_get_num_events(&self, i: i32) -> Called<i32> {
         let f = self.raw.category_get_num_events?;
         let mut n = -1;

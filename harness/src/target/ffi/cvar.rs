@@ -52,6 +52,31 @@ impl Lib {
         Some((rc, o))
     }
 
+    /// `MPI_T_cvar_get_info` asking only for the name: every other OUT argument NULL,
+    /// which R-CVAR-3 says is ignored ("a NULL OUT parameter to *_get_info").
+    pub fn cvar_get_info_name_only(&self, i: i32, name: StrArg) -> Called<StrOut> {
+        let f = self.raw.cvar_get_info?;
+        let mut n = StrSlot::new(name);
+        use std::ptr::null_mut as null;
+        // SAFETY: the name pair is NULL or storage of this frame (as in `cvar_get_info`);
+        // every other OUT pointer is NULL.
+        let rc = unsafe {
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+            )
+        };
+        Some((rc, n.out()))
+    }
+
     /// `MPI_T_cvar_handle_alloc(index, obj_handle, &handle, &count)` (R-CVAR-6, R-BIND-3):
     /// the handle and count as the library left them (`-1`: count not written).
     pub fn cvar_handle_alloc(&self, index: i32, obj: ObjArg) -> Called<(RawHandle, i32)> {

@@ -56,6 +56,34 @@ impl Lib {
         Some((rc, o))
     }
 
+    /// `MPI_T_pvar_get_info` asking only for the name: every other OUT argument NULL
+    /// (R-CVAR-3, R-PVAR-1: ignored).
+    pub fn pvar_get_info_name_only(&self, i: i32, name: StrArg) -> Called<StrOut> {
+        let f = self.raw.pvar_get_info?;
+        let mut n = StrSlot::new(name);
+        use std::ptr::null_mut as null;
+        // SAFETY: the name pair is NULL or storage of this frame (as in `cvar_get_info`);
+        // every other OUT pointer is NULL.
+        let rc = unsafe {
+            f(
+                i,
+                n.buf_ptr(),
+                n.len_ptr(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+                null(),
+            )
+        };
+        Some((rc, n.out()))
+    }
+
     /// `MPI_T_pvar_get_index(name, var_class, &index)` (R-PVAR-4).
     pub fn pvar_get_index(&self, name: &str, class: i32) -> Called<i32> {
         let f = self.raw.pvar_get_index?;

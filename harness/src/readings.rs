@@ -1,0 +1,185 @@
+//! The readings, conflicts and tolerances of specs/readings.yaml: the one place the
+//! harness is allowed to be lenient, each with its sentence (DESIGN.md "Readings").
+//! Cases name an entry in `or_reading:` (the loader checks it exists); the comparator
+//! names the entries it applies by the constants below (a test checks they exist).
+
+use mpit_reference::yaml::{self, YamlError};
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+/// Two readings of one sentence (R-STR-2, "the length of the string plus one").
+pub const STR2_LENGTH_OF_THE_TRUNCATED_STRING: &str = "str2.length_of_the_truncated_string";
+/// An extra MPI_T_finalize "returns a corresponding return code" (R-FIN-1).
+pub const FIN1_CORRESPONDING_RETURN_CODE: &str = "fin1.corresponding_return_code";
+/// An empty description asked with desc_len = 0 (R-STR-3 against the description
+/// sentence).
+pub const DESC_EMPTY_DESCRIPTION_ZERO_BUFFER: &str = "desc.empty_description_zero_buffer";
+/// A cvar whose scope allows writing may still refuse (R-CVAR-9).
+pub const CVAR_WRITE_A_WRITABLE_VARIABLE_MAY_REFUSE: &str =
+    "cvar_write.a_writable_variable_may_refuse";
+/// Whether a source takes ad-hoc timestamps is not declared (R-SRC-TS).
+pub const SOURCE_TIMESTAMP_SUPPORT_IS_NOT_DECLARED: &str =
+    "source_timestamp.support_is_not_declared";
+/// A second start of a started pvar handle: the text is silent.
+pub const PVAR_START_OF_A_STARTED_HANDLE: &str = "pvar.start_of_a_started_handle";
+/// A nested MPI_T_init_thread "has no effect beyond increasing the reference count"
+/// (R-INIT-1): `provided` left unwritten.
+pub const INIT_NESTED_CALL_HAS_NO_EFFECT: &str = "init.nested_call_has_no_effect";
+/// After a full finalize and re-init the catalog may change (R-FIN-3).
+pub const FIN3_CATALOG_AFTER_REINIT: &str = "fin3.catalog_after_reinit";
+
+/// Every id the harness's code applies.
+pub const USED_BY_CODE: &[&str] = &[
+    STR2_LENGTH_OF_THE_TRUNCATED_STRING,
+    FIN1_CORRESPONDING_RETURN_CODE,
+    DESC_EMPTY_DESCRIPTION_ZERO_BUFFER,
+    CVAR_WRITE_A_WRITABLE_VARIABLE_MAY_REFUSE,
+    SOURCE_TIMESTAMP_SUPPORT_IS_NOT_DECLARED,
+    PVAR_START_OF_A_STARTED_HANDLE,
+    INIT_NESTED_CALL_HAS_NO_EFFECT,
+    FIN3_CATALOG_AFTER_REINIT,
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadingKind {
+    Reading,
+    Conflict,
+    Tolerance,
+    Silent,
+    Downgrade,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reading {
+    pub id: String,
+    pub kind: ReadingKind,
+    pub rules: Vec<String>,
+    /// The sentence (kinds other than `conflict`).
+    #[serde(default)]
+    pub sentence: Option<String>,
+    /// Both sentences (`conflict`).
+    #[serde(default)]
+    pub sentences: Vec<String>,
+    #[serde(default)]
+    pub literal: Option<String>,
+    #[serde(default)]
+    pub other: Option<String>,
+    #[serde(default)]
+    pub choice: Option<String>,
+    #[serde(default)]
+    pub meaning: Option<String>,
+    /// The codes that conform (`tolerance`).
+    #[serde(default)]
+    pub codes: Vec<String>,
+    /// Case ids, and `comparator` for the differential oracle.
+    pub used_by: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    readings: Vec<Reading>,
+}
+
+/// The bundled list.
+pub fn bundled() -> Result<Vec<Reading>, YamlError> {
+    let text = crate::specs::text("readings.yaml").unwrap_or_default();
+    yaml::parse::<File>(text, "specs/readings.yaml").map(|f| f.readings)
+}
+
+/// The bundled list, parsed once per process (empty if it does not parse; a unit test
+/// keeps it parsing).
+pub fn all() -> &'static [Reading] {
+    static R: OnceLock<Vec<Reading>> = OnceLock::new();
+    R.get_or_init(|| bundled().unwrap_or_default())
+}
+
+pub fn get(id: &str) -> Option<&'static Reading> {
+    all().iter().find(|r| r.id == id)
+}
+
+/// How a result cites an entry: its id, what the library did (the `other` reading or
+/// the entry's meaning) and the sentence.
+pub fn cite(id: &str) -> String {
+    match get(id) {
+        Some(r) => {
+            let what = r.other.as_deref().or(r.meaning.as_deref()).unwrap_or("");
+            let sentence = r
+                .sentence
+                .clone()
+                .unwrap_or_else(|| r.sentences.join(" / "));
+            format!("{id} (specs/readings.yaml): {what} — {sentence}")
+        }
+        None => id.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entry is whole for its kind and used; every id the code applies exists;
+    /// every case an entry names exists and names it back where it is a reading.
+    #[test]
+    fn every_entry_has_its_sentence_and_is_used() {
+        let all = bundled().expect("specs/readings.yaml parses");
+        let suite = crate::cases::Suite::load(&crate::specs::Source::Bundled).expect("suite");
+        for r in &all {
+            match r.kind {
+                ReadingKind::Conflict => {
+                    assert_eq!(r.sentences.len(), 2, "{}", r.id);
+                    assert!(r.choice.is_some(), "{}", r.id);
+                }
+                ReadingKind::Reading => {
+                    assert!(
+                        r.sentence.is_some() && r.literal.is_some() && r.other.is_some(),
+                        "{}",
+                        r.id
+                    );
+                }
+                _ => assert!(r.sentence.is_some() && r.meaning.is_some(), "{}", r.id),
+            }
+            assert!(!r.used_by.is_empty(), "{} is used by nothing", r.id);
+            for u in &r.used_by {
+                if u == "comparator" {
+                    assert!(USED_BY_CODE.contains(&r.id.as_str()), "{}", r.id);
+                    continue;
+                }
+                let c = suite
+                    .get(u)
+                    .unwrap_or_else(|| panic!("{}: no case {u}", r.id));
+                if r.kind == ReadingKind::Reading {
+                    let names = |s: &crate::cases::Step| {
+                        s.expect
+                            .as_ref()
+                            .and_then(|x| x.or_reading.as_ref())
+                            .is_some_and(|o| o.reading == r.id)
+                    };
+                    assert!(c.steps.iter().any(names), "{u} does not name {}", r.id);
+                }
+            }
+        }
+        for id in USED_BY_CODE {
+            assert!(
+                all.iter().any(|r| r.id == *id),
+                "{id} not in specs/readings.yaml"
+            );
+        }
+        // Every `or_reading:` of the suite is listed under its entry.
+        for c in &suite.cases {
+            for s in &c.steps {
+                if let Some(o) = s.expect.as_ref().and_then(|x| x.or_reading.as_ref()) {
+                    let r = all.iter().find(|r| r.id == o.reading).expect("validated");
+                    assert!(
+                        r.used_by.contains(&c.id),
+                        "{} not in {}'s used_by",
+                        c.id,
+                        r.id
+                    );
+                }
+            }
+        }
+    }
+}
