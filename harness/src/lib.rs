@@ -2,7 +2,8 @@
 //! fuzz targets all enter here.
 //!
 //! Layers (DESIGN.md "Shape"): `cli` → `runner` (pool · worker · protocol) → `exec` → `judge`
-//! → `target` (safe API · ffi); `verdict` and `report` beside them.
+//! → `target` (safe API · ffi); `verdict` and `report` beside them. `repro` writes a case
+//! as a C program (the compiler of the case language, where `exec` is its interpreter).
 
 pub mod abi_probe;
 pub mod bench;
@@ -15,6 +16,7 @@ pub mod fuzzing;
 pub mod judge;
 pub mod readings;
 pub mod report;
+pub mod repro;
 pub mod runner;
 pub mod specs;
 pub mod target;

@@ -276,6 +276,14 @@ pub struct CaseResult {
     /// The calls made; kept in full for every result that is not `pass`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
+    /// The standalone C reproducer of this result (`run --repro`), relative to the
+    /// report's directory, e.g. `repro/pvars.readonly.no_write--pvar-0-x.c`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repro: Option<String>,
+    /// The reproducer's text, while the run that wrote it renders report.html (which
+    /// shows it); not part of report.json, where `repro` names the file.
+    #[serde(skip)]
+    pub repro_source: Option<String>,
 }
 
 /// What names a case in each of its results. Whoever writes a result (the executor, the
@@ -306,6 +314,8 @@ impl CaseResult {
             duration_ms: 0.0,
             waived: None,
             evidence: Vec::new(),
+            repro: None,
+            repro_source: None,
         }
     }
 }

@@ -48,6 +48,20 @@ pub enum Size {
     Full,
 }
 
+impl Size {
+    /// As results name a buffer: `0`, `len-1`, `NULL`, `NULL len`, `full`.
+    pub fn text(self) -> String {
+        match self {
+            Size::Fixed(n) => n.to_string(),
+            Size::Len(0) => "len".into(),
+            Size::Len(k) => format!("len{k:+}"),
+            Size::NullBuf => "NULL".into(),
+            Size::NullLen => "NULL len".into(),
+            Size::Full => "full".into(),
+        }
+    }
+}
+
 /// Every constant name a case may use, as the standard ABI profile defines them.
 pub fn known_constant(name: &str) -> bool {
     constant_kind(name).is_some()
@@ -375,6 +389,20 @@ pub struct Pred {
     /// For lists: the other checks look at the first N elements only (after `skip`).
     #[serde(default)]
     pub take: Option<Expr>,
+}
+
+impl Pred {
+    /// The comparisons it makes, with their C/Rust operator.
+    pub fn comparisons(&self) -> [(&Option<Expr>, &'static str); 6] {
+        [
+            (&self.eq, "=="),
+            (&self.ne, "!="),
+            (&self.lt, "<"),
+            (&self.le, "<="),
+            (&self.gt, ">"),
+            (&self.ge, ">="),
+        ]
+    }
 }
 
 /// `Pred` as written: a scalar (equality) or a mapping of operators.

@@ -176,6 +176,22 @@ impl Func {
         )
     }
 
+    /// The kind of catalog entry whose name and description the function's (buf, len)
+    /// pairs return, if any: the strings a string check compares with.
+    pub fn strings_of(self) -> Option<super::Kind> {
+        use super::Kind;
+        Some(match self {
+            Func::CvarGetInfo | Func::CvarGetInfoNameOnly => Kind::Cvar,
+            Func::PvarGetInfo | Func::PvarGetInfoNameOnly => Kind::Pvar,
+            Func::CategoryGetInfo | Func::CategoryGetInfoNameOnly => Kind::Category,
+            Func::EventGetInfo => Kind::Event,
+            Func::SourceGetInfo => Kind::Source,
+            Func::EnumGetInfo => Kind::Enum,
+            Func::EnumGetItem => Kind::Item,
+            _ => return None,
+        })
+    }
+
     pub fn param(self, name: &str) -> Option<Param> {
         self.params()
             .iter()

@@ -5,6 +5,7 @@
 mod bench;
 mod catalog;
 mod fuzz;
+mod repro;
 mod run;
 
 use crate::abi_probe::{self, Compiler, Probe};
@@ -101,6 +102,10 @@ struct RunArgs {
     /// rank worker). README.md, "Cross-rank consistency", has the lines that work.
     #[arg(long, value_name = "COMMAND")]
     launcher: Option<String>,
+    /// Also write a standalone C reproducer of each fail and crash (at most 3 subjects
+    /// per case) into repro/ beside report.json, linked from each report.
+    #[arg(long)]
+    repro: bool,
     /// Write the run's own and its workers' resource usage here as it ends
     /// (`mpit-conform bench`).
     #[arg(long, value_name = "FILE", hide = true)]
@@ -197,6 +202,10 @@ enum Cmd {
     /// the library (in a worker) and on the reference model loaded with its catalog; a
     /// divergence is shrunk and written out as a YAML case.
     FuzzProps(fuzz::FuzzPropsArgs),
+    /// Write the standalone C program of a fail or crash: it includes only <mpi.h>,
+    /// builds with the library's mpicc, makes the case's calls on the same subject
+    /// (looked up by name) and exits 1 when the deviation reproduces.
+    Repro(repro::ReproArgs),
     /// Replay a cargo-fuzz artifact of `ops_differential` on a library in a worker
     /// (`--emit-case`: write the divergence as a YAML case).
     Replay(fuzz::ReplayArgs),
@@ -313,6 +322,7 @@ pub fn main() -> Result<u8> {
         }
         Some(Cmd::FuzzProps(a)) => fuzz::fuzz_props(&a),
         Some(Cmd::Replay(a)) => fuzz::replay(&a),
+        Some(Cmd::Repro(a)) => repro::repro(&a),
         Some(Cmd::Diff { old, new }) => {
             let (text, code) = crate::report::diff_command(&old, &new)?;
             print!("{text}");

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// `--specs DIR` / `--case-file FILE`, or the bundle in the binary.
-fn specs_dir(specs: Option<PathBuf>) -> Source {
+pub(super) fn specs_dir(specs: Option<PathBuf>) -> Source {
     Source::from_option(specs)
 }
 
@@ -109,6 +109,23 @@ pub fn run(a: &RunArgs) -> Result<u8> {
                 j.clone()
             }
         });
+        if a.repro {
+            // Written before the reports, which link each file.
+            let suite = Suite::load(&specs)?;
+            let clauses = crate::coverage::Clauses::load(&specs)?;
+            let (n, unsupported) =
+                crate::repro::write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
+                    .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
+            eprintln!(
+                "mpit-conform: {n} reproducers in {}{}",
+                out.join("repro").display(),
+                if unsupported.is_empty() {
+                    String::new()
+                } else {
+                    format!("; no C translation for {}", unsupported.join(", "))
+                }
+            );
+        }
         let w = report::write_all(&rep, &out, junit.as_deref())?;
         print_summary(&rep, &w.json);
         code = code.max(report::exit_code(&rep, baseline.as_ref()));

@@ -128,7 +128,7 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         x.sequence();
         if let Some(s) = size {
             for f in &mut x.findings[before..] {
-                f.message = format!("buffer {}: {}", size_text(s), f.message);
+                f.message = format!("buffer {}: {}", s.text(), f.message);
             }
         }
         if x.findings.iter().any(|f| f.status == Status::Fail) || x.unsupported.is_some() {
@@ -164,17 +164,6 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
 fn local_entry<'i>(inv: &'i Inventory, s: &Entry) -> Option<&'i Entry> {
     inv.at(s.kind, s.index)
         .find(|e| e.name == s.name && e.attrs.get("enum") == s.attrs.get("enum"))
-}
-
-fn size_text(s: Size) -> String {
-    match s {
-        Size::Fixed(n) => n.to_string(),
-        Size::Len(0) => "len".into(),
-        Size::Len(k) => format!("len{k:+}"),
-        Size::NullBuf => "NULL".into(),
-        Size::NullLen => "NULL len".into(),
-        Size::Full => "full".into(),
-    }
 }
 
 fn skip_reason(ctx: &Ctx, case: &Case) -> Option<String> {
@@ -511,19 +500,7 @@ impl<'a, 'c> Exec<'a, 'c> {
     /// The string a (buf, len) parameter is compared with, and its length + 1.
     fn string_for(&self, func: Func, param: &str) -> Option<Vec<u8>> {
         let e = self.entry()?;
-        let matches = matches!(
-            (func, e.kind),
-            (Func::CvarGetInfo | Func::CvarGetInfoNameOnly, Kind::Cvar)
-                | (Func::PvarGetInfo | Func::PvarGetInfoNameOnly, Kind::Pvar)
-                | (
-                    Func::CategoryGetInfo | Func::CategoryGetInfoNameOnly,
-                    Kind::Category
-                )
-                | (Func::EventGetInfo, Kind::Event)
-                | (Func::SourceGetInfo, Kind::Source)
-                | (Func::EnumGetInfo, Kind::Enum)
-                | (Func::EnumGetItem, Kind::Item)
-        );
+        let matches = func.strings_of() == Some(e.kind);
         matches.then(|| e.bytes(if param == "desc" { "desc" } else { "name" }))
     }
 

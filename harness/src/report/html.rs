@@ -224,6 +224,24 @@ fn evidence(out: &mut String, r: &CaseResult) {
         }
         out.push_str("</tbody></table>\n");
     }
+    if let Some(path) = &r.repro {
+        // `run --repro`: the standalone C program of this result (crate::repro).
+        let _ = write!(
+            out,
+            "<details class=\"repro\"><summary>C reproducer <a href=\"{0}\"><code>{0}</code></a> \
+             (<code>mpicc {1} &amp;&amp; ./a.out</code>: exit 1 when it reproduces)</summary>",
+            h(path),
+            h(path.rsplit('/').next().unwrap_or(path))
+        );
+        if let Some(src) = &r.repro_source {
+            let _ = write!(
+                out,
+                "<button type=\"button\" class=\"copy\">Copy</button><pre class=\"c\">{}</pre>",
+                h(src)
+            );
+        }
+        out.push_str("</details>\n");
+    }
     out.push_str("</td></tr>\n");
 }
 

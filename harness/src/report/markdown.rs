@@ -145,8 +145,14 @@ fn result_row(r: &CaseResult, with_area: bool) -> String {
     } else {
         String::new()
     };
+    // `run --repro`: the C reproducer, linked beside the message.
+    let repro = r
+        .repro
+        .as_ref()
+        .map(|p| format!(" ([C reproducer]({p}))"))
+        .unwrap_or_default();
     format!(
-        "| {area}{} | {} | {} | {} | {} |",
+        "| {area}{} | {} | {} | {} | {}{repro} |",
         code(&r.case),
         md(&shorten(&r.subject, 60)),
         status_cell(r),

@@ -76,6 +76,8 @@ pub fn result(case: &str, area: Area, subject: &str, status: Status, message: &s
                 expected: Some("name truncated to 0 chars + NUL; byte 1 untouched".to_string()),
             }]
         },
+        repro: None,
+        repro_source: None,
     }
 }
 

@@ -74,6 +74,16 @@
       if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(r); }
     });
   });
+  // The C reproducer's Copy button: its <pre> to the clipboard.
+  Array.prototype.forEach.call(doc.querySelectorAll("button.copy"), function (b) {
+    b.addEventListener("click", function (e) {
+      e.stopPropagation();
+      var pre = b.nextElementSibling;
+      if (pre && navigator.clipboard) {
+        navigator.clipboard.writeText(pre.textContent).then(function () { b.textContent = "Copied"; });
+      }
+    });
+  });
   if (area) { area.addEventListener("change", apply); }
   if (text) { text.addEventListener("input", apply); }
   var all = doc.getElementById("expand");

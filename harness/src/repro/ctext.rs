@@ -1,0 +1,187 @@
+//! C text: literals, printf formats of values, the C spelling of a case's checks, and the
+//! fixed C functions a check needs. Pure functions from the case language to C source.
+
+use crate::cases::expr::{Expr, Pred, Term};
+use crate::cases::{FilterValues, Step};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+type R<T> = Result<T, String>;
+
+pub fn capacity(step: &Step) -> String {
+    match step.args.get("capacity") {
+        Some(Expr::Sum(t)) if t.len() == 1 => match &t[0].1 {
+            Term::Int(n) => n.to_string(),
+            _ => "64".into(),
+        },
+        _ => "64".into(),
+    }
+}
+
+pub fn fill(template: &str, subst: &BTreeMap<String, String>) -> R<String> {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let j = rest[i..].find('}').ok_or("unclosed template")? + i;
+        let key = &rest[i + 1..j];
+        let v = subst
+            .get(key)
+            .ok_or_else(|| format!("no value for {{{key}}}"))?;
+        out.push_str(v);
+        rest = &rest[j + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+pub fn filter_cond(key: &str, want: &FilterValues) -> R<String> {
+    let field = match key {
+        "bind" | "readonly" | "continuous" | "atomic" | "var_class" | "scope" | "verbosity"
+        | "datatype" => format!("it_e.{key}"),
+        other => return Err(format!("a `where: {other}` in C")),
+    };
+    let val = |s: &crate::cases::Scalar| match s {
+        crate::cases::Scalar::Bool(b) => u8::from(*b).to_string(),
+        crate::cases::Scalar::Int(i) => i.to_string(),
+        crate::cases::Scalar::Str(s) => s.clone(),
+    };
+    Ok(match want {
+        FilterValues::One(s) => format!("{field} == {}", val(s)),
+        FilterValues::Any(l) => format!(
+            "({})",
+            l.iter()
+                .map(|s| format!("{field} == {}", val(s)))
+                .collect::<Vec<_>>()
+                .join(" || ")
+        ),
+        FilterValues::Not { not } => not
+            .iter()
+            .map(|s| format!("{field} != {}", val(s)))
+            .collect::<Vec<_>>()
+            .join(" && "),
+    })
+}
+
+pub fn print_value(v: &str, ty: &str) -> (String, String) {
+    match ty {
+        "double" => ("%g".into(), format!("(double)({v})")),
+        "int" | "long long" | "MPI_T_source_order" => ("%lld".into(), format!("(long long)({v})")),
+        "MPI_Count" => ("%lld".into(), format!("(long long)({v})")),
+        "MPI_Datatype" => ("%s".into(), format!("dt_name({v})")),
+        _ => (
+            "%#llx".into(),
+            format!("(unsigned long long)(uintptr_t)({v})"),
+        ),
+    }
+}
+
+pub fn print_out(o: &str, ty: &str) -> String {
+    let (f, a) = print_value(&format!("o_{o}"), ty);
+    format!("printf(\"      {o} = {f}\\n\", {a});")
+}
+
+/// An expression as the case file writes it (`$num_cvars + 1`, `MPI_T_PVAR_ALL_HANDLES`).
+pub fn expr_text(e: &Expr) -> String {
+    match e {
+        Expr::Sum(t) => t
+            .iter()
+            .map(|(s, t)| {
+                let x = match t {
+                    Term::Int(i) => i.to_string(),
+                    Term::Const(c) => c.clone(),
+                    Term::Var(v) => format!("${v}"),
+                };
+                if *s < 0 {
+                    format!("-{x}")
+                } else {
+                    x
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" + "),
+        Expr::Null => "NULL".into(),
+        Expr::Text(t) => format!("{t:?}"),
+        Expr::Shape(s) => format!("a buffer of size {}", s.text()),
+    }
+}
+
+pub fn pred_text(p: &Pred) -> String {
+    let mut parts = Vec::new();
+    let show = expr_text;
+    for (e, op) in p.comparisons() {
+        if let Some(e) = e {
+            parts.push(format!("{op} {}", show(e)));
+        }
+    }
+    if let Some((a, b)) = &p.between {
+        parts.push(format!("between {} and {}", show(a), show(b)));
+    }
+    if let Some(l) = &p.one_of {
+        parts.push(format!(
+            "one of [{}]",
+            l.iter().map(show).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if let Some(l) = &p.not_in {
+        parts.push(format!(
+            "none of [{}]",
+            l.iter().map(show).collect::<Vec<_>>().join(", ")
+        ));
+    }
+    parts.join(" and ")
+}
+
+pub fn size_label(null_buf: u8, null_len: u8, cap: &str) -> String {
+    match (null_buf, null_len) {
+        (1, _) => "NULL buffer".into(),
+        (_, 1) => "NULL length".into(),
+        _ => format!("{} bytes", cap.replace('"', "")),
+    }
+}
+
+/// A C string literal.
+pub fn c_string(s: &str) -> String {
+    format!("\"{}\"", escape(s))
+}
+
+/// Text for inside a C string literal (and a printf format: `%` doubled).
+pub fn escape(s: &str) -> String {
+    let mut o = String::new();
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            '\n' => o.push_str("\\n"),
+            '\t' => o.push_str("\\t"),
+            '%' => o.push_str("%%"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(o, "\\{:03o}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+pub fn error_codes_fn() -> String {
+    use mpit_reference::spec::TErr;
+    let mut s = String::from(
+        "/* R-RC-2: every MPI_T_ERR_* code defined by mpi.h, distinct, in (MPI_SUCCESS, MPI_ERR_LASTCODE]. */\nstatic void check_error_codes(int must)\n{\n    int codes[32], n = 0;\n    char what[256];\n",
+    );
+    for e in TErr::ALL {
+        let name = e.spelling();
+        // MPI-4.0 added these two: an mpi.h of an older MPI need not have them.
+        let (since, end) = if matches!(e, TErr::NotAccessible | TErr::NotSupported) {
+            ("#if MPI_VERSION >= 4\n    ", "\n#endif")
+        } else {
+            ("    ", "")
+        };
+        let _ = write!(
+            s,
+            "#if defined({name}) || defined(MPI_ABI_VERSION)\n    codes[n++] = {name};\n    printf(\"      {name} = %d\\n\", {name});\n    if ({name} <= MPI_SUCCESS || {name} > MPI_ERR_LASTCODE) {{ snprintf(what, sizeof what, \"{name} = %d is outside (MPI_SUCCESS, MPI_ERR_LASTCODE]\", {name}); deviation(must, what); }}\n#else\n{since}deviation(must, \"{name} is not defined by this mpi.h (R-RC-2)\");{end}\n#endif\n"
+        );
+    }
+    s.push_str("    for (int i = 0; i < n; i++)\n        for (int j = i + 1; j < n; j++)\n            if (codes[i] == codes[j]) { snprintf(what, sizeof what, \"two MPI_T_ERR_* codes are both %d\", codes[i]); deviation(must, what); }\n}\n");
+    s
+}

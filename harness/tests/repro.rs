@@ -1,0 +1,546 @@
+//! `mpit-conform repro` (issue 20): standalone C reproducers.
+//!
+//! - every finding of reports/FINDINGS.md has a reproducer in reports/repro/, and each is
+//!   exactly what `repro` writes from the published report (`MPIT_BLESS=1` rewrites them);
+//! - each compiles with the installed libraries' own compiler wrappers
+//!   (scripts/repro-cc.sh) and exits 1 (or dies by a signal) on every library its finding
+//!   names, 0 or 77 (not applicable) on the others, and 0 on the reference serving the
+//!   same library's catalog;
+//! - a faulty reference run with `--repro` writes reproducers that reproduce with the
+//!   fault and not without it;
+//! - bad input is one line and exit 2.
+
+mod common;
+
+use common::{reference_lib, repo, run, scratch};
+use std::collections::BTreeMap;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `<!-- repro F-N file=F.c from=TARGET case=ID [also=T,..] [reference=not-applicable] -->`
+#[derive(Debug, Clone)]
+struct Marker {
+    finding: String,
+    file: String,
+    from: String,
+    case: String,
+    also: Vec<String>,
+    reference_not_applicable: bool,
+}
+
+fn findings_text() -> String {
+    std::fs::read_to_string(repo().join("reports/FINDINGS.md")).unwrap()
+}
+
+fn markers(text: &str) -> Vec<Marker> {
+    text.lines()
+        .filter_map(|l| {
+            let body = l.trim().strip_prefix("<!-- repro ")?.strip_suffix("-->")?;
+            let mut it = body.split_whitespace();
+            let mut m = Marker {
+                finding: it.next()?.to_string(),
+                file: String::new(),
+                from: String::new(),
+                case: String::new(),
+                also: Vec::new(),
+                reference_not_applicable: false,
+            };
+            for kv in it {
+                let (k, v) = kv.split_once('=')?;
+                match k {
+                    "file" => m.file = v.into(),
+                    "from" => m.from = v.into(),
+                    "case" => m.case = v.into(),
+                    "also" => m.also = v.split(',').map(str::to_string).collect(),
+                    "reference" => m.reference_not_applicable = v == "not-applicable",
+                    other => panic!("unknown key {other} in {l}"),
+                }
+            }
+            Some(m)
+        })
+        .collect()
+}
+
+/// Finding id → the targets its `<!-- finding -->` lines name.
+fn finding_targets(text: &str) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for l in text.lines() {
+        let Some(body) = l.trim().strip_prefix("<!-- finding ") else {
+            continue;
+        };
+        let mut it = body.split_whitespace();
+        let id = it.next().unwrap().to_string();
+        for kv in it {
+            if let Some(v) = kv.strip_prefix("targets=") {
+                let e = out.entry(id.clone()).or_default();
+                for t in v.split(',') {
+                    if !e.iter().any(|x| x == t) {
+                        e.push(t.to_string());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn published(target: &str) -> PathBuf {
+    repo().join(format!("reports/published/{target}/report.json.gz"))
+}
+
+#[test]
+fn every_finding_has_the_reproducer_repro_writes() {
+    let text = findings_text();
+    let ms = markers(&text);
+    let targets = finding_targets(&text);
+    for id in targets.keys() {
+        assert!(
+            ms.iter().any(|m| &m.finding == id),
+            "{id} has no `<!-- repro {id} ... -->` in reports/FINDINGS.md"
+        );
+    }
+    let bless = std::env::var("MPIT_BLESS").as_deref() == Ok("1");
+    let dir = repo().join("reports/repro");
+    let s = scratch("repro-files");
+    let mut stale = Vec::new();
+    for m in &ms {
+        let out = s.join(&m.file);
+        let o = run(
+            &[
+                "repro",
+                "--report",
+                published(&m.from).to_str().unwrap(),
+                "--case",
+                &m.case,
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}: {}",
+            m.file,
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(written.contains("#include <mpi.h>"), "{}", m.file);
+        assert!(!written.contains("dlopen"), "{}: no dlopen", m.file);
+        let committed = dir.join(&m.file);
+        if bless {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(&committed, &written).unwrap();
+        } else if std::fs::read_to_string(&committed).ok().as_deref() != Some(&written) {
+            stale.push(m.file.clone());
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "reports/repro/ differs from what `mpit-conform repro` writes for {stale:?}: \
+         MPIT_BLESS=1 cargo test -p mpit-conform --test repro rewrites them"
+    );
+    // No file in reports/repro/ that no finding names.
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".c") {
+            assert!(
+                ms.iter().any(|m| m.file == name),
+                "reports/repro/{name} is named by no finding"
+            );
+        }
+    }
+}
+
+/// How a reproducer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    NotReproduced,
+    Reproduced,
+    /// Died by this signal (a crash finding's evidence).
+    Signal(i32),
+    NotApplicable,
+    Other(i32),
+}
+
+impl End {
+    fn reproduced(self) -> bool {
+        matches!(self, End::Reproduced | End::Signal(_))
+    }
+}
+
+fn compile(target: &str, src: &Path, out: &Path, reference_dir: &Path) -> Result<(), String> {
+    let o = Command::new("bash")
+        .arg(repo().join("scripts/repro-cc.sh"))
+        .args([target, src.to_str().unwrap(), out.to_str().unwrap()])
+        .env("MPIT_REFERENCE_DIR", reference_dir)
+        .output()
+        .expect("run scripts/repro-cc.sh");
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&o.stderr).into_owned())
+    }
+}
+
+fn execute(exe: &Path, env: &[(&str, &str)]) -> (End, String) {
+    let mut c = Command::new("timeout");
+    c.arg("120").arg(exe).current_dir(exe.parent().unwrap());
+    c.env_remove("MPIT_REFERENCE_CATALOG")
+        .env_remove("MPIT_REFERENCE_FAULTS");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().expect("run the reproducer");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let end = match (o.status.code(), o.status.signal()) {
+        (Some(0), _) => End::NotReproduced,
+        (Some(1), _) => End::Reproduced,
+        (Some(77), _) => End::NotApplicable,
+        // `timeout` reports a child killed by a signal as 128 + signal.
+        (Some(c), _) if c > 128 && c != 124 => End::Signal(c - 128),
+        (Some(c), _) => End::Other(c),
+        (None, Some(s)) => End::Signal(s),
+        (None, None) => End::Other(-1),
+    };
+    (end, text)
+}
+
+#[test]
+fn reproducers_reproduce_on_the_libraries_they_name() {
+    let Some(targets) = common::real_targets() else {
+        return;
+    };
+    let text = findings_text();
+    let ms = markers(&text);
+    let named = finding_targets(&text);
+    let unstable =
+        std::fs::read_to_string(repo().join("reports/published/unstable.yaml")).unwrap_or_default();
+    let lib = reference_lib();
+    let lib_dir = lib.parent().unwrap().to_path_buf();
+    let s = scratch("repro-run");
+    // Each library's catalog, served by the reference for the negative control.
+    let mut catalogs = BTreeMap::new();
+    for (name, path, _) in &targets {
+        let o = run(&["catalog", "--lib", path, "--format", "yaml"], &[]);
+        assert_eq!(o.status.code(), Some(0), "catalog of {name}");
+        let f = s.join(format!("{name}.yaml"));
+        std::fs::write(&f, &o.stdout).unwrap();
+        catalogs.insert(name.clone(), f);
+    }
+    let mut problems = Vec::new();
+    let mut reproduced_on: BTreeMap<(String, String), bool> = BTreeMap::new();
+    let mut table = Vec::new();
+    for m in &ms {
+        let src = repo().join("reports/repro").join(&m.file);
+        let names = &named[&m.finding];
+        let mut row = format!("{:<16}", m.file);
+        for (t, _, _) in &targets {
+            let exe = s.join(format!("{}.{t}", m.file));
+            if let Err(e) = compile(t, &src, &exe, &lib_dir) {
+                problems.push(format!("{} does not compile for {t}: {e}", m.file));
+                continue;
+            }
+            let is_named = names.contains(t) || m.also.contains(t);
+            // A finding listed as unstable may pass a run: up to five tries.
+            let tries = if is_named && unstable.contains(&m.case) {
+                5
+            } else {
+                1
+            };
+            let (mut end, mut out) = execute(&exe, &[]);
+            for _ in 1..tries {
+                if end.reproduced() {
+                    break;
+                }
+                (end, out) = execute(&exe, &[]);
+            }
+            row.push_str(&format!(" {t}={end:?}"));
+            if is_named {
+                let e = reproduced_on
+                    .entry((m.finding.clone(), t.clone()))
+                    .or_default();
+                *e |= end.reproduced();
+                if !(end.reproduced() || end == End::NotApplicable) {
+                    problems.push(format!(
+                        "{} on {t} (named): {end:?}\n{}",
+                        m.file,
+                        tail(&out)
+                    ));
+                }
+            } else if !matches!(end, End::NotReproduced | End::NotApplicable) {
+                problems.push(format!(
+                    "{} on {t} (not named): {end:?}\n{}",
+                    m.file,
+                    tail(&out)
+                ));
+            }
+        }
+        let exe = s.join(format!("{}.reference", m.file));
+        if let Err(e) = compile("reference", &src, &exe, &lib_dir) {
+            problems.push(format!(
+                "{} does not compile for the reference: {e}",
+                m.file
+            ));
+        } else {
+            let cat = catalogs[&m.from].to_str().unwrap().to_string();
+            let (end, out) = execute(&exe, &[("MPIT_REFERENCE_CATALOG", &cat)]);
+            row.push_str(&format!(" reference={end:?}"));
+            let want = if m.reference_not_applicable {
+                End::NotApplicable
+            } else {
+                End::NotReproduced
+            };
+            if end != want {
+                problems.push(format!(
+                    "{} on the reference with {}'s catalog: {end:?}, want {want:?}\n{}",
+                    m.file,
+                    m.from,
+                    tail(&out)
+                ));
+            }
+        }
+        table.push(row);
+    }
+    for (id, ts) in &named {
+        for t in ts {
+            if reproduced_on.get(&(id.clone(), t.clone())) != Some(&true) {
+                problems.push(format!("no reproducer of {id} reproduces on {t}"));
+            }
+        }
+    }
+    eprintln!("{}", table.join("\n"));
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+fn tail(s: &str) -> String {
+    let l: Vec<&str> = s.lines().collect();
+    l[l.len().saturating_sub(12)..].join("\n")
+}
+
+#[test]
+fn a_faulty_reference_run_writes_reproducers_that_need_the_fault() {
+    let lib = reference_lib();
+    let lib_dir = lib.parent().unwrap().to_path_buf();
+    let s = scratch("repro-fault");
+    let out = s.join("out");
+    let faults = "overrun-one-byte,foreign-session-handle-accepted,handle-not-nulled";
+    let o = run(
+        &[
+            "--lib",
+            lib.to_str().unwrap(),
+            "--repro",
+            "--quiet",
+            "--area",
+            "strings",
+            "--area",
+            "pvars",
+            "--area",
+            "cvars",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[("MPIT_REFERENCE_FAULTS", faults)],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let results = report["results"].as_array().unwrap();
+    let fails: Vec<&serde_json::Value> = results.iter().filter(|r| r["status"] == "fail").collect();
+    assert!(fails.len() >= 10, "{} fails", fails.len());
+    let mut per_case: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in &fails {
+        *per_case.entry(f["case"].as_str().unwrap()).or_default() += 1;
+    }
+    // Every fail has its reproducer (at most 3 subjects per case).
+    let with: Vec<&&serde_json::Value> = fails.iter().filter(|r| r["repro"].is_string()).collect();
+    let want: usize = per_case.values().map(|n| (*n).min(3)).sum();
+    assert_eq!(with.len(), want, "reproducers per case: {per_case:?}");
+    for c in ["foreign_handle", "desc.sizes", "free_nulls"] {
+        assert!(
+            with.iter().any(|r| r["case"].as_str().unwrap().contains(c)),
+            "a reproducer of a {c} case"
+        );
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("C reproducer") && html.contains("class=\"copy\""));
+    assert!(
+        html.contains("#include &lt;mpi.h&gt;"),
+        "the source is in the page"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("[C reproducer](repro/"), "report.md links them");
+    let mut checked = 0;
+    for r in with {
+        let rel = r["repro"].as_str().unwrap();
+        let src = out.join(rel);
+        let exe = s.join(format!("bin-{checked}"));
+        compile("reference", &src, &exe, &lib_dir).unwrap();
+        let (a, ta) = execute(&exe, &[("MPIT_REFERENCE_FAULTS", faults)]);
+        let (b, tb) = execute(&exe, &[]);
+        assert!(
+            a.reproduced(),
+            "{rel} with the faults: {a:?}\n{}",
+            tail(&ta)
+        );
+        assert_eq!(b, End::NotReproduced, "{rel} without: {}", tail(&tb));
+        checked += 1;
+    }
+    assert!(checked >= 10);
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let lib = reference_lib();
+    let s = scratch("repro-bad");
+    let out = s.join("out");
+    let o = run(
+        &[
+            "--lib",
+            lib.to_str().unwrap(),
+            "--quiet",
+            "--case",
+            "strings.cvar.name.*",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let report = out.join("report.json");
+    let r = report.to_str().unwrap();
+    let one_line_2 = |args: &[&str], what: &str| {
+        let o = run(args, &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{what}: one line: {err}");
+        assert!(err.contains(what), "{what}: {err}");
+        assert!(o.stdout.is_empty(), "{what}: nothing written");
+    };
+    one_line_2(
+        &["repro", "--report", r, "--case", "pvars.readonly.no_write"],
+        "has no result in this report",
+    );
+    one_line_2(
+        &["repro", "--report", r, "--case", "no.such.case"],
+        "no case `no.such.case`",
+    );
+    one_line_2(
+        &["repro", "--report", r, "--case", "strings.cvar.name.sizes"],
+        "not a fail or crash",
+    );
+    one_line_2(
+        &[
+            "repro",
+            "--report",
+            r,
+            "--case",
+            "strings.cvar.name.sizes",
+            "--subject",
+            "cvar 99 nothing",
+        ],
+        "no result on subject",
+    );
+    let text = std::fs::read_to_string(&report).unwrap();
+    let other = s.join("v99.json");
+    std::fs::write(
+        &other,
+        text.replacen("\"format_version\": 1", "\"format_version\": 99", 1),
+    )
+    .unwrap();
+    one_line_2(
+        &[
+            "repro",
+            "--report",
+            other.to_str().unwrap(),
+            "--case",
+            "strings.cvar.name.sizes",
+        ],
+        "format",
+    );
+}
+
+/// Results whose reproducer may not reproduce, and why. MPICH 5.0.2's standard-ABI
+/// build aborts in `MPI_T_event_get_info` of an invalid index in the harness's worker,
+/// depending on its heap (FINDINGS F-16); in a small C program the same calls mostly
+/// return `MPI_T_ERR_INVALID_INDEX` (before_init aborted in 3 of 6 runs). F-16's
+/// reproducer is a case that aborts in both (after_finalize: 20 of 20 runs).
+const HEAP_DEPENDENT: &[(&str, &str)] = &[
+    ("mpich5-abi", "lifecycle.uninitialized.before_init"),
+    ("mpich5-abi", "indices.event.bad_index"),
+    ("mpich5-abi", "events.error_then_error"),
+    ("mpich5-abi", "events.event.bad_index"),
+    ("mpich5-abi", "events.event.negative_index"),
+    ("mpich5-abi", "differential.event_get_info.fdc7396b"),
+];
+
+/// `repro` on every fail or crash of the published reports (the first subject of each
+/// case on each library) writes a program that compiles with that library's wrapper and
+/// reproduces there, but for the heap-dependent results above.
+#[test]
+fn every_published_failure_reproduces() {
+    let Some(targets) = common::real_targets() else {
+        return;
+    };
+    let lib = reference_lib();
+    let lib_dir = lib.parent().unwrap().to_path_buf();
+    let s = scratch("repro-published");
+    let mut problems = Vec::new();
+    let (mut total, mut reproduced) = (0, 0);
+    for (t, _, _) in &targets {
+        let report = mpit_conform::report::json::read(&published(t)).unwrap();
+        let mut cases: Vec<&str> = Vec::new();
+        for r in &report.results {
+            if mpit_conform::repro::reproducible(r) && !cases.contains(&r.case.as_str()) {
+                cases.push(&r.case);
+            }
+        }
+        for case in cases {
+            total += 1;
+            let src = s.join(format!("{t}--{case}.c"));
+            let o = run(
+                &[
+                    "repro",
+                    "--report",
+                    published(t).to_str().unwrap(),
+                    "--case",
+                    case,
+                    "-o",
+                    src.to_str().unwrap(),
+                ],
+                &[],
+            );
+            if o.status.code() != Some(0) {
+                problems.push(format!(
+                    "{t} {case}: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                ));
+                continue;
+            }
+            let exe = s.join(format!("{t}--{case}"));
+            if let Err(e) = compile(t, &src, &exe, &lib_dir) {
+                problems.push(format!("{t} {case} does not compile: {e}"));
+                continue;
+            }
+            let (end, out) = execute(&exe, &[]);
+            if end.reproduced() {
+                reproduced += 1;
+            } else if !HEAP_DEPENDENT.contains(&(t.as_str(), case)) {
+                problems.push(format!("{t} {case}: {end:?}\n{}", tail(&out)));
+            }
+        }
+    }
+    eprintln!("{reproduced} of {total} published (library, case) failures reproduced");
+    assert!(total >= 90, "{total}");
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
