@@ -13,6 +13,7 @@ ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
 B=$ROOT/target/release/mpit-conform
 LIB=$ROOT/target/release/libmpit_reference.so
 OUT=${1:-$(mktemp -d)}
+mkdir -p "$OUT"
 total=0 good=0
 for f in $("$B" faults | awk '{print $1}'); do
     # Every call of the hang fault's function hangs: its run is its --timeouts, its
