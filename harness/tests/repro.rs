@@ -397,6 +397,30 @@ fn a_faulty_reference_run_writes_reproducers_that_need_the_fault() {
         checked += 1;
     }
     assert!(checked >= 10);
+    // `repro --lib`: the case is run first (in workers), stdout is the program alone.
+    let o = run(
+        &[
+            "repro",
+            "--lib",
+            lib.to_str().unwrap(),
+            "--case",
+            "pvars.session.foreign_handle.startstop",
+        ],
+        &[("MPIT_REFERENCE_FAULTS", faults)],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let c = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        c.starts_with("/*\n * Reproducer of a `fail`"),
+        "{}",
+        &c[..c.len().min(300)]
+    );
+    assert!(c.contains("MPI_T_pvar_start"));
 }
 
 #[test]

@@ -103,6 +103,8 @@ fn run_case(lib: &Path, case: &str, specs: Option<&Path>, dir: &Path) -> Result<
     if let Some(s) = specs {
         cmd.arg("--specs").arg(s);
     }
+    // The run's summary goes to stderr: stdout is the C program's when no -o is given.
+    cmd.stdout(std::io::stderr());
     let st = cmd.status().context("cannot run the case")?;
     match st.code() {
         Some(0 | 1) => Ok(()),
