@@ -41,6 +41,122 @@
 #define STRICT 0
 #endif
 
+static UNUSED const char *rc_name(int rc)
+{
+    static char other[32];
+    if (rc == MPI_SUCCESS) return "MPI_SUCCESS";
+#if defined(MPI_T_ERR_CANNOT_INIT) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_CANNOT_INIT) return "MPI_T_ERR_CANNOT_INIT";
+#endif
+#if defined(MPI_T_ERR_NOT_ACCESSIBLE) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_NOT_ACCESSIBLE) return "MPI_T_ERR_NOT_ACCESSIBLE";
+#endif
+#if defined(MPI_T_ERR_NOT_INITIALIZED) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_NOT_INITIALIZED) return "MPI_T_ERR_NOT_INITIALIZED";
+#endif
+#if defined(MPI_T_ERR_NOT_SUPPORTED) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_NOT_SUPPORTED) return "MPI_T_ERR_NOT_SUPPORTED";
+#endif
+#if defined(MPI_T_ERR_MEMORY) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_MEMORY) return "MPI_T_ERR_MEMORY";
+#endif
+#if defined(MPI_T_ERR_INVALID) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_INVALID) return "MPI_T_ERR_INVALID";
+#endif
+#if defined(MPI_T_ERR_INVALID_INDEX) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_INVALID_INDEX) return "MPI_T_ERR_INVALID_INDEX";
+#endif
+#if defined(MPI_T_ERR_INVALID_ITEM) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_INVALID_ITEM) return "MPI_T_ERR_INVALID_ITEM";
+#endif
+#if defined(MPI_T_ERR_INVALID_SESSION) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_INVALID_SESSION) return "MPI_T_ERR_INVALID_SESSION";
+#endif
+#if defined(MPI_T_ERR_INVALID_HANDLE) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_INVALID_HANDLE) return "MPI_T_ERR_INVALID_HANDLE";
+#endif
+#if defined(MPI_T_ERR_INVALID_NAME) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_INVALID_NAME) return "MPI_T_ERR_INVALID_NAME";
+#endif
+#if defined(MPI_T_ERR_OUT_OF_HANDLES) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_OUT_OF_HANDLES) return "MPI_T_ERR_OUT_OF_HANDLES";
+#endif
+#if defined(MPI_T_ERR_OUT_OF_SESSIONS) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_OUT_OF_SESSIONS) return "MPI_T_ERR_OUT_OF_SESSIONS";
+#endif
+#if defined(MPI_T_ERR_CVAR_SET_NOT_NOW) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_CVAR_SET_NOT_NOW) return "MPI_T_ERR_CVAR_SET_NOT_NOW";
+#endif
+#if defined(MPI_T_ERR_CVAR_SET_NEVER) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_CVAR_SET_NEVER) return "MPI_T_ERR_CVAR_SET_NEVER";
+#endif
+#if defined(MPI_T_ERR_PVAR_NO_WRITE) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_PVAR_NO_WRITE) return "MPI_T_ERR_PVAR_NO_WRITE";
+#endif
+#if defined(MPI_T_ERR_PVAR_NO_STARTSTOP) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_PVAR_NO_STARTSTOP) return "MPI_T_ERR_PVAR_NO_STARTSTOP";
+#endif
+#if defined(MPI_T_ERR_PVAR_NO_ATOMIC) || defined(MPI_ABI_VERSION)
+    if (rc == MPI_T_ERR_PVAR_NO_ATOMIC) return "MPI_T_ERR_PVAR_NO_ATOMIC";
+#endif
+    snprintf(other, sizeof other, "%d (not an MPI_T code)", rc);
+    return other;
+}
+
+/* One element's size (MPI-4.1 §15.3.5, LP64); 8 outside the table, so a library's
+ * write still lands in the buffer. */
+static UNUSED size_t dt_size(MPI_Datatype d)
+{
+    if (d == MPI_INT) return 4;
+    if (d == MPI_INT32_T) return 4;
+    if (d == MPI_INT64_T) return 8;
+    if (d == MPI_UNSIGNED) return 4;
+    if (d == MPI_UNSIGNED_LONG) return 8;
+    if (d == MPI_UNSIGNED_LONG_LONG) return 8;
+    if (d == MPI_UINT32_T) return 4;
+    if (d == MPI_UINT64_T) return 8;
+    if (d == MPI_COUNT) return 8;
+    if (d == MPI_CHAR) return 1;
+    if (d == MPI_DOUBLE) return 8;
+    return 8;
+}
+
+static UNUSED int dt_kind(MPI_Datatype d)
+{
+    if (d == MPI_INT) return 'i';
+    if (d == MPI_INT32_T) return 'i';
+    if (d == MPI_INT64_T) return 'i';
+    if (d == MPI_UNSIGNED) return 'u';
+    if (d == MPI_UNSIGNED_LONG) return 'u';
+    if (d == MPI_UNSIGNED_LONG_LONG) return 'u';
+    if (d == MPI_UINT32_T) return 'u';
+    if (d == MPI_UINT64_T) return 'u';
+    if (d == MPI_COUNT) return 'i';
+    if (d == MPI_CHAR) return 'c';
+    if (d == MPI_DOUBLE) return 'd';
+    return 0;
+}
+
+static UNUSED const char *dt_name(MPI_Datatype d)
+{
+    if (d == MPI_INT) return "MPI_INT";
+    if (d == MPI_INT32_T) return "MPI_INT32_T";
+    if (d == MPI_INT64_T) return "MPI_INT64_T";
+    if (d == MPI_UNSIGNED) return "MPI_UNSIGNED";
+    if (d == MPI_UNSIGNED_LONG) return "MPI_UNSIGNED_LONG";
+    if (d == MPI_UNSIGNED_LONG_LONG) return "MPI_UNSIGNED_LONG_LONG";
+    if (d == MPI_UINT32_T) return "MPI_UINT32_T";
+    if (d == MPI_UINT64_T) return "MPI_UINT64_T";
+    if (d == MPI_COUNT) return "MPI_COUNT";
+    if (d == MPI_CHAR) return "MPI_CHAR";
+    if (d == MPI_DOUBLE) return "MPI_DOUBLE";
+    if (d == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
+#ifdef MPI_C_BOOL /* not an MPI_T type: named because Open MPI returns it (FINDINGS F-1) */
+    if (d == MPI_C_BOOL) return "MPI_C_BOOL";
+#endif
+    return "a datatype outside MPI-4.1's MPI_T table";
+}
+
 static int deviations = 0;
 static int step_no = 0;
 
@@ -64,70 +180,6 @@ static UNUSED int failed(int must, const char *call, const char *why)
     snprintf(msg, sizeof msg, "%s %s", call, why);
     deviation(must, msg);
     return must || STRICT;
-}
-
-static UNUSED const char *rc_name(int rc)
-{
-    static char other[32];
-    if (rc == MPI_SUCCESS) return "MPI_SUCCESS";
-#define RC(c) if (rc == c) return #c;
-#if defined(MPI_T_ERR_MEMORY) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_MEMORY)
-#endif
-#if defined(MPI_T_ERR_NOT_INITIALIZED) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_NOT_INITIALIZED)
-#endif
-#if defined(MPI_T_ERR_CANNOT_INIT) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_CANNOT_INIT)
-#endif
-#if defined(MPI_T_ERR_INVALID_INDEX) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_INVALID_INDEX)
-#endif
-#if defined(MPI_T_ERR_INVALID_ITEM) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_INVALID_ITEM)
-#endif
-#if defined(MPI_T_ERR_INVALID_HANDLE) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_INVALID_HANDLE)
-#endif
-#if defined(MPI_T_ERR_OUT_OF_HANDLES) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_OUT_OF_HANDLES)
-#endif
-#if defined(MPI_T_ERR_OUT_OF_SESSIONS) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_OUT_OF_SESSIONS)
-#endif
-#if defined(MPI_T_ERR_INVALID_SESSION) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_INVALID_SESSION)
-#endif
-#if defined(MPI_T_ERR_CVAR_SET_NOT_NOW) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_CVAR_SET_NOT_NOW)
-#endif
-#if defined(MPI_T_ERR_CVAR_SET_NEVER) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_CVAR_SET_NEVER)
-#endif
-#if defined(MPI_T_ERR_PVAR_NO_STARTSTOP) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_PVAR_NO_STARTSTOP)
-#endif
-#if defined(MPI_T_ERR_PVAR_NO_WRITE) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_PVAR_NO_WRITE)
-#endif
-#if defined(MPI_T_ERR_PVAR_NO_ATOMIC) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_PVAR_NO_ATOMIC)
-#endif
-#if defined(MPI_T_ERR_INVALID_NAME) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_INVALID_NAME)
-#endif
-#if defined(MPI_T_ERR_INVALID) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_INVALID)
-#endif
-#if defined(MPI_T_ERR_NOT_SUPPORTED) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_NOT_SUPPORTED)
-#endif
-#if defined(MPI_T_ERR_NOT_ACCESSIBLE) || defined(MPI_ABI_VERSION) /* the standard ABI: enumerators */
-    RC(MPI_T_ERR_NOT_ACCESSIBLE)
-#endif
-#undef RC
-    snprintf(other, sizeof other, "%d (not an MPI_T code)", rc);
-    return other;
 }
 
 static UNUSED void show_call(const char *text, int rc)
@@ -291,46 +343,30 @@ static UNUSED int vbuf_overrun(const vbuf_t *v)
     return stray_writes(&v->g, where, sizeof where);
 }
 
-static UNUSED long long vbuf_first(const vbuf_t *v)
-{
-    long long x = 0;
-    memcpy(&x, v->g.buf, v->g.len < sizeof x ? v->g.len : sizeof x);
-    return x;
-}
-
-/* The size of one element of an MPI_T datatype (MPI-4.1 §15.3.5's table); 8 for one
- * outside it, so a library's write still lands in the buffer. */
-static UNUSED size_t dt_size(MPI_Datatype d)
-{
-    if (d == MPI_INT || d == MPI_UNSIGNED) return sizeof(int);
-    if (d == MPI_UNSIGNED_LONG) return sizeof(unsigned long);
-    if (d == MPI_UNSIGNED_LONG_LONG) return sizeof(unsigned long long);
-    if (d == MPI_COUNT) return sizeof(MPI_Count);
-    if (d == MPI_CHAR) return 1;
-    if (d == MPI_DOUBLE) return sizeof(double);
-    return 8;
-}
-
 /* Element i of a value, decoded by its datatype (0 past the end). */
 static UNUSED double vbuf_num(const vbuf_t *v, size_t i)
 {
     size_t sz = v->typed ? dt_size(v->dt) : 8;
     if ((i + 1) * sz > v->g.len) return 0;
     const unsigned char *p = v->g.buf + i * sz;
-    if (!v->typed) { long long x; memcpy(&x, p, 8); return (double)x; }
-    if (v->dt == MPI_DOUBLE) { double x; memcpy(&x, p, sizeof x); return x; }
-    if (v->dt == MPI_INT) { int x; memcpy(&x, p, sizeof x); return x; }
-    if (v->dt == MPI_UNSIGNED) { unsigned x; memcpy(&x, p, sizeof x); return x; }
-    if (v->dt == MPI_UNSIGNED_LONG) { unsigned long x; memcpy(&x, p, sizeof x); return (double)x; }
-    if (v->dt == MPI_CHAR) return (double)*p;
-    { long long x; memcpy(&x, p, sizeof x); return (double)x; }
+    switch (v->typed ? dt_kind(v->dt) : 0) {
+    case 'd': { double x; memcpy(&x, p, sizeof x); return x; }
+    case 'c': return (double)*p;
+    case 'u':
+        if (sz == 4) { uint32_t x; memcpy(&x, p, 4); return x; }
+        { uint64_t x; memcpy(&x, p, 8); return (double)x; }
+    case 'i':
+        if (sz == 4) { int32_t x; memcpy(&x, p, 4); return x; }
+        /* fall through */
+    default: { int64_t x; memcpy(&x, p, 8); return (double)x; }
+    }
 }
 
 /* Two values equal as mpit-conform compares them: an MPI_CHAR value as the string it
  * holds, any other element by element. */
 static UNUSED int vbuf_equal(const vbuf_t *a, const vbuf_t *b)
 {
-    if (a->typed && a->dt == MPI_CHAR)
+    if (a->typed && dt_kind(a->dt) == 'c')
         return strnlen((const char *)a->g.buf, a->g.len) == strnlen((const char *)b->g.buf, b->g.len)
             && memcmp(a->g.buf, b->g.buf, strnlen((const char *)a->g.buf, a->g.len)) == 0;
     return a->g.len == b->g.len && memcmp(a->g.buf, b->g.buf, a->g.len) == 0;
@@ -348,19 +384,6 @@ static UNUSED int vbuf_all(const vbuf_t *a, const vbuf_t *b, int op)
         if (!ok) return 0;
     }
     return 1;
-}
-
-static UNUSED const char *dt_name(MPI_Datatype d)
-{
-#define DT(x) if (d == x) return #x;
-    DT(MPI_INT) DT(MPI_UNSIGNED) DT(MPI_UNSIGNED_LONG) DT(MPI_UNSIGNED_LONG_LONG)
-    DT(MPI_COUNT) DT(MPI_CHAR) DT(MPI_DOUBLE) DT(MPI_INT32_T) DT(MPI_INT64_T)
-    DT(MPI_UINT32_T) DT(MPI_UINT64_T) DT(MPI_DATATYPE_NULL)
-#ifdef MPI_C_BOOL /* not an MPI_T type: named because Open MPI returns it (FINDINGS F-1) */
-    DT(MPI_C_BOOL)
-#endif
-#undef DT
-    return "a datatype outside MPI-4.1's MPI_T table";
 }
 
 /* What mpit-conform knows of a handle it was given: bytes a read of it needs. */
@@ -420,7 +443,7 @@ static UNUSED vbuf_t vbuf_number(uintptr_t h, long long n)
     size_t sz = v.typed ? dt_size(v.dt) : 8;
     for (size_t i = 0; (i + 1) * sz <= v.g.len; i++) {
         unsigned char *p = v.g.buf + i * sz;
-        if (v.typed && v.dt == MPI_DOUBLE) { double x = (double)n; memcpy(p, &x, sizeof x); }
+        if (v.typed && dt_kind(v.dt) == 'd') { double x = (double)n; memcpy(p, &x, sizeof x); }
         else if (sz == sizeof(int)) { int x = (int)n; memcpy(p, &x, sizeof x); }
         else if (sz == 1) { *p = (unsigned char)n; }
         else memcpy(p, &n, sizeof n < sz ? sizeof n : sz);

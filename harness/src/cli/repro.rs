@@ -3,8 +3,12 @@
 use crate::coverage::Clauses;
 use crate::report;
 use crate::repro::{self, Origin, ReproError};
+use crate::runner::{self, Config, Progress};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct ReproArgs {
@@ -45,20 +49,14 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
             a.case
         )
     };
-    let scratch;
-    let report_path = match (&a.report, &a.lib) {
-        (Some(r), _) => r.clone(),
-        (None, Some(lib)) => {
-            scratch = Scratch::new()?;
-            run_case(lib, &a.case, a.specs.as_deref(), &scratch.0)?;
-            scratch.0.join("report.json")
-        }
+    let (rep, origin_name) = match (&a.report, &a.lib) {
+        (Some(r), _) => (report::json::read(r)?, r.display().to_string()),
+        (None, Some(lib)) => (run_case(lib, &a.case, specs)?, lib.display().to_string()),
         (None, None) => bail!("pass --report REPORT.json or --lib PATH"),
     };
-    let rep = report::json::read(&report_path)?;
     let result = match repro::pick(&rep, &a.case, a.subject.as_deref()) {
         Ok(r) => r,
-        Err(e) => bail!("{}: {e}", report_path.display()),
+        Err(e) => bail!("{origin_name}: {e}"),
     };
     let text = match repro::c_program(case, result, &Origin::of(&rep), &clauses) {
         Ok(t) => t,
@@ -88,43 +86,30 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
     Ok(0)
 }
 
-/// `mpit-conform run --lib LIB --case ID` in a child (the library runs in workers, never
-/// in this process), its report in `dir`.
-fn run_case(lib: &Path, case: &str, specs: Option<&Path>, dir: &Path) -> Result<()> {
+/// The case run on `lib` by the runner (its workers load the library; this process
+/// never does), the report kept in memory.
+fn run_case(lib: &Path, case: &str, specs: crate::specs::Source) -> Result<report::Report> {
     if !lib.exists() {
         bail!("{}: no such file", lib.display());
     }
-    let exe = std::env::current_exe().context("cannot find this executable")?;
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args(["run", "--quiet", "--case", case, "--out"])
-        .arg(dir)
-        .arg("--lib")
-        .arg(lib);
-    if let Some(s) = specs {
-        cmd.arg("--specs").arg(s);
+    let cfg = Config {
+        lib: lib.to_path_buf(),
+        abi: "auto".into(),
+        force: false,
+        strict: false,
+        jobs: None,
+        timeout: Duration::from_secs(10),
+        specs,
+        cases: vec![case.to_string()],
+        areas: Vec::new(),
+        progress: Progress::Quiet,
+        launcher: None,
+        max_time: Some(Duration::from_secs(30 * 60)),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
-    // The run's summary goes to stderr: stdout is the C program's when no -o is given.
-    cmd.stdout(std::io::stderr());
-    let st = cmd.status().context("cannot run the case")?;
-    match st.code() {
-        Some(0 | 1) => Ok(()),
-        _ => bail!("running {case} on {} failed ({st})", lib.display()),
-    }
-}
-
-/// A private directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Scratch> {
-        let d = std::env::temp_dir().join(format!("mpit-repro-{}", std::process::id()));
-        std::fs::create_dir_all(&d).with_context(|| format!("cannot create {}", d.display()))?;
-        Ok(Scratch(d))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    Ok(runner::run(&cfg, stop)?)
 }

@@ -185,3 +185,60 @@ pub fn error_codes_fn() -> String {
     s.push_str("    for (int i = 0; i < n; i++)\n        for (int j = i + 1; j < n; j++)\n            if (codes[i] == codes[j]) { snprintf(what, sizeof what, \"two MPI_T_ERR_* codes are both %d\", codes[i]); deviation(must, what); }\n}\n");
     s
 }
+
+/// The C functions that name and size what the spec's tables list, written from those
+/// tables (`TErr`, `Datatype`) so a reproducer knows exactly the codes and datatypes the
+/// harness knows: `rc_name`, `dt_size`, `dt_kind` ('i', 'u', 'd', 'c'; 0 outside the
+/// table) and `dt_name`.
+pub fn spec_tables() -> String {
+    use mpit_reference::spec::{Datatype, TErr};
+    let mut s = String::from(
+        "static UNUSED const char *rc_name(int rc)\n{\n    static char other[32];\n    if (rc == MPI_SUCCESS) return \"MPI_SUCCESS\";\n",
+    );
+    for e in TErr::ALL {
+        let n = e.spelling();
+        // The standard ABI's codes are enumerators, not macros (mpi_abi.h).
+        let _ = writeln!(
+            s,
+            "#if defined({n}) || defined(MPI_ABI_VERSION)\n    if (rc == {n}) return \"{n}\";\n#endif"
+        );
+    }
+    s.push_str("    snprintf(other, sizeof other, \"%d (not an MPI_T code)\", rc);\n    return other;\n}\n\n");
+    let each = |body: &dyn Fn(Datatype) -> String| -> String {
+        Datatype::ALL.iter().map(|d| body(*d)).collect()
+    };
+    let _ = write!(
+        s,
+        "/* One element's size (MPI-4.1 §15.3.5, LP64); 8 outside the table, so a library's\n * write still lands in the buffer. */\nstatic UNUSED size_t dt_size(MPI_Datatype d)\n{{\n{}    return 8;\n}}\n\n",
+        each(&|d| format!("    if (d == {}) return {};\n", d.spelling(), d.size()))
+    );
+    let _ = write!(
+        s,
+        "static UNUSED int dt_kind(MPI_Datatype d)\n{{\n{}    return 0;\n}}\n\n",
+        each(&|d| {
+            let k = match d {
+                Datatype::Double => 'd',
+                Datatype::Char => 'c',
+                d if d.is_unsigned() => 'u',
+                _ => 'i',
+            };
+            format!("    if (d == {}) return '{k}';\n", d.spelling())
+        })
+    );
+    let _ = write!(
+        s,
+        "static UNUSED const char *dt_name(MPI_Datatype d)\n{{\n{}    if (d == MPI_DATATYPE_NULL) return \"MPI_DATATYPE_NULL\";\n#ifdef MPI_C_BOOL /* not an MPI_T type: named because Open MPI returns it (FINDINGS F-1) */\n    if (d == MPI_C_BOOL) return \"MPI_C_BOOL\";\n#endif\n    return \"a datatype outside MPI-4.1's MPI_T table\";\n}}\n",
+        each(&|d| format!("    if (d == {0}) return \"{0}\";\n", d.spelling()))
+    );
+    s
+}
+
+/// The pvar classes, as C constants: a lookup by name tries each (R-STR-6: a name is
+/// unique within its class).
+pub fn pvar_classes() -> String {
+    mpit_reference::spec::PvarClass::ALL
+        .iter()
+        .map(|c| format!("MPI_T_PVAR_CLASS_{}", c.spelling()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -126,7 +126,11 @@ pub fn c_program(
     let mut c = String::new();
     header(&mut c, case, result, origin, clauses);
     c.push_str("#include <mpi.h>\n");
-    c.push_str(PRELUDE);
+    c.push_str(&PRELUDE.replacen(
+        "/* @SPEC_TABLES@ (written by mpit-conform from its spec tables: return codes, datatypes) */\n",
+        &ctext::spec_tables(),
+        1,
+    ));
     if program.needs_events {
         c.push_str("\n#if MPI_VERSION >= 4\n");
         c.push_str(EVENTS);
@@ -300,11 +304,12 @@ fn lookup(kind: Kind, name: &str, parent: Option<&str>, reported: i64) -> String
     };
     let k = kind.as_str();
     let shown = ctext::escape(&n);
+    let classes = ctext::pvar_classes();
     let find = if kind == Kind::Pvar {
         // A pvar's name is unique within its class only (R-STR-6): every class is tried;
         // where two classes have the name, the index the report names breaks the tie.
         format!(
-            "static const int classes[] = {{MPI_T_PVAR_CLASS_STATE, MPI_T_PVAR_CLASS_LEVEL, MPI_T_PVAR_CLASS_SIZE,\n        MPI_T_PVAR_CLASS_PERCENTAGE, MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_PVAR_CLASS_LOWWATERMARK,\n        MPI_T_PVAR_CLASS_COUNTER, MPI_T_PVAR_CLASS_AGGREGATE, MPI_T_PVAR_CLASS_TIMER, MPI_T_PVAR_CLASS_GENERIC}};\n    rc = MPI_T_ERR_INVALID_NAME;\n    for (int c = 0; c < 10; c++) {{\n        int i = -1;\n        if (MPI_T_pvar_get_index({n}, classes[c], &i) != MPI_SUCCESS) continue;\n        if (rc != MPI_SUCCESS || i == {reported}) idx = i;\n        rc = MPI_SUCCESS;\n    }}\n    show_call(\"MPI_T_pvar_get_index({shown}, each class)\", rc);"
+            "static const int classes[] = {{{classes}}};\n    rc = MPI_T_ERR_INVALID_NAME;\n    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {{\n        int i = -1;\n        if (MPI_T_pvar_get_index({n}, classes[c], &i) != MPI_SUCCESS) continue;\n        if (rc != MPI_SUCCESS || i == {reported}) idx = i;\n        rc = MPI_SUCCESS;\n    }}\n    show_call(\"MPI_T_pvar_get_index({shown}, each class)\", rc);"
         )
     } else {
         format!("rc = {get_index}({n}, &idx);\n    show_call(\"{get_index}({shown})\", rc);")
@@ -433,11 +438,18 @@ pub fn write_all(
                 *n += 1;
                 written += 1;
             }
+            // The case (and why) is named once, in the run's line about reproducers.
             Err(e) => {
-                if !unsupported.contains(&r.case) {
-                    unsupported.push(r.case.clone());
+                let why = match e {
+                    ReproError::Unsupported(u) => format!("{} ({})", r.case, u.why),
+                    ReproError::BadInput(m) => format!("{} ({m})", r.case),
+                };
+                if !unsupported
+                    .iter()
+                    .any(|u: &String| u.starts_with(&format!("{} (", r.case)))
+                {
+                    unsupported.push(why);
                 }
-                let _ = e;
             }
         }
     }
