@@ -382,7 +382,68 @@ pub fn builtin(
                 _ => extends(before, after),
             }
         }
+        Builtin::CategoryChangedTracks => {
+            let (Some(Val::Snapshot(before)), Some(Val::Snapshot(after))) =
+                (args.get("before"), args.get("after"))
+            else {
+                return Err("category_changed_tracks needs `before` and `after` snapshots".into());
+            };
+            let number = |k: &str| args.get(k).and_then(Val::int);
+            let (Some(n0), Some(n1)) = (number("number_before"), number("number_after")) else {
+                return Err(
+                    "category_changed_tracks needs `number_before` and `number_after`".into(),
+                );
+            };
+            if n0 != n1 {
+                return Ok(());
+            }
+            match categories_differ(before, after) {
+                None => Ok(()),
+                Some(what) => Err(format!(
+                    "MPI_T_category_changed returned {n0} before and after, yet {what} \
+                     (§15.3.9: equal update numbers guarantee that the category \
+                     information has not changed)"
+                )),
+            }
+        }
     }
+}
+
+/// How the categories of `after` differ from those of `before` (count, info, members),
+/// or `None` when they are the same.
+fn categories_differ(before: &Inventory, after: &Inventory) -> Option<String> {
+    let count = |i: &Inventory| i.globals.get("num_categories").copied().unwrap_or(0);
+    let mut what: Vec<String> = Vec::new();
+    if count(before) != count(after) {
+        what.push(format!(
+            "num_categories went from {} to {}",
+            count(before),
+            count(after)
+        ));
+    }
+    for a in after.of(Kind::Category) {
+        let Some(b) = before.find(Kind::Category, a.index) else {
+            what.push(format!("{} appeared", a.subject()));
+            continue;
+        };
+        for (kind, now) in &a.members {
+            let was = b.members.get(kind).map(Vec::len).unwrap_or(0);
+            if now.len() != was || b.members.get(kind) != Some(now) {
+                what.push(format!(
+                    "{} has {} {kind} members, {was} before",
+                    a.subject(),
+                    now.len()
+                ));
+            }
+        }
+        if a.name != b.name || a.desc != b.desc || a.attrs != b.attrs {
+            what.push(format!("{} changed its info", a.subject()));
+        }
+        if what.len() >= 4 {
+            break;
+        }
+    }
+    (!what.is_empty()).then(|| what.join("; "))
 }
 
 fn names_unique(inv: &Inventory) -> Result<(), String> {

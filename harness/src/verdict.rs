@@ -276,6 +276,11 @@ pub struct CaseResult {
     /// The calls made; kept in full for every result that is not `pass`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub evidence: Vec<Evidence>,
+    /// For a case that samples a value under activity (`moved_from` in specs/cases):
+    /// whether the value moved (`true`), or stayed put so that the relations the case
+    /// checks held vacuously (`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exercised: Option<bool>,
     /// The standalone C reproducer of this result (`run --repro`), relative to the
     /// report's directory, e.g. `repro/pvars.readonly.no_write--pvar-0-x.c`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -314,6 +319,7 @@ impl CaseResult {
             duration_ms: 0.0,
             waived: None,
             evidence: Vec::new(),
+            exercised: None,
             repro: None,
             repro_source: None,
         }

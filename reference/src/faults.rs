@@ -47,6 +47,13 @@ faults! {
     BadIndexWrongCode = "bad-index-wrong-code", "indices", "R-RC-1", "an out-of-range index returns MPI_T_ERR_INVALID_NAME instead of INVALID_INDEX";
     IndexShiftAfterGrowth = "index-shift-after-growth", "indices", "R-CVAR-1", "variables that appear at MPI_Init are inserted first, moving every other index";
     NullOutRejected = "null-out-rejected", "indices", "R-CVAR-3", "cvar_get_info with a NULL verbosity pointer returns MPI_T_ERR_INVALID instead of ignoring it";
+    NullOutDerefCvar = "null-out-deref-cvar", "indices", "R-CVAR-3", "cvar_get_info writes bind without checking for NULL (crash)";
+    NullOutDerefPvar = "null-out-deref-pvar", "indices", "R-CVAR-3", "pvar_get_info writes atomic without checking for NULL (crash)";
+    NullOutDerefCategory = "null-out-deref-category", "indices", "R-CVAR-3", "category_get_info writes num_categories without checking for NULL (crash)";
+    NullOutDerefEvent = "null-out-deref-event", "indices", "R-CVAR-3", "event_get_info writes bind without checking for NULL (crash)";
+    NullOutDerefSource = "null-out-deref-source", "indices", "R-CVAR-3", "source_get_info writes max_ticks without checking for NULL (crash)";
+    NullOutDerefEnum = "null-out-deref-enum", "indices", "R-CVAR-3", "enum_get_info writes num without checking for NULL (crash)";
+    NullOutDerefItem = "null-out-deref-item", "indices", "R-CVAR-3", "enum_get_item writes value without checking for NULL (crash)";
     DuplicateName = "duplicate-name", "indices", "R-STR-6", "the second cvar reports the first cvar's name";
     ErrorCodeOutOfRange = "error-code-out-of-range", "errors", "R-RC-2", "MPI_T_ERR_INVALID_HANDLE is returned as a number above MPI_ERR_LASTCODE";
     MpiErrClassReturned = "mpi-err-class-returned", "errors", "R-RC-3", "a bad name returns MPI_ERR_ARG (an MPI error class) instead of MPI_T_ERR_INVALID_NAME";
@@ -61,11 +68,14 @@ faults! {
     StartContinuousAccepted = "start-continuous-accepted", "pvars", "R-PSTART-1", "pvar_start on a single continuous handle succeeds";
     WriteReadonlyPvarAccepted = "write-readonly-pvar-accepted", "pvars", "R-PWRITE-1", "pvar_write on a read-only pvar succeeds";
     SessionNotNulled = "session-not-nulled", "pvars", "R-SESS-1", "pvar_session_free leaves the session handle unchanged";
+    StoppedHandleCounts = "stopped-handle-counts", "pvars", "R-PSTART-1", "a stopped handle keeps being updated by activity";
+    ResetLeaksAcrossSessions = "reset-leaks-across-sessions", "pvars", "R-SESS-1", "pvar_reset of one handle resets every other handle too, in every session";
     PercentageOutOfRange = "percentage-out-of-range", "pvars", "R-PCLASS", "PERCENTAGE pvars read 1.5";
     WatermarkWrongDirection = "watermark-wrong-direction", "pvars", "R-PCLASS", "HIGHWATERMARK pvars follow the level down as well as up";
     CategoryCycle = "category-cycle", "categories", "R-CAT-1", "the first category lists itself among its subcategories";
     GetCvarsWritesPastLen = "get-cvars-writes-past-len", "categories", "R-CAT-1", "category_get_cvars writes one entry more than it should";
     CategoryChangedDecreasing = "category-changed-decreasing", "categories", "R-CAT-1", "category_changed returns a smaller number on each call";
+    CategoryChangedNotBumped = "category-changed-not-bumped", "categories", "R-CAT", "category_changed returns the same number after MPI_Init added pvars to categories";
     CategoryCountMismatch = "category-count-mismatch", "categories", "R-CAT-1", "category_get_info reports one cvar more than category_get_cvars returns";
     EmptyEnum = "empty-enum", "enums_datatypes", "R-ENUM-2", "enum_get_info reports num = 0";
     EnumBadItemAccepted = "enum-bad-item-accepted", "enums_datatypes", "R-ENUM-3", "enum_get_item with an out-of-range item returns MPI_SUCCESS";

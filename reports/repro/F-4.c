@@ -680,6 +680,40 @@ static UNUSED int snap_extends(const snap_t *before, const snap_t *after, int on
     return seen && must;
 }
 
+/* R-CAT (§15.3.9: "If two calls to this routine return the same update number, it is
+ * guaranteed that the category information has not changed between the two calls"):
+ * with equal numbers, the categories of the two snapshots must be the same (count,
+ * names, members). Returns whether a MUST deviation was seen. */
+static UNUSED int snap_categories_same(const snap_t *before, const snap_t *after, int n0, int n1, int must)
+{
+    char what[1024];
+    if (n0 != n1) {
+        printf("      the update number moved (%d, then %d)\n", n0, n1);
+        return 0;
+    }
+    if (before->n[2] != after->n[2]) {
+        snprintf(what, sizeof what, "MPI_T_category_changed returned %d before and after, yet num_categories went from %d to %d",
+                 n0, before->n[2], after->n[2]);
+        deviation(must, what);
+        return must;
+    }
+    for (int i = 0; i < before->n[2]; i++) {
+        const int *mb = before->members[0] + 3 * i, *ma = after->members[0] + 3 * i;
+        for (int g = 0, ob = 0, oa = 0; g < 3; ob += mb[g], oa += ma[g], g++) {
+            int same = ma[g] == mb[g] && (!before->lists[i] || !after->lists[i] ||
+                       memcmp(before->lists[i] + ob, after->lists[i] + oa, (size_t)mb[g] * sizeof(int)) == 0);
+            if (!same) {
+                snprintf(what, sizeof what, "MPI_T_category_changed returned %d before and after, yet category %d %s has %d %s members, %d before",
+                         n0, i, after->name[2][i] ? after->name[2][i] : "?", ma[g], kind_name[g], mb[g]);
+                deviation(must, what);
+                return must;
+            }
+        }
+    }
+    printf("      the categories did not change, nor did the update number\n");
+    return 0;
+}
+
 /* ---- The case ------------------------------------------------------------------ */
 static snap_t v_before;
 static snap_t v_after;

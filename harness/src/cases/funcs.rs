@@ -139,6 +139,10 @@ funcs! {
     PmpiTwins = "pmpi_twins", "pmpi_twins", [], ["exported", "missing"];
     Deliveries = "deliveries", "deliveries", [], ["count", "tags", "safeties", "sources", "timestamps", "instances", "call_rcs", "data_ok",
         "dropped", "dropped_tags", "dropped_sources", "dropped_at", "freed"];
+    // MPI work after MPI_Init (target::activity): messages to self, collectives,
+    // communicator dups, pvar sessions; the reference's simulate hook on the reference.
+    Activity = "activity", "activity", ["messages": Int, "unexpected": Int, "hold": Int, "drain": Int, "collectives": Int, "comms": Int, "sessions": Int],
+        ["calls", "seconds", "failed_call"];
     Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [];
     RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [];
 }
@@ -152,6 +156,30 @@ impl Func {
         self.params()
             .iter()
             .any(|(n, p)| *p == Param::Handle && !MPI_OBJECTS.contains(n))
+    }
+
+    /// The OUT arguments of a query that a caller may pass as NULL, each on its own
+    /// (`for_all: null_outs`): every OUT value of the `*_get_info` functions and the
+    /// enumeration queries (R-CVAR-3: "A NULL OUT parameter to *_get_info is ignored";
+    /// §15.3.8 says the same of event_get_info's INOUT and OUT arguments). A string is
+    /// its (buffer, length) pair; `overrun` is the harness's, not an argument.
+    pub fn nullable_outs(self) -> &'static [&'static str] {
+        match self {
+            Func::CvarGetInfo
+            | Func::PvarGetInfo
+            | Func::CategoryGetInfo
+            | Func::EventGetInfo
+            | Func::SourceGetInfo
+            | Func::EnumGetInfo
+            | Func::EnumGetItem => {
+                let o = self.outs();
+                match o.last() {
+                    Some(&"overrun") => &o[..o.len() - 1],
+                    _ => o,
+                }
+            }
+            _ => &[],
+        }
     }
 
     /// The MPI_T functions (the chapter's 51): subjects of `for_each: function`.

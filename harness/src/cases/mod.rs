@@ -242,6 +242,11 @@ pub struct Expect {
     /// check inside a must case).
     #[serde(default)]
     pub level: Option<Level>,
+    /// Not a check: whether the `value` OUT differs from this earlier value is recorded,
+    /// so a pass whose value never moved under activity is reported as vacuous
+    /// (`exercised: false` in the result) instead of as evidence of the relation.
+    #[serde(default)]
+    pub moved_from: Option<Expr>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -260,6 +265,9 @@ pub enum ForAll {
     Kind(Kind),
     List(String),
     Range(Expr),
+    /// Each OUT argument of the step's function passed as NULL on its own, then all of
+    /// them at once (`Func::nullable_outs`); the iteration's `$null` names it.
+    NullOuts,
 }
 
 impl<'de> Deserialize<'de> for ForAll {
@@ -280,6 +288,9 @@ impl<'de> Deserialize<'de> for ForAll {
         }
         if let Some(v) = s.strip_prefix('$') {
             return Ok(ForAll::List(v.to_string()));
+        }
+        if s == "null_outs" {
+            return Ok(ForAll::NullOuts);
         }
         let k: Kind = Kind::deserialize(serde::de::value::StrDeserializer::<D::Error>::new(&s))?;
         Ok(ForAll::Kind(k))
@@ -306,6 +317,12 @@ pub enum Builtin {
     /// R-CAT-1: `catalog_extends` of the categories alone (their info and members), so a
     /// category case reports what happened to the categories, not to a variable.
     CategoriesExtend,
+    /// R-CAT (§15.3.9: "If two calls to this routine return the same update number, it
+    /// is guaranteed that the category information has not changed between the two
+    /// calls"): with args `{before, after}` (snapshots) and `{number_before,
+    /// number_after}` (the update numbers read next to them), equal numbers require
+    /// equal categories: their count, info and members.
+    CategoryChangedTracks,
 }
 
 /// One step: a call with arguments and expectations, or a built-in check.
@@ -619,6 +636,22 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
                 }
             }
             local.insert("item".into());
+        }
+        Some(ForAll::NullOuts) => {
+            let nullable = step
+                .callee()
+                .map(|c| match c {
+                    Callee::Func(f) => !f.nullable_outs().is_empty(),
+                    Callee::Subject => false,
+                })
+                .unwrap_or(false);
+            if !nullable {
+                return bad(
+                    "null_outs",
+                    "`for_all: null_outs` needs a `*_get_info` or enumeration query".into(),
+                );
+            }
+            local.insert("null".into());
         }
         None => {}
     }

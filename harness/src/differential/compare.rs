@@ -49,6 +49,10 @@ pub struct Divergence {
     /// library returned), so a case replaying this one accepts that code there.
     #[serde(default)]
     pub passed_over: Vec<(usize, String, ReturnCode)>,
+    /// A value held to a relation with an earlier read of the same variable (`gt`,
+    /// `ge`, `le`, `eq`): the case written asks that relation of the saved value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relation: Option<String>,
 }
 
 /// What the comparator tracks to know which values the calls determine.
@@ -62,6 +66,10 @@ struct Determined {
     cvars: Vec<bool>,
     /// The target's last `category_changed` (R-CAT: it never decreases).
     update_number: Option<i64>,
+    /// The model's last `category_changed`: when it moved, the categories changed.
+    model_update_number: Option<i64>,
+    /// Per pvar handle, the library's own readings (relations::check).
+    samples: Vec<super::relations::Sample>,
 }
 
 fn rule_of(op: &Op) -> &'static str {
@@ -141,6 +149,7 @@ impl Ctx<'_> {
             other_entry: false,
             convention: false,
             passed_over: Vec::new(),
+            relation: None,
         }
     }
 
@@ -669,9 +678,16 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                     t,
                 ));
             }
-            (Out::Bytes(_), Out::Bytes(_)) => {}
+            (Out::Bytes(_), Out::Bytes(tb)) => {
+                if let Some(b) = super::relations::check(g, &det.samples, op, tb) {
+                    return Some(Divergence {
+                        relation: Some(b.relation.into()),
+                        ..cx.div(b.rule, Level::Must, b.what, m, t)
+                    });
+                }
+            }
             // R-CAT: the update number is the library's own; only its growth is fixed.
-            (Out::Int(_), Out::Int(n)) if name == "update_number" => {
+            (Out::Int(mn), Out::Int(n)) if name == "update_number" => {
                 if let Some(prev) = det.update_number.filter(|p| n < p) {
                     return Some(cx.convention(
                         "R-CAT",
@@ -679,6 +695,30 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                         m,
                         t,
                     ));
+                }
+                // §15.3.9: "If two calls to this routine return the same update number,
+                // it is guaranteed that the category information has not changed
+                // between the two calls". With the catalog declared (the same in both
+                // engines), the model's number moving says the categories changed.
+                if let (true, Some(mp), Some(tp)) = (
+                    g.mirror.declared,
+                    det.model_update_number,
+                    det.update_number,
+                ) {
+                    if *mn != mp && *n == tp {
+                        return Some(Divergence {
+                            relation: Some("gt".into()),
+                            ..cx.convention(
+                                "R-CAT",
+                                format!(
+                                    "update_number is {n} again although the categories \
+                                     changed since the last call"
+                                ),
+                                m,
+                                t,
+                            )
+                        });
+                    }
                 }
             }
             // R-CAT: member counts of a library's category may change (see `indices`).
@@ -780,13 +820,21 @@ fn determined(g: &Gen, det: &Determined, op: &Op) -> bool {
 
 fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
     let both = m.ok() && t.ok();
+    let read = match t.out("value") {
+        Some(Out::Bytes(b)) => Some(b.as_slice()),
+        _ => None,
+    };
+    super::relations::track(g, &mut det.samples, op, m.ok(), t.ok(), read);
     let pvar = |n: usize| {
         g.pvar_handles
             .get(n)
             .and_then(|l| g.mirror.catalog.pvars.get(l.index as usize))
     };
-    if let Some(Out::Int(n)) = t.out("update_number") {
+    if let (Some(Out::Int(mn)), Some(Out::Int(n))) =
+        (m.out("update_number"), t.out("update_number"))
+    {
         det.update_number = Some(*n);
+        det.model_update_number = Some(*mn);
     }
     match op {
         Op::CvarHandleAlloc { .. } if m.ok() => det.cvars.push(false),
@@ -812,17 +860,7 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
             handle,
             session,
         } if both => {
-            let targets: Vec<usize> = match handle {
-                Ref::Made(n) => vec![*n as usize],
-                Ref::All => match session {
-                    Ref::Made(s) => (0..g.pvar_handles.len())
-                        .filter(|h| g.pvar_handles[*h].session == *s && g.pvar_handles[*h].live)
-                        .collect(),
-                    _ => Vec::new(),
-                },
-                _ => Vec::new(),
-            };
-            for n in targets {
+            for n in g.pvar_targets(*handle, *session) {
                 let Some(p) = pvar(n) else { continue };
                 let (cont, ro) = (p.continuous, p.readonly);
                 let zero = p.class.starts_at_zero();

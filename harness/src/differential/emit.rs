@@ -219,7 +219,12 @@ impl Writer<'_> {
             } => {
                 a("index", self.index(*kind, *index));
                 a("name", Self::size(*name));
-                if *desc == super::op::Str::NONE {
+                if *desc == super::op::Str::NONE && matches!(kind, Kind::Event | Kind::Source) {
+                    // No `*_name_only` in the case language for these: each OUT
+                    // argument NULL in turn, then all of them.
+                    self.for_all = Some("null_outs".into());
+                    format!("{}_get_info", kind.word())
+                } else if *desc == super::op::Str::NONE {
                     format!("{}_get_info_name_only", kind.word())
                 } else {
                     a("desc", Self::size(*desc));
@@ -256,7 +261,11 @@ impl Writer<'_> {
             }
             Op::EnumGetInfo { enumtype, name } => {
                 a("enumtype", format!("$e{enumtype}"));
-                a("name", Self::size(*name));
+                if *name == super::op::Str::NONE {
+                    self.for_all = Some("null_outs".into());
+                } else {
+                    a("name", Self::size(*name));
+                }
                 "enum_get_info".into()
             }
             Op::EnumGetItem {
@@ -266,7 +275,11 @@ impl Writer<'_> {
             } => {
                 a("enumtype", format!("$e{enumtype}"));
                 a("item", item.to_string());
-                a("name", Self::size(*name));
+                if *name == super::op::Str::NONE {
+                    self.for_all = Some("null_outs".into());
+                } else {
+                    a("name", Self::size(*name));
+                }
                 "enum_get_item".into()
             }
             Op::CvarHandleAlloc { index } => {
@@ -341,6 +354,8 @@ impl Writer<'_> {
                 a("handle", pv(*handle));
                 if let Ref::Made(n) = handle {
                     save.push((format!("vp{n}"), "bytes".into()));
+                    // The number, for a relation with a later read (relations.rs).
+                    save.push((format!("vv{n}"), "value".into()));
                 }
                 if *reset {
                     "pvar_readreset"
@@ -447,6 +462,20 @@ impl Writer<'_> {
 
 /// The diverging call's outputs as `out:` predicates and string checks.
 fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<String> {
+    // Written as `for_all: null_outs` (every OUT NULL in turn): no OUT value is there in
+    // every iteration, so only the return code is asked.
+    let none = super::op::Str::NONE;
+    match op {
+        Op::EnumGetInfo { name, .. } | Op::EnumGetItem { name, .. } if *name == none => {
+            return Vec::new()
+        }
+        Op::GetInfo {
+            kind: Kind::Event | Kind::Source,
+            desc,
+            ..
+        } if *desc == none => return Vec::new(),
+        _ => {}
+    }
     let mut lines = Vec::new();
     let mut out = Vec::new();
     let subject_step = entry(op).is_some() && entry(op) == w.subject;
@@ -466,9 +495,11 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<
                 lines.push(format!("{name}: truncated"))
             }
             // R-CAT: the number is the library's own; it never decreases.
-            Out::Int(_) if name == "update_number" && w.updates >= 2 => {
-                out.push(format!("{name}: {{ge: $u{}}}", w.updates - 2))
-            }
+            Out::Int(_) if name == "update_number" && w.updates >= 2 => out.push(format!(
+                "{name}: {{{}: $u{}}}",
+                d.relation.as_deref().unwrap_or("ge"),
+                w.updates - 2
+            )),
             Out::Int(_) if name == "update_number" => {}
             // The recorder's calls inside the callbacks: all SUCCESS, in the case
             // language's raw codes (0 in every ABI).
@@ -546,6 +577,23 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<
             }
             Out::Bytes(b) if d.rule == "R-PRESET-1" && b.iter().all(|x| *x == 0) => {
                 out.push(format!("{name}: 0"))
+            }
+            // A relation with the library's earlier reading (relations.rs): the case
+            // asks the same of the value it saved then.
+            Out::Bytes(_) if name == "value" && d.relation.is_some() => {
+                let pred = match (d.relation.as_deref(), op) {
+                    (Some("nonneg"), _) => "{ge: 0}".to_string(),
+                    (Some("fraction"), _) => "{between: [0, 1]}".to_string(),
+                    (
+                        Some(r),
+                        Op::PvarRead {
+                            handle: Ref::Made(n),
+                            ..
+                        },
+                    ) => format!("{{{r}: $vv{n}}}"),
+                    _ => continue,
+                };
+                out.push(format!("{name}: {pred}"))
             }
             // A value the calls determine (a written one, or any of the reference's):
             // the model's, decoded, for numbers.

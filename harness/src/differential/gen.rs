@@ -252,6 +252,40 @@ impl Gen {
         }
     }
 
+    /// The pvar handles (creation numbers) a start, stop or reset of `handle` in
+    /// `session` acts on: that one, or with ALL_HANDLES every live one of the session.
+    pub fn pvar_targets(&self, handle: Ref, session: Ref) -> Vec<usize> {
+        match (handle, session) {
+            (Ref::Made(n), _) => vec![usize::from(n)],
+            (Ref::All, Ref::Made(s)) => (0..self.pvar_handles.len())
+                .filter(|h| self.pvar_handles[*h].session == s && self.pvar_handles[*h].live)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether a live handle measures a writable COUNTER, AGGREGATE or TIMER and none a
+    /// watermark: then the generator probes session isolation.
+    fn isolation_probe(&self) -> bool {
+        let class = |l: &Life| {
+            self.mirror
+                .catalog
+                .pvars
+                .get(usize::try_from(l.index).ok()?)
+                .map(|p| (p.class, p.readonly))
+        };
+        let live: Vec<_> = self
+            .pvar_handles
+            .iter()
+            .filter(|l| l.live)
+            .filter_map(class)
+            .collect();
+        live.iter().any(|(c, ro)| c.starts_at_zero() && !ro)
+            && !live
+                .iter()
+                .any(|(c, _)| matches!(c, PvarClass::HighWatermark | PvarClass::LowWatermark))
+    }
+
     /// The call a pick makes in this state.
     pub fn pick(&self, p: Pick) -> Op {
         let m = &self.mirror;
@@ -285,6 +319,17 @@ impl Gen {
             &[18, 19, 19, 19, 19, 20, 20, 20, 21, 21, 22],
         );
         add(&mut choices, !live_p.is_empty() && m.hooks, &[26, 26]);
+        // Sessions isolate (R-SESS-1): with a counter measured (and no watermark, whose
+        // sequences these would dilute), a second session and handle, resets in one,
+        // activity and reads of the other.
+        let probe = self.isolation_probe();
+        add(&mut choices, probe && live_s.len() == 1, &[15, 15]);
+        add(&mut choices, probe && live_p.len() == 1, &[17, 17, 17]);
+        add(
+            &mut choices,
+            probe && live_p.len() >= 2,
+            &[19, 19, 19, 20, 20, 20, 26, 26],
+        );
         // Started handles: activity, then reads (where the classes' rules show).
         let started = self.pvar_handles.iter().any(|l| l.live && l.started);
         add(&mut choices, started && m.hooks, &[26, 26, 20, 20, 20]);
@@ -292,6 +337,13 @@ impl Gen {
         add(&mut choices, !self.unbound.events.is_empty(), &[24, 24]);
         add(&mut choices, !live_r.is_empty(), &[25]);
         add(&mut choices, m.hooks, &[26]);
+        // Around MPI_Init (lifecycle mode, the catalog declared): category_changed before
+        // and after, where R-CAT says a grown category must come with a new number.
+        add(
+            &mut choices,
+            self.mode.lifecycle && m.declared && self.depth > 0,
+            &[8, 8],
+        );
         let init = self.mode.lifecycle || self.depth > 0;
         add(&mut choices, init, &[27]);
         // After a full finalize and a new init the catalog may have changed (R-FIN-3),
@@ -319,9 +371,9 @@ impl Gen {
             2 | 3 => {
                 let index = self.index(self.count(kind), b, c);
                 let (n, d) = self.strings_of(kind, index);
-                // Now and then the name alone, every other OUT argument NULL (R-CVAR-3).
-                let name_only =
-                    c % 16 == 15 && matches!(kind, Kind::Cvar | Kind::Pvar | Kind::Category);
+                // Now and then the name alone, every other OUT argument NULL (R-CVAR-3;
+                // §15.3.8 for events; by analogy for sources).
+                let name_only = c % 16 == 15;
                 Op::GetInfo {
                     kind,
                     index,
@@ -392,6 +444,9 @@ impl Gen {
                 let items = en.map_or(0, |x| x.items.len() as i32);
                 let item = self.index(items, a >> 3, c);
                 let name = match (choice, en.and_then(|x| x.items.get(item.max(0) as usize))) {
+                    // Now and then every OUT argument NULL (the string pair and `num` or
+                    // `value`): a NULL there must not crash (R-CVAR-3 by analogy).
+                    _ if c % 16 == 15 => Str::NONE,
                     (10, Some(it)) => Self::str_arg(it.name.len(), a),
                     _ => name,
                 };
@@ -456,7 +511,9 @@ impl Gen {
                     19 => {
                         let stopped =
                             matches!(h, Ref::Made(n) if !self.pvar_handles[n as usize].started);
-                        let act = if stopped && a % 4 != 3 {
+                        let act = if probe && live_p.len() >= 2 && a % 3 == 1 {
+                            Act::Reset
+                        } else if stopped && a % 4 != 3 {
                             Act::Start
                         } else {
                             [Act::Start, Act::Stop, Act::Reset][a as usize % 3]

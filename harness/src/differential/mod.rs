@@ -19,6 +19,7 @@ pub mod model;
 pub mod obs;
 pub mod op;
 pub mod props;
+mod relations;
 pub mod remote;
 pub mod target;
 

@@ -446,6 +446,20 @@ impl ModelEngine {
     }
 
     fn get_info(&mut self, kind: Kind, i: i32, name: Str, desc: Str, f: &Faults) -> Obs {
+        // The name alone, every other OUT argument NULL (R-CVAR-3): no enumeration comes
+        // back, so none is learned (the library's engine learns none either).
+        if desc == Str::NONE {
+            let full = {
+                let saved = self.slots.clone();
+                let o = self.get_info(kind, i, name, Str::sized(0), f);
+                self.slots = saved;
+                o
+            };
+            return match full.out("name") {
+                Some(n) if full.ok() => Obs::rc(full.rc.clone()).with("name", n.clone()),
+                _ => Obs::rc(full.rc.clone()),
+            };
+        }
         let m = &mut self.model;
         let s = |t: &str| string_out(t, name, false, f);
         let d = |t: &Option<String>| string_out(t.as_deref().unwrap_or(""), desc, true, f);

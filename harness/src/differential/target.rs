@@ -6,7 +6,8 @@
 use super::obs::{Obs, Out, Ran, StrObs};
 use super::op::{callback_tag, Act, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
-use crate::target::ffi::{self, Called, ObjArg, StrArg, StrOut};
+use crate::cases::funcs::Func;
+use crate::target::ffi::{self, Called, Nulls, ObjArg, StrArg, StrOut};
 use crate::target::Target;
 use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
@@ -242,6 +243,26 @@ impl<'a> TargetEngine<'a> {
             Op::CategoryChanged => self.answer(lib.category_changed(), |o, n| {
                 o.with("update_number", Out::Int(n.into()))
             }),
+            // A NULL name pair (Str::NONE) comes with a NULL `num` / `value`: every OUT
+            // argument NULL, nothing to see but the return code.
+            Op::EnumGetInfo { enumtype, name: n } if *n == Str::NONE => {
+                let h = self.enum_handle(*enumtype);
+                self.answer(
+                    lib.enum_get_info_nulls(h, StrArg::NULL, Nulls(&["num"])),
+                    |o, _| o,
+                )
+            }
+            Op::EnumGetItem {
+                enumtype,
+                item,
+                name: n,
+            } if *n == Str::NONE => {
+                let h = self.enum_handle(*enumtype);
+                self.answer(
+                    lib.enum_get_item_nulls(h, *item, StrArg::NULL, Nulls(&["value"])),
+                    |o, _| o,
+                )
+            }
             Op::EnumGetInfo { enumtype, name: n } => {
                 let h = self.enum_handle(*enumtype);
                 self.answer(lib.enum_get_info(h, arg(*n)), |o, (num, s)| {
@@ -553,11 +574,18 @@ impl<'a> TargetEngine<'a> {
             ))
         };
         // The name alone, every other OUT argument NULL (R-CVAR-3): only the name to see.
-        if d == Str::NONE && matches!(kind, Kind::Cvar | Kind::Pvar | Kind::Category) {
+        if d == Str::NONE {
+            let nulls = |f: Func| Nulls(&f.nullable_outs()[1..]);
             let got = match kind {
                 Kind::Cvar => lib.cvar_get_info_name_only(i, arg(n)),
                 Kind::Pvar => lib.pvar_get_info_name_only(i, arg(n)),
-                _ => lib.category_get_info_name_only(i, arg(n)),
+                Kind::Category => lib.category_get_info_name_only(i, arg(n)),
+                Kind::Event => lib
+                    .event_get_info_nulls(i, arg(n), StrArg::NULL, 0, nulls(Func::EventGetInfo))
+                    .map(|(rc, o)| (rc, o.name)),
+                Kind::Source => lib
+                    .source_get_info_nulls(i, arg(n), StrArg::NULL, nulls(Func::SourceGetInfo))
+                    .map(|(rc, o)| (rc, o.name)),
             };
             let Some((rc, name)) = got else {
                 return Obs::unsupported();

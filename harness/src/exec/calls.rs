@@ -5,7 +5,7 @@ use super::inventory::{self, Inventory};
 use super::value::Val;
 use crate::cases::funcs::Func;
 use crate::cases::Kind;
-use crate::target::ffi::{self, BufOut, ObjArg, Recording, StrArg, StrOut};
+use crate::target::ffi::{self, BufOut, Nulls, ObjArg, Recording, StrArg, StrOut};
 use crate::target::Target;
 use mpit_reference::model::Members;
 use mpit_reference::spec::Datatype;
@@ -22,6 +22,8 @@ pub enum Arg {
     Obj(Option<u64>),
     Data(Vec<u8>),
     Flag(bool),
+    /// The OUT arguments passed as NULL (`for_all: null_outs`), under the key `null`.
+    Nulls(Vec<&'static str>),
 }
 
 impl Arg {
@@ -36,6 +38,7 @@ impl Arg {
             Arg::Obj(Some(v)) => json!(format!("&{v:#x}")),
             Arg::Data(d) => json!(super::value::hex(d, 64)),
             Arg::Flag(b) => json!(b),
+            Arg::Nulls(n) => json!(n),
         }
     }
 }
@@ -146,6 +149,13 @@ impl Args<'_> {
             _ => &[],
         }
     }
+    /// The OUT arguments to pass as NULL (`for_all: null_outs`).
+    fn nulls(&self) -> &[&'static str] {
+        match self.0.get("null") {
+            Some(Arg::Nulls(n)) => n,
+            _ => &[],
+        }
+    }
     fn flag(&self, k: &str) -> bool {
         match self.0.get(k) {
             Some(Arg::Flag(b)) => *b,
@@ -155,7 +165,8 @@ impl Args<'_> {
     }
 }
 
-/// Calls `f` on the target.
+/// Calls `f` on the target. The OUT values of arguments passed as NULL are left out:
+/// nothing was returned for them (R-CVAR-3).
 pub fn invoke(
     t: &Target,
     inv: &Inventory,
@@ -163,6 +174,27 @@ pub fn invoke(
     f: Func,
     a: &Args,
 ) -> Outs {
+    let (rc, mut outs) = call(t, inv, handles, f, a)?;
+    let nulls = a.nulls();
+    for n in nulls {
+        outs.remove(*n);
+    }
+    // §15.3.8: "If num_elements is NULL, num_elements and both arrays are ignored".
+    if nulls.contains(&"num_elements") {
+        outs.remove("datatypes");
+        outs.remove("displacements");
+    }
+    Some((rc, outs))
+}
+
+fn call(
+    t: &Target,
+    inv: &Inventory,
+    handles: &BTreeMap<u64, HandleMeta>,
+    f: Func,
+    a: &Args,
+) -> Outs {
+    let nulls = Nulls(a.nulls());
     let lib = &t.lib;
     let width = lib.handle_width();
     let meta = |h: usize| handles.get(&(h as u64)).copied();
@@ -197,10 +229,10 @@ pub fn invoke(
             .map(|(rc, p)| outs(rc, [("provided", int(p))]))?,
         Func::Finalize => lib.finalize().map(|(rc, ())| outs(rc, []))?,
         Func::EnumGetInfo => lib
-            .enum_get_info(a.handle("enumtype"), a.s("name"))
+            .enum_get_info_nulls(a.handle("enumtype"), a.s("name"), nulls)
             .map(|(rc, (n, s))| outs(rc, [("num", int(n)), ("name", Val::Str(s))]))?,
         Func::EnumGetItem => lib
-            .enum_get_item(a.handle("enumtype"), a.int("item"), a.s("name"))
+            .enum_get_item_nulls(a.handle("enumtype"), a.int("item"), a.s("name"), nulls)
             .map(|(rc, (v, s))| outs(rc, [("value", int(v)), ("name", Val::Str(s))]))?,
         Func::CvarGetNum => lib
             .cvar_get_num()
@@ -221,7 +253,7 @@ pub fn invoke(
             .category_changed()
             .map(|(rc, n)| outs(rc, [("update_number", int(n))]))?,
         Func::CvarGetInfo => lib
-            .cvar_get_info(a.int("index"), a.s("name"), a.s("desc"))
+            .cvar_get_info_nulls(a.int("index"), a.s("name"), a.s("desc"), nulls)
             .map(|(rc, o)| {
                 outs(
                     rc,
@@ -237,7 +269,7 @@ pub fn invoke(
                 )
             })?,
         Func::PvarGetInfo => lib
-            .pvar_get_info(a.int("index"), a.s("name"), a.s("desc"))
+            .pvar_get_info_nulls(a.int("index"), a.s("name"), a.s("desc"), nulls)
             .map(|(rc, o)| {
                 outs(
                     rc,
@@ -256,7 +288,7 @@ pub fn invoke(
                 )
             })?,
         Func::CategoryGetInfo => lib
-            .category_get_info(a.int("index"), a.s("name"), a.s("desc"))
+            .category_get_info_nulls(a.int("index"), a.s("name"), a.s("desc"), nulls)
             .map(|(rc, o)| {
                 outs(
                     rc,
@@ -273,7 +305,7 @@ pub fn invoke(
             .category_get_num_events(a.int("index"))
             .map(|(rc, n)| outs(rc, [("num", int(n))]))?,
         Func::SourceGetInfo => lib
-            .source_get_info(a.int("index"), a.s("name"), a.s("desc"))
+            .source_get_info_nulls(a.int("index"), a.s("name"), a.s("desc"), nulls)
             .map(|(rc, o)| {
                 outs(
                     rc,
@@ -290,7 +322,7 @@ pub fn invoke(
             let cap =
                 a.0.get("capacity")
                     .map_or(64, |_| a.int("capacity").clamp(0, 4096) as usize);
-            lib.event_get_info(a.int("index"), a.s("name"), a.s("desc"), cap)
+            lib.event_get_info_nulls(a.int("index"), a.s("name"), a.s("desc"), cap, nulls)
                 .map(|(rc, o)| {
                     outs(
                         rc,
@@ -599,6 +631,34 @@ pub fn invoke(
                     ),
                 ],
             )
+        }
+        Func::Activity => {
+            let n = |k: &str| a.int(k).clamp(0, 100_000) as u32;
+            let plan = crate::target::activity::Plan {
+                messages: n("messages"),
+                unexpected: n("unexpected"),
+                collectives: n("collectives"),
+                comms: n("comms"),
+                sessions: n("sessions"),
+                hold: n("hold"),
+                drain: a.int("drain") != 0,
+            };
+            let d = t.activity(&plan)?;
+            let (rc, failed) = d.failed.map_or((0, ""), |(c, rc)| (rc, c));
+            let mut o = outs(
+                rc,
+                [("calls", int(d.calls)), ("seconds", Val::Float(d.seconds))],
+            );
+            if !failed.is_empty() {
+                o.1.insert(
+                    "failed_call".into(),
+                    Val::Str(StrOut {
+                        buf: Some(failed.as_bytes().to_vec()),
+                        ..StrOut::default()
+                    }),
+                );
+            }
+            o
         }
         Func::Simulate => lib
             .reference_simulate(a.int("steps"))

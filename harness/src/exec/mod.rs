@@ -81,6 +81,8 @@ struct Exec<'a, 'c> {
     log: &'c mut RcLog,
     /// The call in flight is an `erroneous` step's (its return code is logged apart).
     erroneous_now: bool,
+    /// `moved_from` observations: whether any value moved, and what the first move was.
+    moved: Option<(bool, String)>,
 }
 
 /// Runs `case` on `subject` (None for cases without `for_each`).
@@ -121,6 +123,7 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         iteration: None,
         log,
         erroneous_now: false,
+        moved: None,
     };
     for size in sizes {
         x.reset(size);
@@ -155,6 +158,19 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         }
         (None, None) => {
             r.message = format!("{} calls as expected", x.evidence.len());
+        }
+    }
+    if let Some((moved, how)) = x.moved {
+        r.exercised = Some(moved);
+        if r.status == Status::Pass {
+            r.message = if moved {
+                format!("{}; the value moved ({how})", r.message)
+            } else {
+                format!(
+                    "{}; the value did not move ({how}): the relations held vacuously",
+                    r.message
+                )
+            };
         }
     }
     r
@@ -310,6 +326,11 @@ impl<'a, 'c> Exec<'a, 'c> {
                     .collect(),
                 Err(e) => return self.error(e),
             },
+            // Each OUT argument NULL on its own, then all of them (position = the
+            // argument's place in `nullable_outs`; one past the end: all).
+            Some(ForAll::NullOuts) => (0..=func.nullable_outs().len())
+                .map(|i| (None, Some(Val::Int(i as i128))))
+                .collect(),
         };
         let collect = step.for_all.is_some();
         if collect {
@@ -333,8 +354,12 @@ impl<'a, 'c> Exec<'a, 'c> {
                 self.current = Some(e);
             }
             if let Some(v) = item {
-                let old = self.vars.insert("item".into(), v);
-                shadowed.push(("item".into(), old));
+                let var = match step.for_all {
+                    Some(ForAll::NullOuts) => "null",
+                    _ => "item",
+                };
+                let old = self.vars.insert(var.into(), v);
+                shadowed.push((var.into(), old));
             }
             let mut keep = true;
             let mut saves: Vec<(String, Val)> = Vec::new();
@@ -369,6 +394,9 @@ impl<'a, 'c> Exec<'a, 'c> {
                 };
                 if let Some(x) = &step.expect {
                     keep = self.judge(x, func, &args, &code, &outs);
+                    if let Some(e) = &x.moved_from {
+                        self.observe_move(e, &outs);
+                    }
                 }
                 saves = step
                     .save
@@ -414,6 +442,23 @@ impl<'a, 'c> Exec<'a, 'c> {
             }
         }
         true
+    }
+
+    /// Records whether the `value` OUT moved away from `from` (`moved_from`).
+    fn observe_move(&mut self, from: &Expr, outs: &BTreeMap<String, Val>) {
+        let (Ok(was), Some(now)) = (self.value(from), outs.get("value")) else {
+            return;
+        };
+        let first = |v: &Val| match v {
+            Val::List(l) => l.first().cloned().unwrap_or(Val::Int(0)),
+            other => other.clone(),
+        };
+        let (was, now) = (first(&was), first(now));
+        let moved = was != now;
+        match &mut self.moved {
+            Some((true, _)) => {}
+            slot => *slot = Some((moved, format!("{was} then {now}"))),
+        }
     }
 
     /// Whether `func` is an MPI_T entry point the library lacks.
@@ -546,7 +591,12 @@ impl<'a, 'c> Exec<'a, 'c> {
     /// (subject or saved), else the parameter's neutral default.
     fn args(&self, func: Func, step: &Step) -> Result<BTreeMap<&'static str, Arg>, String> {
         let mut out = BTreeMap::new();
+        let nulls = self.nulls(func, step);
         for (name, p) in func.params() {
+            if *p == Param::Str && nulls.contains(name) {
+                out.insert(*name, Arg::Str(StrArg::NULL));
+                continue;
+            }
             let given = step.args.get(*name);
             let from_var = || self.vars.get(*name).and_then(Val::int).map(|i| i as i64);
             let arg = match p {
@@ -610,7 +660,24 @@ impl<'a, 'c> Exec<'a, 'c> {
             };
             out.insert(*name, arg);
         }
+        if !nulls.is_empty() {
+            out.insert("null", Arg::Nulls(nulls));
+        }
         Ok(out)
+    }
+
+    /// The OUT arguments this iteration of `for_all: null_outs` passes as NULL: the
+    /// `$null`-th of the function's nullable OUTs, or all of them one past the last.
+    fn nulls(&self, func: Func, step: &Step) -> Vec<&'static str> {
+        if step.for_all != Some(ForAll::NullOuts) {
+            return Vec::new();
+        }
+        let all = func.nullable_outs();
+        let i = self.vars.get("null").and_then(Val::int).unwrap_or(0) as usize;
+        match all.get(i) {
+            Some(one) => vec![*one],
+            None => all.to_vec(),
+        }
     }
 
     fn default_int(&self, name: &str) -> Result<i64, String> {

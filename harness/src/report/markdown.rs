@@ -139,6 +139,24 @@ fn status_table(out: &mut String, r: &Report) {
     out.push('\n');
 }
 
+/// How many value results saw their value move under activity (`exercised`): a pass
+/// whose value never moved held its relation vacuously, and the reader should know how
+/// many those were.
+fn values_line(out: &mut String, r: &Report) {
+    let sampled: Vec<&CaseResult> = r.results.iter().filter(|x| x.exercised.is_some()).collect();
+    if sampled.is_empty() {
+        return;
+    }
+    let moved = sampled.iter().filter(|x| x.exercised == Some(true)).count();
+    let _ = writeln!(
+        out,
+        "Values under activity: {moved} of {} sampled results saw their value move; the \
+         other {} passed or failed on a value that stayed put.\n",
+        sampled.len(),
+        sampled.len() - moved
+    );
+}
+
 fn result_row(r: &CaseResult, with_area: bool) -> String {
     let area = if with_area {
         format!("{} | ", r.area)
@@ -246,6 +264,7 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     header(&mut out, report);
     status_table(&mut out, report);
+    values_line(&mut out, report);
     top_findings(&mut out, report);
     for area in Area::ALL {
         let results: Vec<&CaseResult> = report.results.iter().filter(|r| r.area == area).collect();

@@ -306,6 +306,16 @@ impl Emitter<'_> {
 
     pub(super) fn builtin(&mut self, b: Builtin, step: &Step) -> R<()> {
         let must = u8::from(self.case.level == Level::Must);
+        // A built-in's argument: the C variable of the saved value it names.
+        let get = |k: &str| -> R<String> {
+            match step.args.get(k) {
+                Some(Expr::Sum(t)) if t.len() == 1 => match &t[0].1 {
+                    Term::Var(v) => Ok(format!("v_{v}")),
+                    _ => Err(format!("`{k}` of {b:?}")),
+                },
+                _ => Err(format!("`{k}` of {b:?}")),
+            }
+        };
         match b {
             Builtin::ErrorCodes => {
                 self.line("check_error_codes(".to_string() + &must.to_string() + ");");
@@ -313,19 +323,18 @@ impl Emitter<'_> {
                 Ok(())
             }
             Builtin::CatalogExtends | Builtin::CategoriesExtend => {
-                let get = |k: &str| -> R<String> {
-                    match step.args.get(k) {
-                        Some(Expr::Sum(t)) if t.len() == 1 => match &t[0].1 {
-                            Term::Var(v) => Ok(format!("v_{v}")),
-                            _ => Err(format!("`{k}` of {b:?}")),
-                        },
-                        _ => Err(format!("`{k}` of {b:?}")),
-                    }
-                };
                 let (before, after) = (get("before")?, get("after")?);
                 let only_categories = u8::from(b == Builtin::CategoriesExtend);
                 self.line(format!(
                     "if (snap_extends(&{before}, &{after}, {only_categories}, {must})) goto done;"
+                ));
+                Ok(())
+            }
+            Builtin::CategoryChangedTracks => {
+                let (before, after) = (get("before")?, get("after")?);
+                let (n0, n1) = (get("number_before")?, get("number_after")?);
+                self.line(format!(
+                    "if (snap_categories_same(&{before}, &{after}, {n0}, {n1}, {must})) goto done;"
                 ));
                 Ok(())
             }

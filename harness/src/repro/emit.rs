@@ -73,6 +73,7 @@ pub struct Emitter<'a> {
     pub(super) tmp: usize,
     pub needs_snapshot: bool,
     pub needs_events: bool,
+    pub needs_activity: bool,
     /// Calls the reference's test hooks (`MPIT_Reference_simulate`, ...).
     pub needs_reference: bool,
 }
@@ -83,6 +84,7 @@ pub struct Program {
     pub body: String,
     pub needs_snapshot: bool,
     pub needs_events: bool,
+    pub needs_activity: bool,
     pub needs_reference: bool,
 }
 
@@ -102,6 +104,7 @@ impl<'a> Emitter<'a> {
             tmp: 0,
             needs_snapshot: false,
             needs_events: false,
+            needs_activity: false,
             needs_reference: case.requires(Require::ReferenceHooks),
         };
         e.main().map_err(|why| Unsupported {
@@ -113,6 +116,7 @@ impl<'a> Emitter<'a> {
             body: e.body,
             needs_snapshot: e.needs_snapshot,
             needs_events: e.needs_events,
+            needs_activity: e.needs_activity,
             needs_reference: e.needs_reference,
         })
     }
@@ -361,6 +365,7 @@ impl<'a> Emitter<'a> {
                 self.close();
                 r
             }
+            Some(ForAll::NullOuts) => Err("for_all over NULL OUT arguments".into()),
             Some(ForAll::Range(e)) => {
                 let n = self.expr(e, "int")?;
                 self.begin_lists(func, step)?;
@@ -416,6 +421,9 @@ impl<'a> Emitter<'a> {
         let template = c_args(func).ok_or_else(|| format!("{} is not an MPI call", func.yaml()))?;
         if matches!(func, Func::Simulate | Func::RaiseEvent) {
             self.needs_reference = true;
+        }
+        if func == Func::Activity {
+            self.needs_activity = true;
         }
         // MPI-4.0's functions: an older mpi.h does not declare them.
         let c = func.c_name();

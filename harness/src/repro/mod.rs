@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 const PRELUDE: &str = include_str!("prelude.c");
 const SNAPSHOT: &str = include_str!("snapshot.c");
 const EVENTS: &str = include_str!("events.c");
+const ACTIVITY: &str = include_str!("activity.c");
 
 /// Why `repro` cannot write a program for what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -139,6 +140,10 @@ pub fn c_program(
     if program.needs_snapshot {
         c.push('\n');
         c.push_str(SNAPSHOT);
+    }
+    if program.needs_activity {
+        c.push('\n');
+        c.push_str(ACTIVITY);
     }
     c.push_str("\n/* ---- The case ------------------------------------------------------------------ */\n");
     if let Subject::Entry { kind, name, parent } = &subject {

@@ -78,6 +78,8 @@ pub fn c_args(f: Func) -> Option<&'static str> {
         // The reference's test hooks (mpit_reference.h): a program using them builds
         // against the reference only.
         Simulate => "{steps}",
+        // activity.c's `activity`: MPI work, or the reference's simulate hook.
+        Activity => "{messages}, {unexpected}, {hold}, {drain}, {collectives}, {comms}, {sessions}",
         RaiseEvent => "{index}, {cb_safety}",
         // Instances exist only inside a callback; harness operations are not MPI calls.
         EventRead | EventCopy | EventGetTimestamp | EventGetSource | CatalogSnapshot

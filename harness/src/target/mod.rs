@@ -1,6 +1,7 @@
 //! Target: one loaded library, its ABI profile, and the decoding of what it returns into
 //! the spec's names (DESIGN.md, "Target" and "AbiProfile").
 
+pub mod activity;
 pub mod catalog;
 pub mod elf;
 pub mod env;
@@ -229,6 +230,9 @@ pub struct Target {
     /// Profile entries naming an object the library does not export (`MPI_INT =
     /// {symbol: ompi_mpi_int}`): a profile that does not fit the library.
     pub unresolved: Vec<String>,
+    /// Messages the activity sent to self and left unreceived (`hold`), received by a
+    /// later activity's `drain` (target::activity).
+    pub(crate) held: std::sync::Mutex<Vec<(i32, ffi::PendingSend)>>,
 }
 
 /// Tells the family from what the library exports, before any call that could fail
@@ -388,6 +392,7 @@ impl Target {
             datatypes,
             handles,
             unresolved,
+            held: Default::default(),
         })
     }
 

@@ -65,6 +65,7 @@ pub fn result(case: &str, area: Area, subject: &str, status: Status, message: &s
         reading: None,
         duration_ms: 1.5,
         waived: None,
+        exercised: None,
         evidence: if status == Status::Pass {
             vec![]
         } else {

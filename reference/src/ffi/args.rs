@@ -29,6 +29,19 @@ pub(crate) unsafe fn put<T>(p: *mut T, v: T) {
     }
 }
 
+/// [`put`], or, under a `null-out-deref-*` fault, a store without the NULL check (what
+/// a library that forgets R-CVAR-3 does): a NULL pointer then crashes the process.
+///
+/// # Safety
+/// As [`put`].
+pub(crate) unsafe fn put_unchecked_if<T>(p: *mut T, v: T, unchecked: bool) {
+    if unchecked && p.is_null() {
+        super::crash();
+    }
+    // SAFETY: the caller's contract.
+    unsafe { put(p, v) }
+}
+
 /// An INOUT handle argument of a `*_free` call: reads the handle, lets `free` decide
 /// the value the caller's variable must hold afterwards (R-CVAR-7, R-SESS-1, R-PH-1:
 /// the null handle), and stores it.

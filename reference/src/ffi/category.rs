@@ -1,6 +1,7 @@
 //! MPI-4.1 §15.3.9: categories.
 
-use super::{c_name, export, need, out_desc, out_str, put, t_call};
+use super::{c_name, export, need, out_desc, out_str, put, put_unchecked_if, t_call};
+use crate::faults::Fault;
 use crate::model::Members;
 use crate::spec::{TErr, TResult};
 use std::ffi::{c_char, c_int};
@@ -39,7 +40,11 @@ export! {
                 out_desc(&info.desc, desc, desc_len, f);
                 put(num_cvars, info.num_cvars);
                 put(num_pvars, info.num_pvars);
-                put(num_categories, info.num_categories);
+                put_unchecked_if(
+                    num_categories,
+                    info.num_categories,
+                    f.has(Fault::NullOutDerefCategory),
+                );
             }
             Ok(())
         })

@@ -3,7 +3,7 @@
 use super::process::{self, Point};
 use super::{
     abi, bound_object, c_name, copy_in, copy_out, crash, export, free_inout, need, out_desc,
-    out_str, put, t_call,
+    out_str, put, put_unchecked_if, t_call,
 };
 use crate::faults::Fault;
 use crate::model::CvarHandle;
@@ -60,7 +60,11 @@ export! {
                 put(datatype, abi().datatype(info.datatype));
                 put(enumtype, info.enumtype.0 as usize);
                 out_desc(&info.desc, desc, desc_len, f);
-                put(bind, p.bind.num(info.bind) as c_int);
+                put_unchecked_if(
+                    bind,
+                    p.bind.num(info.bind) as c_int,
+                    f.has(Fault::NullOutDerefCvar),
+                );
                 put(scope, p.scope.num(info.scope) as c_int);
             }
             Ok(())

@@ -1,6 +1,7 @@
 //! MPI-4.1 §15.3.5: enumerations.
 
-use super::{export, out_str, put, t_call};
+use super::{export, out_str, put_unchecked_if, t_call};
+use crate::faults::Fault;
 use crate::model::EnumHandle;
 use std::ffi::{c_char, c_int};
 
@@ -11,7 +12,7 @@ export! {
             let info = m.enum_get_info(EnumHandle(enumtype as u64))?;
             // SAFETY: each pointer is NULL (ignored) or valid for its OUT type.
             unsafe {
-                put(num, info.num);
+                put_unchecked_if(num, info.num, m.faults().has(Fault::NullOutDerefEnum));
                 out_str(&info.name, name, name_len, m.faults());
             }
             Ok(())
@@ -33,7 +34,7 @@ export! {
             let item = m.enum_get_item(EnumHandle(enumtype as u64), indx)?;
             // SAFETY: each pointer is NULL (ignored) or valid for its OUT type.
             unsafe {
-                put(value, item.value);
+                put_unchecked_if(value, item.value, m.faults().has(Fault::NullOutDerefItem));
                 out_str(&item.name, name, name_len, m.faults());
             }
             Ok(())

@@ -3,9 +3,10 @@
 //! tokens and run by [`deliver`] with the lock released.
 
 use super::{
-    abi, bound_object, c_name, copy_out, export, lock, need, out_desc, out_str, put, t_call,
-    t_call_deliver,
+    abi, bound_object, c_name, copy_out, export, lock, need, out_desc, out_str, put,
+    put_unchecked_if, t_call, t_call_deliver,
 };
+use crate::faults::Fault;
 use crate::model::{Delivery, Instance, Registration};
 use crate::spec::{CbSafety, TErr, TResult};
 use std::ffi::{c_char, c_int, c_void};
@@ -139,7 +140,7 @@ export! {
                 out_desc(&si.desc, desc, desc_len, f);
                 put(ordering, abi().c.source_order.num(si.ordering) as c_int);
                 put(ticks_per_second, si.ticks_per_second);
-                put(max_ticks, si.max_ticks);
+                put_unchecked_if(max_ticks, si.max_ticks, f.has(Fault::NullOutDerefSource));
                 put(info, abi().info_out(ih));
             }
             Ok(())
@@ -215,7 +216,11 @@ export! {
                 put(enumtype, ei.enumtype.0 as usize);
                 put(info, abi().info_out(ih));
                 out_desc(&ei.desc, desc, desc_len, f);
-                put(bind, p.bind.num(ei.bind) as c_int);
+                put_unchecked_if(
+                    bind,
+                    p.bind.num(ei.bind) as c_int,
+                    f.has(Fault::NullOutDerefEvent),
+                );
             }
             Ok(())
         })

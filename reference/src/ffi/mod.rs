@@ -28,6 +28,7 @@ mod pvar;
 
 pub(crate) use args::{
     bound_object, c_name, copy_in, copy_out, free_inout, need, out_desc, out_str, put, put_string,
+    put_unchecked_if,
 };
 
 use crate::catalog::Catalog;

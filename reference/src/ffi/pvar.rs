@@ -5,8 +5,9 @@
 use super::process::{self, Point};
 use super::{
     abi, bound_object, c_name, copy_in, copy_out, export, free_inout, need, out_desc, out_str, put,
-    t_call,
+    put_unchecked_if, t_call,
 };
+use crate::faults::Fault;
 use crate::model::{Model, PvarHandle, Session};
 use crate::spec::{TErr, TResult};
 use std::ffi::{c_char, c_int, c_void};
@@ -56,7 +57,11 @@ export! {
                 put(bind, p.bind.num(info.bind) as c_int);
                 put(readonly, c_int::from(info.readonly));
                 put(continuous, c_int::from(info.continuous));
-                put(atomic, c_int::from(info.atomic));
+                put_unchecked_if(
+                    atomic,
+                    c_int::from(info.atomic),
+                    f.has(Fault::NullOutDerefPvar),
+                );
             }
             Ok(())
         })

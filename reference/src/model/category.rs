@@ -45,6 +45,9 @@ impl Model {
 
     /// Records that categories were added or expanded.
     pub(super) fn category_bump(&mut self) {
+        if self.fault(Fault::CategoryChangedNotBumped) {
+            return;
+        }
         self.category.stamp = self.category.stamp.saturating_add(1);
     }
 

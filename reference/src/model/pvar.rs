@@ -123,7 +123,9 @@ impl PvarState {
         for ((w, p), b) in self.world.iter_mut().zip(&cat.pvars).zip(&self.base) {
             *w = world_at(cat, p, b, t);
         }
-        for h in self.handles.values_mut().filter(|h| h.active()) {
+        // Fault `stopped-handle-counts`: stopped handles are updated as well.
+        let all = faults.has(Fault::StoppedHandleCounts);
+        for h in self.handles.values_mut().filter(|h| all || h.active()) {
             let class = cat.pvars[h.slot].class;
             accumulate(class, &mut h.value, t);
             observe(class, &mut h.value, &self.world[h.slot], faults);
@@ -168,6 +170,16 @@ impl PvarState {
                 return;
             }
             st.value = starting_value(p, &self.world[st.slot], st.count);
+        }
+        // Fault `reset-leaks-across-sessions`: every other handle is reset too, in this
+        // session and in every other (R-SESS-1 says sessions isolate).
+        if faults.has(Fault::ResetLeaksAcrossSessions) {
+            for st in self.handles.values_mut() {
+                let p = &cat.pvars[st.slot];
+                if !p.readonly {
+                    st.value = fit(starting_value(p, &self.world[st.slot], 0), st.count);
+                }
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Categories (MPI-4.1 §15.3.9) and enumerations (§15.3.5).
 
-use super::strings::StrSlot;
+use super::strings::{Nulls, StrSlot};
 use super::{Called, Lib, Members, RawHandle, StrArg, StrOut, GUARD};
 use std::ffi::c_int;
 
@@ -29,6 +29,17 @@ impl Lib {
     }
 
     pub fn category_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawCategoryInfo> {
+        self.category_get_info_nulls(i, name, desc, Nulls::NONE)
+    }
+
+    /// `MPI_T_category_get_info` with the OUT arguments `nulls` names passed as NULL.
+    pub fn category_get_info_nulls(
+        &self,
+        i: i32,
+        name: StrArg,
+        desc: StrArg,
+        nulls: Nulls,
+    ) -> Called<RawCategoryInfo> {
         let f = self.raw.category_get_info?;
         let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
         let mut o = RawCategoryInfo::default();
@@ -40,9 +51,9 @@ impl Lib {
                 n.len_ptr(),
                 d.buf_ptr(),
                 d.len_ptr(),
-                &mut o.num_cvars,
-                &mut o.num_pvars,
-                &mut o.num_categories,
+                nulls.ptr("num_cvars", &mut o.num_cvars),
+                nulls.ptr("num_pvars", &mut o.num_pvars),
+                nulls.ptr("num_categories", &mut o.num_categories),
             )
         };
         o.name = n.out();
@@ -126,21 +137,50 @@ impl Lib {
     }
 
     pub fn enum_get_info(&self, e: RawHandle, name: StrArg) -> Called<(i32, StrOut)> {
+        self.enum_get_info_nulls(e, name, Nulls::NONE)
+    }
+
+    /// `MPI_T_enum_get_info` with `num` NULL when `nulls` names it.
+    pub fn enum_get_info_nulls(
+        &self,
+        e: RawHandle,
+        name: StrArg,
+        nulls: Nulls,
+    ) -> Called<(i32, StrOut)> {
         let f = self.raw.enum_get_info?;
         let mut n = StrSlot::new(name);
         let mut num = -1;
         // SAFETY: `e` is a value the library returned as an enum handle; the others are
-        // storage of this frame.
-        let rc = unsafe { f(e, &mut num, n.buf_ptr(), n.len_ptr()) };
+        // NULL or storage of this frame.
+        let rc = unsafe { f(e, nulls.ptr("num", &mut num), n.buf_ptr(), n.len_ptr()) };
         Some((rc, (num, n.out())))
     }
 
     pub fn enum_get_item(&self, e: RawHandle, item: i32, name: StrArg) -> Called<(i32, StrOut)> {
+        self.enum_get_item_nulls(e, item, name, Nulls::NONE)
+    }
+
+    /// `MPI_T_enum_get_item` with `value` NULL when `nulls` names it.
+    pub fn enum_get_item_nulls(
+        &self,
+        e: RawHandle,
+        item: i32,
+        name: StrArg,
+        nulls: Nulls,
+    ) -> Called<(i32, StrOut)> {
         let f = self.raw.enum_get_item?;
         let mut n = StrSlot::new(name);
         let mut value = 0;
         // SAFETY: as in `enum_get_info`.
-        let rc = unsafe { f(e, item, &mut value, n.buf_ptr(), n.len_ptr()) };
+        let rc = unsafe {
+            f(
+                e,
+                item,
+                nulls.ptr("value", &mut value),
+                n.buf_ptr(),
+                n.len_ptr(),
+            )
+        };
         Some((rc, (value, n.out())))
     }
 }

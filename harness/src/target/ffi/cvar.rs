@@ -1,7 +1,7 @@
 //! Control variables (MPI-4.1 §15.3.6): queries, handles, read and write.
 
 use super::buffers::{BufSlot, ObjSlot};
-use super::strings::StrSlot;
+use super::strings::{Nulls, StrSlot};
 use super::{BufOut, Called, Lib, ObjArg, RawHandle, RawObj, StrArg, StrOut};
 use std::ffi::c_int;
 
@@ -27,23 +27,34 @@ impl Lib {
     }
 
     pub fn cvar_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawCvarInfo> {
+        self.cvar_get_info_nulls(i, name, desc, Nulls::NONE)
+    }
+
+    /// `MPI_T_cvar_get_info` with the OUT arguments `nulls` names passed as NULL.
+    pub fn cvar_get_info_nulls(
+        &self,
+        i: i32,
+        name: StrArg,
+        desc: StrArg,
+        nulls: Nulls,
+    ) -> Called<RawCvarInfo> {
         let f = self.raw.cvar_get_info?;
         let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
         let mut o = RawCvarInfo::default();
-        // SAFETY: every pointer is NULL (where StrArg asks) or points to storage of this
+        // SAFETY: every pointer is NULL (where StrArg or `nulls` asks) or points to storage of this
         // frame sized as the prototype requires (datatype widened to 8 bytes).
         let rc = unsafe {
             f(
                 i,
                 n.buf_ptr(),
                 n.len_ptr(),
-                &mut o.verbosity,
-                &mut o.datatype,
-                &mut o.enumtype,
+                nulls.ptr("verbosity", &mut o.verbosity),
+                nulls.ptr("datatype", &mut o.datatype),
+                nulls.ptr("enumtype", &mut o.enumtype),
                 d.buf_ptr(),
                 d.len_ptr(),
-                &mut o.bind,
-                &mut o.scope,
+                nulls.ptr("bind", &mut o.bind),
+                nulls.ptr("scope", &mut o.scope),
             )
         };
         o.name = n.out();

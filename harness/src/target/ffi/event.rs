@@ -4,7 +4,7 @@
 //! `recorder.rs`, beside the callbacks.
 
 use super::buffers::ObjSlot;
-use super::strings::StrSlot;
+use super::strings::{Nulls, StrSlot};
 use super::{obj_from_bytes, BufOut, Called, Lib, ObjArg, RawHandle, RawObj, StrArg, StrOut};
 use std::ffi::c_int;
 
@@ -54,6 +54,17 @@ impl Lib {
 
     /// `MPI_T_source_get_info` with a NULL info pointer (R-CVAR-3: ignored).
     pub fn source_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawSourceInfo> {
+        self.source_get_info_nulls(i, name, desc, Nulls::NONE)
+    }
+
+    /// `MPI_T_source_get_info` with the OUT arguments `nulls` names passed as NULL.
+    pub fn source_get_info_nulls(
+        &self,
+        i: i32,
+        name: StrArg,
+        desc: StrArg,
+        nulls: Nulls,
+    ) -> Called<RawSourceInfo> {
         let f = self.raw.source_get_info?;
         let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
         let mut o = RawSourceInfo::default();
@@ -66,9 +77,9 @@ impl Lib {
                 n.len_ptr(),
                 d.buf_ptr(),
                 d.len_ptr(),
-                &mut o.ordering,
-                &mut o.ticks_per_second,
-                &mut o.max_ticks,
+                nulls.ptr("ordering", &mut o.ordering),
+                nulls.ptr("ticks_per_second", &mut o.ticks_per_second),
+                nulls.ptr("max_ticks", &mut o.max_ticks),
                 std::ptr::null_mut(),
             )
         };
@@ -120,6 +131,19 @@ impl Lib {
         desc: StrArg,
         capacity: usize,
     ) -> Called<RawEventInfo> {
+        self.event_get_info_nulls(i, name, desc, capacity, Nulls::NONE)
+    }
+
+    /// `MPI_T_event_get_info` with the OUT arguments `nulls` names passed as NULL
+    /// (`datatypes`, `displacements`: the arrays).
+    pub fn event_get_info_nulls(
+        &self,
+        i: i32,
+        name: StrArg,
+        desc: StrArg,
+        capacity: usize,
+        nulls: Nulls,
+    ) -> Called<RawEventInfo> {
         let f = self.raw.event_get_info?;
         let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
         // MPI_Datatype array_of_datatypes[]: `capacity` handles of the family's width
@@ -139,15 +163,23 @@ impl Lib {
                 i,
                 n.buf_ptr(),
                 n.len_ptr(),
-                &mut o.verbosity,
-                types.as_mut_ptr().cast(),
-                o.displacements.as_mut_ptr(),
-                &mut o.num_elements,
-                &mut o.enumtype,
+                nulls.ptr("verbosity", &mut o.verbosity),
+                if nulls.has("datatypes") {
+                    std::ptr::null_mut()
+                } else {
+                    types.as_mut_ptr().cast()
+                },
+                if nulls.has("displacements") {
+                    std::ptr::null_mut()
+                } else {
+                    o.displacements.as_mut_ptr()
+                },
+                nulls.ptr("num_elements", &mut o.num_elements),
+                nulls.ptr("enumtype", &mut o.enumtype),
                 std::ptr::null_mut(),
                 d.buf_ptr(),
                 d.len_ptr(),
-                &mut o.bind,
+                nulls.ptr("bind", &mut o.bind),
             )
         };
         let w = self.handle_width;

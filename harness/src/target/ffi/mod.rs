@@ -38,13 +38,14 @@ pub use buffers::{BufOut, ObjArg};
 pub use category::RawCategoryInfo;
 pub use cvar::RawCvarInfo;
 pub use event::{RawEventInfo, RawSourceInfo};
+pub use mpi::PendingSend;
 pub use mpit_reference::model::Members;
 pub use pvar::RawPvarInfo;
 pub use recorder::{
     lost_records, take_deliveries, take_dropped, take_dropped_positions, take_freed, Delivery,
     Recording,
 };
-pub use strings::{StrArg, StrOut};
+pub use strings::{Nulls, StrArg, StrOut};
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use raw::Raw;

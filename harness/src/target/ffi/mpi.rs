@@ -10,10 +10,30 @@ use std::ffi::c_int;
 const INFO_KEY_BUF: usize = 1024;
 /// The buffer `info_get_string` offers for a value.
 const INFO_VALUE_BUF: usize = 4096;
+/// Bytes offered for an `MPI_Status`: more than any family's (MPICH 20, Open MPI 24,
+/// the MPI-5.0 standard ABI 32).
+const STATUS_BYTES: usize = 64;
 
 fn text(buf: &[u8]) -> String {
     let end = buf.iter().position(|c| *c == 0).unwrap_or(buf.len());
     String::from_utf8_lossy(&buf[..end]).into_owned()
+}
+
+/// A nonblocking send in flight: its request and the buffer the library may still read.
+#[derive(Debug)]
+pub struct PendingSend {
+    req: RawObj,
+    buf: Option<Box<i32>>,
+}
+
+impl Drop for PendingSend {
+    fn drop(&mut self) {
+        // Never waited (or the wait failed): the library may still read the buffer, so it
+        // is leaked rather than freed.
+        if let Some(b) = self.buf.take() {
+            Box::leak(b);
+        }
+    }
 }
 
 impl Lib {
@@ -172,6 +192,147 @@ impl Lib {
         // SAFETY: an 8-byte INOUT slot holding the handle as the family's variable would.
         let rc = unsafe { f(&mut slot) };
         Some((rc, self.obj_out(slot)))
+    }
+
+    /// `MPI_Isend` of one `int` (`datatype`: the family's MPI_INT) to `dest` on `comm`:
+    /// nonblocking, because a blocking send to self before the receive is posted may
+    /// wait forever (MPICH's does; MPI-4.1 §3.5 calls such a program unsafe). Complete
+    /// it with [`Lib::wait_send`].
+    pub fn isend_int(
+        &self,
+        value: i32,
+        datatype: RawObj,
+        dest: i32,
+        tag: i32,
+        comm: RawObj,
+    ) -> Called<PendingSend> {
+        let f = self.raw.mpi_isend?;
+        let mut p = PendingSend {
+            req: 0,
+            buf: Some(Box::new(value)),
+        };
+        let buf: *const i32 = p.buf.as_deref().map_or(std::ptr::null(), |b| b);
+        // SAFETY: the buffer is on the heap and lives until the request completed (wait_send)
+        // or forever (PendingSend's Drop leaks it); the request slot is 8 bytes (either width).
+        let rc = unsafe { f(buf.cast(), 1, datatype, dest, tag, comm, &mut p.req) };
+        Some((rc, p))
+    }
+
+    /// `MPI_Wait` on a send of [`Lib::isend_int`].
+    pub fn wait_send(&self, mut p: PendingSend) -> Called<()> {
+        let f = self.raw.mpi_wait?;
+        let mut status = [0u8; STATUS_BYTES];
+        // SAFETY: the request the library wrote; a status buffer of STATUS_BYTES bytes.
+        let rc = unsafe { f(&mut p.req, status.as_mut_ptr().cast()) };
+        if rc == 0 {
+            // Complete: the library no longer reads the buffer.
+            p.buf = None;
+        }
+        Some((rc, ()))
+    }
+
+    /// `MPI_Recv` of one `int` from `source` on `comm`, with a status buffer larger than
+    /// any family's `MPI_Status` (MPICH 20 bytes, Open MPI 24, the standard ABI 32).
+    pub fn recv_int(&self, datatype: RawObj, source: i32, tag: i32, comm: RawObj) -> Called<i32> {
+        let f = self.raw.mpi_recv?;
+        let mut v: i32 = -1;
+        let mut status = [0u8; STATUS_BYTES];
+        // SAFETY: a 4-byte buffer for one int; a status buffer of STATUS_BYTES bytes.
+        let rc = unsafe {
+            f(
+                (&mut v as *mut i32).cast(),
+                1,
+                datatype,
+                source,
+                tag,
+                comm,
+                status.as_mut_ptr().cast(),
+            )
+        };
+        Some((rc, v))
+    }
+
+    /// `MPI_Irecv` of one `int` into `*buf`, then `MPI_Isend` of `value` to self, then
+    /// `MPI_Wait` on both: a message whose receive was posted first.
+    pub fn exchange_nonblocking(
+        &self,
+        value: i32,
+        datatype: RawObj,
+        rank: i32,
+        tag: i32,
+        comm: RawObj,
+    ) -> Called<i32> {
+        let (irecv, isend, wait) = (self.raw.mpi_irecv?, self.raw.mpi_isend?, self.raw.mpi_wait?);
+        // Boxed: the library keeps the buffer addresses until the waits return.
+        let mut buf = Box::new(-1i32);
+        let out = Box::new(value);
+        let (mut rreq, mut sreq): (RawObj, RawObj) = (0, 0);
+        let mut status = [0u8; STATUS_BYTES];
+        // SAFETY: the buffers live on the heap until both requests completed below;
+        // request slots are 8 bytes (either width); the status buffer as in `recv_int`.
+        unsafe {
+            let rc = irecv(
+                (&mut *buf as *mut i32).cast(),
+                1,
+                datatype,
+                rank,
+                tag,
+                comm,
+                &mut rreq,
+            );
+            if rc != 0 {
+                return Some((rc, -1));
+            }
+            let rc = isend(
+                (&*out as *const i32).cast(),
+                1,
+                datatype,
+                rank,
+                tag,
+                comm,
+                &mut sreq,
+            );
+            if rc != 0 {
+                // The posted receive stays pending; the library cleans it up at finalize.
+                return Some((rc, -1));
+            }
+            let rc = wait(&mut sreq, status.as_mut_ptr().cast());
+            if rc != 0 {
+                return Some((rc, -1));
+            }
+            let rc = wait(&mut rreq, status.as_mut_ptr().cast());
+            Some((rc, *buf))
+        }
+    }
+
+    /// `MPI_Barrier(comm)`.
+    pub fn barrier(&self, comm: RawObj) -> Called<()> {
+        let f = self.raw.mpi_barrier?;
+        // SAFETY: a handle by value.
+        Some((unsafe { f(comm) }, ()))
+    }
+
+    /// `MPI_Bcast` of one `int` from `root` on `comm`.
+    pub fn bcast_int(&self, value: i32, datatype: RawObj, root: i32, comm: RawObj) -> Called<i32> {
+        let f = self.raw.mpi_bcast?;
+        let mut v = value;
+        // SAFETY: a 4-byte buffer for one int; handles by value.
+        let rc = unsafe { f((&mut v as *mut i32).cast(), 1, datatype, root, comm) };
+        Some((rc, v))
+    }
+
+    /// `MPI_Comm_dup(comm, &new)` then `MPI_Comm_free(&new)`.
+    pub fn comm_dup_free(&self, comm: RawObj) -> Called<()> {
+        let (dup, free) = (self.raw.comm_dup?, self.raw.comm_free?);
+        let mut slot: RawObj = 0;
+        // SAFETY: an 8-byte OUT slot (either width), then the same slot as the INOUT
+        // handle variable the library wrote.
+        let rc = unsafe { dup(comm, &mut slot) };
+        if rc != 0 {
+            return Some((rc, ()));
+        }
+        // SAFETY: as above.
+        Some((unsafe { free(&mut slot) }, ()))
     }
 
     /// The reference's `MPIT_Reference_simulate(steps)`: `steps` units of simulated MPI

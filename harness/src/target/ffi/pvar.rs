@@ -4,7 +4,7 @@
 //! cases' business (R-PSTART-2, R-PREAD-1).
 
 use super::buffers::{BufSlot, ObjSlot};
-use super::strings::StrSlot;
+use super::strings::{Nulls, StrSlot};
 use super::{BufOut, Called, Lib, ObjArg, RawHandle, RawObj, StrArg, StrOut};
 use std::ffi::c_int;
 
@@ -29,6 +29,17 @@ impl Lib {
     }
 
     pub fn pvar_get_info(&self, i: i32, name: StrArg, desc: StrArg) -> Called<RawPvarInfo> {
+        self.pvar_get_info_nulls(i, name, desc, Nulls::NONE)
+    }
+
+    /// `MPI_T_pvar_get_info` with the OUT arguments `nulls` names passed as NULL.
+    pub fn pvar_get_info_nulls(
+        &self,
+        i: i32,
+        name: StrArg,
+        desc: StrArg,
+        nulls: Nulls,
+    ) -> Called<RawPvarInfo> {
         let f = self.raw.pvar_get_info?;
         let (mut n, mut d) = (StrSlot::new(name), StrSlot::new(desc));
         let mut o = RawPvarInfo::default();
@@ -38,16 +49,16 @@ impl Lib {
                 i,
                 n.buf_ptr(),
                 n.len_ptr(),
-                &mut o.verbosity,
-                &mut o.var_class,
-                &mut o.datatype,
-                &mut o.enumtype,
+                nulls.ptr("verbosity", &mut o.verbosity),
+                nulls.ptr("var_class", &mut o.var_class),
+                nulls.ptr("datatype", &mut o.datatype),
+                nulls.ptr("enumtype", &mut o.enumtype),
                 d.buf_ptr(),
                 d.len_ptr(),
-                &mut o.bind,
-                &mut o.readonly,
-                &mut o.continuous,
-                &mut o.atomic,
+                nulls.ptr("bind", &mut o.bind),
+                nulls.ptr("readonly", &mut o.readonly),
+                nulls.ptr("continuous", &mut o.continuous),
+                nulls.ptr("atomic", &mut o.atomic),
             )
         };
         o.name = n.out();

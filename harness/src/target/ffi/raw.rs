@@ -133,6 +133,15 @@ symbols! {
     aux info_get_nthkey = "MPI_Info_get_nthkey": (RawObj, c_int, *mut c_char);
     aux info_get_string = "MPI_Info_get_string": (RawObj, *const c_char, *mut c_int, *mut c_char, *mut c_int);
     aux info_free = "MPI_Info_free": (*mut RawObj);
+    aux mpi_send = "MPI_Send": (*const c_void, c_int, RawObj, c_int, c_int, RawObj);
+    aux mpi_recv = "MPI_Recv": (*mut c_void, c_int, RawObj, c_int, c_int, RawObj, *mut c_void);
+    aux mpi_isend = "MPI_Isend": (*const c_void, c_int, RawObj, c_int, c_int, RawObj, *mut RawObj);
+    aux mpi_irecv = "MPI_Irecv": (*mut c_void, c_int, RawObj, c_int, c_int, RawObj, *mut RawObj);
+    aux mpi_wait = "MPI_Wait": (*mut RawObj, *mut c_void);
+    aux mpi_barrier = "MPI_Barrier": (RawObj);
+    aux mpi_bcast = "MPI_Bcast": (*mut c_void, c_int, RawObj, c_int, RawObj);
+    aux comm_dup = "MPI_Comm_dup": (RawObj, *mut RawObj);
+    aux comm_free = "MPI_Comm_free": (*mut RawObj);
     aux reference_simulate = "MPIT_Reference_simulate": (c_int);
     aux reference_raise_event = "MPIT_Reference_raise_event": (c_int, c_int);
 }

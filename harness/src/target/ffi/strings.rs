@@ -27,6 +27,34 @@ impl StrArg {
         cap: None,
         len: Some(0),
     };
+    /// NULL buffer and NULL length pointer: the whole pair left out (R-CVAR-3).
+    pub const NULL: StrArg = StrArg {
+        cap: None,
+        len: None,
+    };
+}
+
+/// The OUT arguments of a `*_get_info` call passed as NULL, by the names the case
+/// language gives them (`verbosity`, `bind`, `num_elements`, ...). R-CVAR-3: "A NULL OUT
+/// parameter to *_get_info is ignored"; the string pairs are the caller's `StrArg`s.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Nulls<'a>(pub &'a [&'a str]);
+
+impl Nulls<'_> {
+    pub const NONE: Nulls<'static> = Nulls(&[]);
+
+    pub fn has(&self, name: &str) -> bool {
+        self.0.contains(&name)
+    }
+
+    /// `slot`, or NULL when `name` is passed as NULL.
+    pub(super) fn ptr<T>(&self, name: &str, slot: &mut T) -> *mut T {
+        if self.has(name) {
+            std::ptr::null_mut()
+        } else {
+            slot
+        }
+    }
 }
 
 /// What came back in one (buf, len) pair.
