@@ -8,7 +8,7 @@
 use super::op::{Act, Data, Kind, Mode, Op, Ref, Str};
 use super::Mirror;
 use crate::runner::return_codes::{
-    Table, BAD_INDEX_EXPLICIT, BAD_INDEX_TABLE_ONLY, UNDEFINED_ARGUMENT,
+    Table, BAD_INDEX_EXPLICIT, BAD_INDEX_TABLE_ONLY, NULL_OUT_UNSTATED, UNDEFINED_ARGUMENT,
 };
 use crate::verdict::Level;
 use mpit_reference::model::Members;
@@ -871,6 +871,16 @@ impl Gen {
         let explicit = Table::shared_level(BAD_INDEX_EXPLICIT);
         let undefined = Table::shared_level(UNDEFINED_ARGUMENT);
         match op {
+            // Every OUT argument NULL where no sentence says NULL is ignored
+            // (specs/return-codes.yaml `null_out_unstated`).
+            Op::EnumGetInfo { name, .. } | Op::EnumGetItem { name, .. } if *name == Str::NONE => {
+                Table::shared_level(NULL_OUT_UNSTATED)
+            }
+            Op::GetInfo {
+                kind: Kind::Source,
+                desc,
+                ..
+            } if *desc == Str::NONE => Table::shared_level(NULL_OUT_UNSTATED),
             // Digest §12: a bad index is table-only (SHOULD) for cvar, pvar, category
             // and enum; explicit (MUST) for events and source timestamps.
             Op::GetInfo { kind, index, .. } if !self.in_range(*kind, *index) => match kind {

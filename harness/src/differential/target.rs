@@ -575,17 +575,28 @@ impl<'a> TargetEngine<'a> {
         };
         // The name alone, every other OUT argument NULL (R-CVAR-3): only the name to see.
         if d == Str::NONE {
-            let nulls = |f: Func| Nulls(&f.nullable_outs()[1..]);
+            // Every OUT argument but the name (the description pair is `d`, NULL).
+            let others = |f: Func| -> Vec<&'static str> {
+                f.nullable_outs()
+                    .iter()
+                    .copied()
+                    .filter(|n| *n != "name")
+                    .collect()
+            };
             let got = match kind {
                 Kind::Cvar => lib.cvar_get_info_name_only(i, arg(n)),
                 Kind::Pvar => lib.pvar_get_info_name_only(i, arg(n)),
                 Kind::Category => lib.category_get_info_name_only(i, arg(n)),
-                Kind::Event => lib
-                    .event_get_info_nulls(i, arg(n), StrArg::NULL, 0, nulls(Func::EventGetInfo))
-                    .map(|(rc, o)| (rc, o.name)),
-                Kind::Source => lib
-                    .source_get_info_nulls(i, arg(n), StrArg::NULL, nulls(Func::SourceGetInfo))
-                    .map(|(rc, o)| (rc, o.name)),
+                Kind::Event => {
+                    let nulls = others(Func::EventGetInfo);
+                    lib.event_get_info_nulls(i, arg(n), StrArg::NULL, 0, Nulls(&nulls))
+                        .map(|(rc, o)| (rc, o.name))
+                }
+                Kind::Source => {
+                    let nulls = others(Func::SourceGetInfo);
+                    lib.source_get_info_nulls(i, arg(n), StrArg::NULL, Nulls(&nulls))
+                        .map(|(rc, o)| (rc, o.name))
+                }
             };
             let Some((rc, name)) = got else {
                 return Obs::unsupported();

@@ -54,6 +54,7 @@ pub const CVAR_WRITE_REFUSED: &str = "cvar_write_refused";
 pub const BAD_INDEX_TABLE_ONLY: &str = "bad_index_table_only";
 pub const BAD_INDEX_EXPLICIT: &str = "bad_index_explicit";
 pub const UNDEFINED_ARGUMENT: &str = "undefined_argument";
+pub const NULL_OUT_UNSTATED: &str = "null_out_unstated";
 pub const CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL: &str =
     "code_outside_the_table_in_an_erroneous_call";
 
@@ -298,6 +299,7 @@ mod tests {
             BAD_INDEX_TABLE_ONLY,
             BAD_INDEX_EXPLICIT,
             UNDEFINED_ARGUMENT,
+            NULL_OUT_UNSTATED,
             CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL,
         ] {
             assert!(t.levels.contains_key(name), "levels: {name}");
