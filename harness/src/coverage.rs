@@ -62,11 +62,28 @@ impl Clauses {
     }
 }
 
+/// One rule's coverage.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub rule: String,
+    pub strength: Strength,
+    /// The cases (and, with a launcher, cross-rank results) that cite it.
+    pub cases: Vec<String>,
+    /// Of `cases`, those that judge values as the library works: a step between its
+    /// reads does MPI work, simulated work or `MPI_Init`, or nulls every OUT argument
+    /// in turn ([`crate::cases::Step::exercises`]).
+    pub values: Vec<String>,
+    /// Whether one of `values` records if a value moved (`moved_from:`), so reports
+    /// say how many of its results saw one move.
+    pub observes_moves: bool,
+    /// Why it is not covered, when it is not.
+    pub why: Option<String>,
+}
+
 /// The measured coverage.
 #[derive(Debug, Clone)]
 pub struct Coverage {
-    /// (rule, strength, covering cases)
-    pub rows: Vec<(String, Strength, Vec<String>, Option<String>)>,
+    pub rows: Vec<Row>,
     /// What reports judged, once [`Coverage::judge`] was given them.
     pub judged: Option<Judged>,
 }
@@ -83,6 +100,9 @@ pub struct Judged {
     /// Rule → what its cases' results were on the real libraries (`skip`, `warn
     /// (robustness)`, ...) with counts: why a rule was not judged there.
     pub real_results: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Rule → results of its value cases whose value moved (`exercised: true`) on the
+    /// reference, and on the real libraries together.
+    pub moved: BTreeMap<String, (usize, usize)>,
 }
 
 fn level_word(l: Level) -> &'static str {
@@ -132,6 +152,19 @@ pub fn measure(c: &Clauses, suite: &Suite, with_launcher: bool) -> Result<Covera
                 covering.push(case.id.clone());
             }
         }
+        let values: Vec<String> = suite
+            .cases
+            .iter()
+            .filter(|c| covering.contains(&c.id))
+            .filter(|c| c.steps.iter().any(|s| s.exercises().is_some()))
+            .map(|c| c.id.clone())
+            .collect();
+        let observes_moves = suite.cases.iter().any(|c| {
+            values.contains(&c.id)
+                && c.steps
+                    .iter()
+                    .any(|s| s.expect.as_ref().is_some_and(|x| x.moved_from.is_some()))
+        });
         let mut why = r.untestable.clone();
         if with_launcher {
             covering.extend(r.ranks.iter().cloned());
@@ -141,7 +174,14 @@ pub fn measure(c: &Clauses, suite: &Suite, with_launcher: bool) -> Result<Covera
                 r.ranks.join(", ")
             ));
         }
-        rows.push((r.rule.clone(), r.strength, covering, why));
+        rows.push(Row {
+            rule: r.rule.clone(),
+            strength: r.strength,
+            cases: covering,
+            values,
+            observes_moves,
+            why,
+        });
     }
     Ok(Coverage { rows, judged: None })
 }
@@ -159,16 +199,31 @@ impl Coverage {
         }
         self.rows
             .iter()
-            .filter(|(_, strength, cases, _)| {
-                cases.iter().any(|c| {
+            .filter(|row| {
+                row.cases.iter().any(|c| {
                     by_case.get(c.as_str()).is_some_and(|rs| {
                         rs.iter().any(|(s, l)| {
-                            is_verdict(*s) && (*strength != Strength::Must || *l == Level::Must)
+                            is_verdict(*s) && (row.strength != Strength::Must || *l == Level::Must)
                         })
                     })
                 })
             })
-            .map(|r| r.0.clone())
+            .map(|r| r.rule.clone())
+            .collect()
+    }
+
+    /// Per rule, the results of its value cases in `report` whose value moved.
+    fn moved_in(&self, report: &Report) -> BTreeMap<String, usize> {
+        self.rows
+            .iter()
+            .map(|row| {
+                let n = report
+                    .results
+                    .iter()
+                    .filter(|x| x.exercised == Some(true) && row.values.contains(&x.case))
+                    .count();
+                (row.rule.clone(), n)
+            })
             .collect()
     }
 
@@ -178,14 +233,20 @@ impl Coverage {
             reference: self.judged_by(reference),
             ..Judged::default()
         };
+        for (rule, n) in self.moved_in(reference) {
+            j.moved.entry(rule).or_default().0 += n;
+        }
         for (name, r) in real {
             j.targets.push(name.clone());
             for rule in self.judged_by(r) {
                 j.real.entry(rule).or_default().push(name.clone());
             }
-            for (rule, _, cases, _) in &self.rows {
-                let seen = j.real_results.entry(rule.clone()).or_default();
-                for x in r.results.iter().filter(|x| cases.contains(&x.case)) {
+            for (rule, n) in self.moved_in(r) {
+                j.moved.entry(rule).or_default().1 += n;
+            }
+            for row in &self.rows {
+                let seen = j.real_results.entry(row.rule.clone()).or_default();
+                for x in r.results.iter().filter(|x| row.cases.contains(&x.case)) {
                     let key = match x.status {
                         s if is_verdict(s) => format!("{} ({})", s.as_str(), level_word(x.level)),
                         s => s.as_str().to_string(),
@@ -201,18 +262,18 @@ impl Coverage {
     /// strength; `None` before [`Coverage::judge`].
     pub fn judged_count(&self, s: Strength) -> Option<(usize, usize, usize)> {
         let j = self.judged.as_ref()?;
-        let of: Vec<_> = self.rows.iter().filter(|r| r.1 == s).collect();
+        let of: Vec<_> = self.rows.iter().filter(|r| r.strength == s).collect();
         Some((
-            of.iter().filter(|r| j.reference.contains(&r.0)).count(),
-            of.iter().filter(|r| j.real.contains_key(&r.0)).count(),
+            of.iter().filter(|r| j.reference.contains(&r.rule)).count(),
+            of.iter().filter(|r| j.real.contains_key(&r.rule)).count(),
             of.len(),
         ))
     }
 
     /// (covered, total) of one strength.
     pub fn count(&self, s: Strength) -> (usize, usize) {
-        let of: Vec<_> = self.rows.iter().filter(|r| r.1 == s).collect();
-        (of.iter().filter(|r| !r.2.is_empty()).count(), of.len())
+        let of: Vec<_> = self.rows.iter().filter(|r| r.strength == s).collect();
+        (of.iter().filter(|r| !r.cases.is_empty()).count(), of.len())
     }
 
     pub fn percent(&self, s: Strength) -> f64 {
@@ -249,19 +310,44 @@ impl Coverage {
             }
             out.push('\n');
         }
+        // The rules judged on values as the library works, not only on what it declares.
+        let valued: Vec<&Row> = self.rows.iter().filter(|r| !r.values.is_empty()).collect();
+        out.push_str(&format!(
+            "{} rules judged on values as the library works (cases with `activity`, \
+             `simulate` or `mpi_init` between their reads, or `for_all: null_outs`):\n",
+            valued.len()
+        ));
+        for r in valued {
+            let moved = self.judged.as_ref().filter(|_| r.observes_moves).map_or(String::new(), |j| {
+                let (a, b) = j.moved.get(&r.rule).copied().unwrap_or_default();
+                format!("; results whose value moved: {a} on the reference, {b} on the real libraries")
+            });
+            out.push_str(&format!(
+                "  {} ({:?}): {} of its {} cases ({}){moved}\n",
+                r.rule,
+                r.strength,
+                r.values.len(),
+                r.cases.len(),
+                r.values.join(", ")
+            ));
+        }
         if let Some(j) = &self.judged {
             // Cited, but no real library gave a verdict in its cases: why, per rule.
             let unjudged: Vec<_> = self
                 .rows
                 .iter()
-                .filter(|r| r.1 == Strength::Must && !r.2.is_empty() && !j.real.contains_key(&r.0))
+                .filter(|r| {
+                    r.strength == Strength::Must
+                        && !r.cases.is_empty()
+                        && !j.real.contains_key(&r.rule)
+                })
                 .collect();
             if !unjudged.is_empty() {
                 out.push_str(&format!(
                     "MUST rules cited but judged on no real library ({}):\n",
                     j.targets.join(", ")
                 ));
-                for (rule, _, cases, _) in unjudged {
+                for Row { rule, cases, .. } in unjudged {
                     let on_ref = if j.reference.contains(rule) {
                         "judged on the reference"
                     } else {
@@ -283,10 +369,16 @@ impl Coverage {
                 }
             }
         }
-        let missing: Vec<_> = self.rows.iter().filter(|r| r.2.is_empty()).collect();
+        let missing: Vec<_> = self.rows.iter().filter(|r| r.cases.is_empty()).collect();
         if !missing.is_empty() {
             out.push_str("not covered:\n");
-            for (rule, s, _, why) in missing {
+            for Row {
+                rule,
+                strength: s,
+                why,
+                ..
+            } in missing
+            {
                 out.push_str(&format!(
                     "  {rule} ({s:?}){}\n",
                     why.as_ref().map_or(String::new(), |w| format!(": {w}"))

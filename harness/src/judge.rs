@@ -299,6 +299,11 @@ fn resolve_set(
     let mut out = Vec::new();
     for e in set {
         match resolve(e) {
+            // A saved list (e.g. the values of an enumeration's items, collected by a
+            // `for_all`): each of its elements is a member.
+            Ok(Val::List(l)) => {
+                out.extend(l.into_iter().map(|v| (v.to_string(), v)));
+            }
             Ok(v) => {
                 let name = match e {
                     Expr::Sum(t) if t.len() == 1 && t[0].0 == 1 => match &t[0].1 {

@@ -14,6 +14,7 @@ pub mod differential;
 pub mod exec;
 pub mod fuzzing;
 pub mod judge;
+pub mod pvar_relations;
 pub mod readings;
 pub mod report;
 pub mod repro;

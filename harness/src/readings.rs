@@ -28,6 +28,10 @@ pub const INIT_NESTED_CALL_HAS_NO_EFFECT: &str = "init.nested_call_has_no_effect
 /// After a full finalize and re-init the catalog may change (R-FIN-3).
 pub const FIN3_CATALOG_AFTER_REINIT: &str = "fin3.catalog_after_reinit";
 
+/// A pvar's readonly/continuous/atomic flag other than 0 or 1 (R-PVAR-2 against the
+/// C binding's logical flags).
+pub const PVAR_FLAGS_NONZERO_IS_TRUE: &str = "pvar_flags.nonzero_is_true";
+
 /// Every id the harness's code applies.
 pub const USED_BY_CODE: &[&str] = &[
     STR2_LENGTH_OF_THE_TRUNCATED_STRING,
@@ -38,6 +42,7 @@ pub const USED_BY_CODE: &[&str] = &[
     PVAR_START_OF_A_STARTED_HANDLE,
     INIT_NESTED_CALL_HAS_NO_EFFECT,
     FIN3_CATALOG_AFTER_REINIT,
+    PVAR_FLAGS_NONZERO_IS_TRUE,
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -46,7 +46,15 @@ fn target(name: &str, launcher: &str) -> Option<String> {
     Some(path.clone())
 }
 
-fn two_ranks(name: &str, launcher: &str, extra: &str) {
+/// What `ranks.pvars.values` must say on a library: its status, words its message
+/// holds, and the exit code of the run.
+struct Values {
+    status: &'static str,
+    says: &'static [&'static str],
+    exit: i32,
+}
+
+fn two_ranks(name: &str, launcher: &str, extra: &str, values: Values) {
     let Some(lib) = target(name, launcher) else {
         return;
     };
@@ -69,9 +77,18 @@ fn two_ranks(name: &str, launcher: &str, extra: &str) {
         "ranks.categories.identical",
         "ranks.events.identical",
         "ranks.enums.identical",
+        "ranks.pvars.values",
     ] {
         assert!(ids.contains(&id), "{name}: no {id} in {ids:?}");
     }
+    // The values job (a second job): pvars around MPI work between the ranks.
+    let v = find(&rs, "ranks.pvars.values");
+    assert_eq!(v["status"], values.status, "{name}: {v:#}");
+    let m = v["message"].as_str().unwrap_or("");
+    for w in values.says {
+        assert!(m.contains(w), "{name}: `{w}` in {m}");
+    }
+    assert!(v["clause"].as_str().is_some_and(|c| c.contains("R-PCLASS")));
     let works = find(&rs, "ranks.mpi_t_works");
     assert_eq!(works["status"], "pass", "{name}: {works:#}");
     assert_eq!(works["subject"], "2 ranks");
@@ -89,7 +106,7 @@ fn two_ranks(name: &str, launcher: &str, extra: &str) {
         [0, 1].into(),
         "{name}: MPI_T_init_thread on both ranks"
     );
-    for x in &rs {
+    for x in rs.iter().filter(|x| x["case"] != "ranks.pvars.values") {
         // Each comparison gave a verdict (the comparator's fail is unit-tested).
         let s = x["status"].as_str().unwrap_or("");
         assert!(
@@ -111,30 +128,85 @@ fn two_ranks(name: &str, launcher: &str, extra: &str) {
     assert!(find(&rs, "ranks.cvars.identical")["clause"]
         .as_str()
         .is_some_and(|c| c.contains("R-CVAR-4")));
-    // No finding among these two libraries' ranks, and only the cross-rank results ran:
-    // the run exits 0.
+    // Only the cross-rank results ran; the run exits 0 unless the values job found
+    // something.
     let all = r["results"].as_array().map_or(0, Vec::len);
     assert_eq!(
-        all, 6,
-        "--case 'ranks.*' selects the six cross-rank results alone"
+        all, 7,
+        "--case 'ranks.*' selects the seven cross-rank results alone"
     );
-    assert_eq!(code, Some(0), "{name}: {rs:#?}");
+    assert_eq!(code, Some(values.exit), "{name}: {rs:#?}");
     let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]
 fn debian_mpich_two_ranks_under_hydra() {
-    two_ranks("debian-mpich", "/usr/bin/mpiexec.mpich", "");
+    // MPICH 4.0.2 has no pvar: nothing to read around the work.
+    let values = Values {
+        status: "skip",
+        says: &["no pvar"],
+        exit: 0,
+    };
+    two_ranks("debian-mpich", "/usr/bin/mpiexec.mpich", "", values);
 }
+
+/// As root on two cores: orterun refuses root and more ranks than cores otherwise.
+const ORTERUN: &str = "--allow-run-as-root --oversubscribe";
 
 #[test]
 fn debian_openmpi_two_ranks_under_orterun() {
-    // As root on two cores: orterun refuses root and more ranks than cores otherwise.
+    // F-10 under the launcher: allocating a PSM2 pvar's handle kills the rank; with no
+    // suite case in the run, nothing said to pass over it. The crash names the call.
+    let values = Values {
+        status: "crash",
+        says: &["MPI_T_pvar_handle_alloc(", "mtl_psm2_"],
+        exit: 1,
+    };
     two_ranks(
         "debian-openmpi",
         "/usr/bin/mpiexec.openmpi",
-        "--allow-run-as-root --oversubscribe",
+        ORTERUN,
+        values,
     );
+}
+
+/// With a suite case in the run whose worker died allocating those PSM2 handles (F-10),
+/// the values job passes over them by name and judges the rest: the queue lengths the
+/// held messages fill move on the ranks.
+#[test]
+fn the_values_job_passes_over_what_killed_a_worker() {
+    let launcher = "/usr/bin/mpiexec.openmpi";
+    let Some(lib) = target("debian-openmpi", launcher) else {
+        return;
+    };
+    let out = scratch("ranks-values-openmpi");
+    let line = format!("{launcher} {ORTERUN} -n 2");
+    let (_, r) = suite(
+        Path::new(&lib),
+        &[
+            "--case",
+            "ranks.pvars.values",
+            "--case",
+            "pvars.handle.alloc_free",
+            "--launcher",
+            &line,
+        ],
+        &[],
+        &out,
+    );
+    let rs = ranks_results(&r);
+    let v = find(&rs, "ranks.pvars.values");
+    assert_eq!(v["status"], "pass", "{v:#}");
+    let m = v["message"].as_str().unwrap_or("");
+    assert!(
+        m.contains("pvars read before and after MPI work between the 2 ranks"),
+        "{m}"
+    );
+    assert!(
+        m.contains("passed over") && m.contains("mtl_psm2_rx_user_bytes"),
+        "{m}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// A rank that dies by a signal before its dump (rank 1 kills itself instead of starting

@@ -395,6 +395,20 @@ fn must_rules_are_judged_on_the_reference_and_on_real_libraries() {
     assert!(total >= 60, "{line}");
     assert!(reference >= 60, "{out}");
     assert!(real >= 53, "{out}");
+    // Issue 19: the value rules are judged by cases that make the library work between
+    // their reads (activity, simulate, MPI_Init) or null every OUT argument in turn.
+    for rule in ["R-PCLASS", "R-SESS-1", "R-CVAR-3", "R-CAT", "R-PRESET-1"] {
+        let row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{rule} (Must): ")))
+            .unwrap_or_else(|| panic!("{rule} among the rules judged on values:\n{out}"));
+        let n: usize = row
+            .split_once("): ")
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(n >= 1, "{row}");
+    }
     // A rule is judged only where a case gave a verdict: the event rules are listed as
     // judged on no real library, with what their cases gave there.
     assert!(

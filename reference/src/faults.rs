@@ -68,8 +68,11 @@ faults! {
     StartContinuousAccepted = "start-continuous-accepted", "pvars", "R-PSTART-1", "pvar_start on a single continuous handle succeeds";
     WriteReadonlyPvarAccepted = "write-readonly-pvar-accepted", "pvars", "R-PWRITE-1", "pvar_write on a read-only pvar succeeds";
     SessionNotNulled = "session-not-nulled", "pvars", "R-SESS-1", "pvar_session_free leaves the session handle unchanged";
+    FlagReturnedAsTwo = "flag-returned-as-2", "pvars", "R-PVAR-2", "pvar_get_info returns readonly as 2 (not 1) for a read-only variable";
     StoppedHandleCounts = "stopped-handle-counts", "pvars", "R-PSTART-1", "a stopped handle keeps being updated by activity";
     ResetLeaksAcrossSessions = "reset-leaks-across-sessions", "pvars", "R-SESS-1", "pvar_reset of one handle resets every other handle too, in every session";
+    StateOutsideEnum = "state-outside-enum", "pvars", "R-PCLASS", "a STATE pvar reads a value that is none of its enumeration's items";
+    TimerNotInSeconds = "timer-not-in-seconds", "pvars", "R-PCLASS", "an MPI_DOUBLE TIMER counts milliseconds, not MPI_Wtime seconds";
     PercentageOutOfRange = "percentage-out-of-range", "pvars", "R-PCLASS", "PERCENTAGE pvars read 1.5";
     WatermarkWrongDirection = "watermark-wrong-direction", "pvars", "R-PCLASS", "HIGHWATERMARK pvars follow the level down as well as up";
     CategoryCycle = "category-cycle", "categories", "R-CAT-1", "the first category lists itself among its subcategories";

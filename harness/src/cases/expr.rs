@@ -20,9 +20,10 @@ pub enum Term {
 }
 
 /// A value written in a case: `3`, `$index`, `MPI_T_PVAR_ALL_HANDLES`, `$num + 5`,
-/// `null`, or text (for `Text` parameters such as names given to `*_get_index`).
+/// `$v0 + 16*$t1 - 16*$t0` (integer coefficients), `null`, or text (for `Text` parameters such as names given to `*_get_index`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
+    /// Terms with their integer coefficients (±1 unless written `K*term`).
     Sum(Vec<(i64, Term)>),
     /// YAML `null`: a NULL pointer where the parameter allows one.
     Null,
@@ -155,8 +156,17 @@ pub fn parse_expr(s: &str) -> Result<Expr, String> {
                 expect_term = true;
             }
             ("-", true) if terms.is_empty() => sign = -sign,
+            // `K*term`: an integer coefficient (e.g. `16*$t1`, a bound on elapsed time).
             (w, true) => {
-                terms.push((sign, term(w)?));
+                let (k, w) = match w.split_once('*') {
+                    Some((k, rest)) => (
+                        k.parse::<i64>()
+                            .map_err(|_| format!("bad coefficient `{k}` in `{t}`"))?,
+                        rest,
+                    ),
+                    None => (1, w),
+                };
+                terms.push((sign * k, term(w)?));
                 expect_term = false;
             }
             (w, false) => return Err(format!("expected `+` or `-` before `{w}` in `{t}`")),

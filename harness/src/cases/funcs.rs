@@ -134,6 +134,9 @@ funcs! {
     InfoSet = "info_set", "MPI_Info_set", ["info": Handle, "key": Text, "value": Text], [];
     InfoGetNkeys = "info_get_nkeys", "MPI_Info_get_nkeys", ["info": Handle], ["nkeys"];
     InfoFree = "info_free", "MPI_Info_free", ["info": Handle], ["info"];
+    // `double MPI_Wtime(void)`: returns no code (the step's rc is MPI_SUCCESS when the
+    // library exports it).
+    Wtime = "wtime", "MPI_Wtime", [], ["time"];
     // Harness operations: several calls in one step, or the reference's test hooks.
     CatalogSnapshot = "catalog_snapshot", "catalog_snapshot", [], ["catalog", "counts"];
     PmpiTwins = "pmpi_twins", "pmpi_twins", [], ["exported", "missing"];

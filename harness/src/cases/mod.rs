@@ -59,7 +59,7 @@ impl Kind {
     pub fn vars(self) -> &'static [&'static str] {
         match self {
             Kind::Cvar | Kind::Category | Kind::Source => &["index", "name", "len", "desc_len"],
-            Kind::Pvar => &["index", "name", "len", "desc_len", "var_class"],
+            Kind::Pvar => &["index", "name", "len", "desc_len", "var_class", "enumtype"],
             Kind::Event => &["index", "name", "len", "desc_len", "num_elements"],
             Kind::Enum => &["enumtype", "name", "len", "num_items"],
             Kind::Item => &["enumtype", "item", "name", "len", "value", "num_items"],
@@ -367,6 +367,22 @@ impl Step {
         match self.call.as_deref()? {
             "$function" => Some(Callee::Subject),
             s => Func::from_yaml(s).map(Callee::Func),
+        }
+    }
+
+    /// What the step does that makes the values read after it differ from the values
+    /// read before (`mpit-conform coverage`'s "judged on values"): MPI work
+    /// (`activity`), the reference's simulated work (`simulate`), `MPI_Init`, or every
+    /// OUT argument NULL in turn (`for_all: null_outs`, the others' values compared).
+    pub fn exercises(&self) -> Option<&'static str> {
+        if self.for_all == Some(ForAll::NullOuts) {
+            return Some("null_outs");
+        }
+        match self.callee()? {
+            Callee::Func(Func::Activity) => Some("activity"),
+            Callee::Func(Func::Simulate) => Some("simulate"),
+            Callee::Func(Func::MpiInit) => Some("mpi_init"),
+            _ => None,
         }
     }
 }

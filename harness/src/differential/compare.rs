@@ -53,6 +53,10 @@ pub struct Divergence {
     /// `ge`, `le`, `eq`): the case written asks that relation of the saved value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relation: Option<String>,
+    /// The other reading of a sentence the library follows (specs/readings.yaml id):
+    /// the case written accepts it through `or_reading:`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading: Option<String>,
 }
 
 /// What the comparator tracks to know which values the calls determine.
@@ -150,6 +154,7 @@ impl Ctx<'_> {
             convention: false,
             passed_over: Vec::new(),
             relation: None,
+            reading: None,
         }
     }
 
@@ -740,6 +745,24 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
                 if name == "count"
                     && matches!(op, Op::PvarHandleAlloc { .. })
                     && !g.mirror.declared => {}
+            // R-PVAR-2 states the flags as 0 and 1; a C logical flag is true when
+            // nonzero (MPI-4.1 §2.6.3): the other reading, SHOULD (specs/readings.yaml
+            // pvar_flags.nonzero_is_true), as in the spec suite.
+            (Out::Flag(true), Out::Int(n))
+                if *n != 0 && ["readonly", "continuous", "atomic"].contains(&name.as_str()) =>
+            {
+                let id = crate::readings::PVAR_FLAGS_NONZERO_IS_TRUE;
+                return Some(Divergence {
+                    reading: Some(id.into()),
+                    ..cx.div(
+                        "R-PVAR-2",
+                        Level::Should,
+                        format!("{name} is {n}: true as a C logical flag, not 1 (the other reading, {id})"),
+                        m,
+                        t,
+                    )
+                });
+            }
             (a, b) if a != b => {
                 let rule = match (op, name.as_str()) {
                     (Op::RaiseEvent { .. }, d) if d.starts_with("dropped") => "R-EVT-DROP",

@@ -555,6 +555,10 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<
                     format!("{name}: {{ne: {n}}}")
                 })
             }
+            // R-PVAR-2: 0 or 1 (the other reading, any nonzero, is `or_reading:`).
+            Out::Flag(b) if ["readonly", "continuous", "atomic"].contains(&name.as_str()) => {
+                out.push(format!("{name}: {}", u8::from(*b)))
+            }
             Out::Enum(None) => out.push(format!("{name}: MPI_T_ENUM_NULL")),
             Out::Enum(Some(_)) => out.push(format!("{name}: {{ne: MPI_T_ENUM_NULL}}")),
             // R-INIT-1: any of the four levels, not necessarily the one asked for.
@@ -798,8 +802,26 @@ pub fn case_yaml(
             }
         }
         if n == d.step && !raise {
-            for l in out_expect(op, m, &w, d, &g) {
+            let outs = out_expect(op, m, &w, d, &g);
+            for l in &outs {
                 let _ = writeln!(y, "          {l}");
+            }
+            // The library follows the other reading of a flag (R-PVAR-2): the same
+            // expectation with every true flag as "nonzero".
+            if let Some(r) = &d.reading {
+                let _ = writeln!(y, "          or_reading:");
+                let _ = writeln!(y, "            reading: {r}");
+                let _ = writeln!(y, "            expect:");
+                if let Some(rc) = rc_expect(&g, op, m) {
+                    let _ = writeln!(y, "              rc: {rc}");
+                }
+                for l in &outs {
+                    let mut l = l.clone();
+                    for f in ["readonly", "continuous", "atomic"] {
+                        l = l.replace(&format!("{f}: 1"), &format!("{f}: {{ne: 0}}"));
+                    }
+                    let _ = writeln!(y, "              {l}");
+                }
             }
         }
         if level != Level::Must {

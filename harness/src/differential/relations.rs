@@ -1,19 +1,12 @@
-//! What a library's performance variables must do whatever it counts: the relations the
-//! standard fixes between two reads of one handle (MPI-4.1 §15.3.7), held against the
-//! library's own earlier reading. The model decides which relation applies (the handle's
-//! class, whether it was started since the last read, whether a reset or a write came in
-//! between); the values compared are the library's alone, so a vendor whose numbers the
-//! model cannot predict is still judged:
-//!
-//! * a non-continuous handle stopped since its last read reads the same value
-//!   (R-PSTART-1: "not updated until started");
-//! * COUNTER, AGGREGATE, TIMER and HIGHWATERMARK never decrease and LOWWATERMARK never
-//!   increases without a reset or write in between (R-PCLASS; overflow of the first three
-//!   is not judged);
-//! * LEVEL and SIZE are never negative, PERCENTAGE stays within [0, 1] (R-PCLASS).
+//! The library's performance variables held to the relations the standard fixes
+//! ([`crate::pvar_relations`]) against its own earlier reading of each handle. The model
+//! decides what came in between (started since the last read, a reset or a write); the
+//! values compared are the library's alone, so a vendor whose numbers the model cannot
+//! predict is still judged.
 
 use super::gen::Gen;
 use super::op::{Act, Op, Ref};
+use crate::pvar_relations::Between;
 use mpit_reference::spec::PvarClass;
 use mpit_reference::value::Value;
 
@@ -28,13 +21,7 @@ pub(super) struct Sample {
     last: Option<Vec<u8>>,
 }
 
-/// A relation the library's value broke: the rule, the relation of the case language
-/// (`eq`, `ge`, `le`, or `nonneg` and `fraction` for the ranges) and what was seen.
-pub(super) struct Broken {
-    pub rule: &'static str,
-    pub relation: &'static str,
-    pub what: String,
-}
+pub(super) use crate::pvar_relations::Broken;
 
 fn numbers(g: &Gen, op: &Op, b: &[u8]) -> Option<Vec<f64>> {
     let dt = g.read_datatype(op)?;
@@ -65,51 +52,14 @@ pub(super) fn check(g: &Gen, samples: &[Sample], op: &Op, now: &[u8]) -> Option<
     let n = usize::from(*n);
     let (class, continuous, _) = variable(g, n)?;
     let v = numbers(g, op, now)?;
-    match class {
-        PvarClass::Level | PvarClass::Size if v.iter().any(|x| *x < 0.0) => {
-            return Some(Broken {
-                rule: "R-PCLASS",
-                relation: "nonneg",
-                what: format!("a {} variable reads {v:?}, below 0", class.spelling()),
-            })
-        }
-        PvarClass::Percentage if v.iter().any(|x| !(0.0..=1.0).contains(x)) => {
-            return Some(Broken {
-                rule: "R-PCLASS",
-                relation: "fraction",
-                what: format!("a PERCENTAGE variable reads {v:?}, outside [0, 1]"),
-            })
-        }
-        _ => {}
-    }
-    let s = samples.get(n)?;
-    let before = numbers(g, op, s.last.as_ref()?)?;
-    if before.len() != v.len() {
-        return None;
-    }
-    let all = |f: fn(f64, f64) -> bool| before.iter().zip(&v).all(|(b, x)| f(*b, *x));
-    if !continuous && !s.active_since {
-        return (!all(|b, x| b == x)).then(|| Broken {
-            rule: "R-PSTART-1",
-            relation: "eq",
-            what: format!("a stopped handle read {before:?}, then {v:?}"),
-        });
-    }
-    let (ok, relation, word) = match class {
-        PvarClass::Counter | PvarClass::Aggregate | PvarClass::Timer | PvarClass::HighWatermark => {
-            (all(|b, x| x >= b), "ge", "decreased")
-        }
-        PvarClass::LowWatermark => (all(|b, x| x <= b), "le", "increased"),
-        _ => return None,
+    let s = samples.get(n);
+    let before = s
+        .and_then(|s| s.last.as_ref())
+        .and_then(|b| numbers(g, op, b));
+    let between = Between {
+        active: continuous || s.is_some_and(|s| s.active_since),
     };
-    (!ok).then(|| Broken {
-        rule: "R-PCLASS",
-        relation,
-        what: format!(
-            "a {} {word} from {before:?} to {v:?} with no reset or write in between",
-            class.spelling()
-        ),
-    })
+    crate::pvar_relations::check(class, between, before.as_deref(), &v)
 }
 
 /// Updates the samples with the library's answer `ok` to `op`. `made` says whether the

@@ -39,6 +39,15 @@ fn str_out(o: &StrOut) -> Out {
     })
 }
 
+/// A pvar flag as the library returned it: 0 and 1 as flags, any other number as
+/// itself, so the comparator sees a 2 (specs/readings.yaml pvar_flags.nonzero_is_true).
+fn flag(v: i32) -> Out {
+    match v {
+        0 | 1 => Out::Flag(v == 1),
+        n => Out::Int(n.into()),
+    }
+}
+
 fn name<K: SpecEnum>(table: &ConstMap<K, Option<i64>>, n: i64) -> Out {
     Out::Name(
         table
@@ -642,9 +651,9 @@ impl<'a> TargetEngine<'a> {
                     .with("enumtype", en)
                     .with("desc", str_out(&v.desc))
                     .with("bind", name(&p.bind, v.bind.into()))
-                    .with("readonly", Out::Flag(v.readonly != 0))
-                    .with("continuous", Out::Flag(v.continuous != 0))
-                    .with("atomic", Out::Flag(v.atomic != 0))
+                    .with("readonly", flag(v.readonly))
+                    .with("continuous", flag(v.continuous))
+                    .with("atomic", flag(v.atomic))
             }
             Kind::Category => {
                 let Some((rc, v)) = lib.category_get_info(i, arg(n), arg(d)) else {

@@ -636,6 +636,9 @@ fn call(
             let n = |k: &str| a.int(k).clamp(0, 100_000) as u32;
             let plan = crate::target::activity::Plan {
                 messages: n("messages"),
+                // Around the ranks: the cross-rank run's (runner::ranks::values); a case
+                // runs in one process.
+                ring: 0,
                 unexpected: n("unexpected"),
                 collectives: n("collectives"),
                 comms: n("comms"),
@@ -660,6 +663,7 @@ fn call(
             }
             o
         }
+        Func::Wtime => outs(0, [("time", Val::Float(lib.wtime()?))]),
         Func::Simulate => lib
             .reference_simulate(a.int("steps"))
             .map(|(rc, ())| outs(rc, []))?,

@@ -508,14 +508,26 @@ impl<'a, 'c> Exec<'a, 'c> {
     fn value(&self, e: &Expr) -> Result<Val, String> {
         match e {
             Expr::Sum(terms) if terms.len() == 1 && terms[0].0 == 1 => self.term(&terms[0].1),
+            // Integers stay exact; a float term (a double pvar's value, an MPI_Wtime
+            // time) makes the sum a float. A one-element read counts as its element.
             Expr::Sum(terms) => {
                 let mut total: i128 = 0;
-                for (sign, t) in terms {
-                    let v = self.term(t)?;
-                    let n = v.int().ok_or_else(|| format!("{v} is not an integer"))?;
-                    total += *sign as i128 * n;
+                let mut float: Option<f64> = None;
+                for (k, t) in terms {
+                    let v = match self.term(t)? {
+                        Val::List(l) if l.len() == 1 => l[0].clone(),
+                        v => v,
+                    };
+                    match (&v, float.as_mut()) {
+                        (Val::Int(n), None) => total += *k as i128 * n,
+                        (Val::Int(_) | Val::Float(_), _) => {
+                            let x = v.num().unwrap_or_default();
+                            *float.get_or_insert(total as f64) += *k as f64 * x;
+                        }
+                        _ => return Err(format!("{v} is not a number")),
+                    }
                 }
-                Ok(Val::Int(total))
+                Ok(float.map_or(Val::Int(total), Val::Float))
             }
             Expr::Null => Ok(Val::Int(0)),
             Expr::Text(t) => Err(format!("`{t}` is not a value")),

@@ -92,10 +92,10 @@ pub fn expr_text(e: &Expr) -> String {
                     Term::Const(c) => c.clone(),
                     Term::Var(v) => format!("${v}"),
                 };
-                if *s < 0 {
-                    format!("-{x}")
-                } else {
-                    x
+                match *s {
+                    1 => x,
+                    -1 => format!("-{x}"),
+                    k => format!("{k}*{x}"),
                 }
             })
             .collect::<Vec<_>>()

@@ -272,16 +272,30 @@ impl<'a> Emitter<'a> {
         match e {
             Expr::Sum(terms) => {
                 let mut s = String::new();
-                for (i, (sign, t)) in terms.iter().enumerate() {
+                for (i, (k, t)) in terms.iter().enumerate() {
                     let c = match t {
                         Term::Int(n) => n.to_string(),
                         Term::Const(c) => c.clone(),
-                        Term::Var(v) => self.var(v)?,
+                        // A saved list is no number; a saved read, in a sum, is its first
+                        // element (as the executor counts a one-element read).
+                        Term::Var(v) => match self.vars.get(v) {
+                            Some(c) if c.list => {
+                                return Err(format!("`${v}` (a saved list) in an expression"))
+                            }
+                            Some(c) if c.ty == "vbuf_t" && terms.len() > 1 => {
+                                format!("vbuf_num(&{}, 0)", c.ident)
+                            }
+                            _ => self.var(v)?,
+                        },
                     };
-                    match (i, *sign) {
-                        (0, 1) => s.push_str(&c),
-                        (0, _) => s.push_str(&format!("-{c}")),
-                        (_, 1) => s.push_str(&format!(" + {c}")),
+                    let c = match k.abs() {
+                        1 => c,
+                        n => format!("{n}*{c}"),
+                    };
+                    match (i, *k > 0) {
+                        (0, true) => s.push_str(&c),
+                        (0, false) => s.push_str(&format!("-{c}")),
+                        (_, true) => s.push_str(&format!(" + {c}")),
                         _ => s.push_str(&format!(" - {c}")),
                     }
                 }
@@ -422,7 +436,7 @@ impl<'a> Emitter<'a> {
         if matches!(func, Func::Simulate | Func::RaiseEvent) {
             self.needs_reference = true;
         }
-        if func == Func::Activity {
+        if matches!(func, Func::Activity | Func::Wtime) {
             self.needs_activity = true;
         }
         // MPI-4.0's functions: an older mpi.h does not declare them.
@@ -623,6 +637,7 @@ impl<'a> Emitter<'a> {
         let call = match func {
             Func::PvarReadInSignal => format!("read_in_signal_handler({args})"),
             Func::MpiInit => "MPI_Init(NULL, NULL)".to_string(),
+            Func::Wtime => format!("wtime({args})"),
             _ => format!("{}({args})", func.c_name()),
         };
         let text = format!("{}({})", func.c_name(), shown.join(", "));

@@ -75,6 +75,8 @@ pub fn c_args(f: Func) -> Option<&'static str> {
         InfoCreate | InfoFree => "{&info}",
         InfoSet => "{info}, {key}, {value}",
         InfoGetNkeys => "{info}, {&nkeys}",
+        // activity.c's `wtime(&time)`: MPI_Wtime returns a double, not a code.
+        Wtime => "{&time}",
         // The reference's test hooks (mpit_reference.h): a program using them builds
         // against the reference only.
         Simulate => "{steps}",
@@ -99,6 +101,7 @@ pub fn out_type(f: Func, out: &str) -> Option<&'static str> {
         "info" => "MPI_Info",
         "ordering" => "MPI_T_source_order",
         "ticks_per_second" | "max_ticks" | "timestamp" => "MPI_Count",
+        "time" => "double",
         "name" | "desc" | "value" | "indices" | "datatypes" | "displacements" | "bytes"
         | "overrun" | "strlen" => return None,
         _ => "int",

@@ -246,9 +246,17 @@ fn run_until(
         tick(&bar, cfg.progress, &r);
         b.event(RunEvent::Result(r));
     }
+    // Pvars whose handle allocation killed a worker: the cross-rank values job passes
+    // over them (F-10).
+    let mut alloc_crashed: Vec<String> = Vec::new();
     for r in rx {
         tick(&bar, cfg.progress, &r);
         clock.done(&r);
+        if let Some(a) = ranks::values::crashed_alloc(&r) {
+            if !alloc_crashed.contains(&a) {
+                alloc_crashed.push(a);
+            }
+        }
         b.event(RunEvent::Result(r));
     }
     let outcome = runner.join().unwrap_or_default();
@@ -266,7 +274,14 @@ fn run_until(
         if let Some(bar) = &bar {
             bar.set_message(format!("ranks: {}", launcher.join(" ")));
         }
-        let results = ranks::run(launcher, &setup.hello, cfg.timeout, stop);
+        let results = ranks::run(
+            launcher,
+            &setup.hello,
+            cfg.timeout,
+            stop,
+            &ranks_ids,
+            &alloc_crashed,
+        );
         for r in results
             .into_iter()
             .filter(|r| ranks_ids.contains(&r.case.as_str()))

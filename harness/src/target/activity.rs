@@ -11,6 +11,9 @@
 //!   activity with `drain: 1` receives them;
 //! * `messages` exchanges to self whose receive is posted first (`MPI_Irecv`,
 //!   `MPI_Isend`, `MPI_Wait`), alternating `MPI_COMM_SELF` and `MPI_COMM_WORLD`;
+//! * `ring` exchanges around the ranks of `MPI_COMM_WORLD` (receive from the rank
+//!   before, send to the rank after; to self in a singleton): the cross-rank run's MPI
+//!   work between processes;
 //! * `collectives` rounds of `MPI_Barrier` and `MPI_Bcast` on `MPI_COMM_WORLD`;
 //! * `comms` pairs of `MPI_Comm_dup` and `MPI_Comm_free`;
 //! * `sessions` pairs of `MPI_T_pvar_session_create` and `_free` (MPI_T activity, which
@@ -27,6 +30,7 @@ use std::time::Instant;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Plan {
     pub messages: u32,
+    pub ring: u32,
     pub unexpected: u32,
     pub collectives: u32,
     pub comms: u32,
@@ -147,7 +151,16 @@ impl Target {
                     let c = k % 2;
                     fly("MPI_Irecv/MPI_Isend/MPI_Wait");
                     let r = lib
-                        .exchange_nonblocking(k as i32, int, rank(c), TAG - 1, comms[c])
+                        .exchange_nonblocking(k as i32, int, (rank(c), rank(c)), TAG - 1, comms[c])
+                        .map(|x| x.0);
+                    note("MPI_Isend/MPI_Irecv/MPI_Wait", r, &mut done);
+                }
+                let size = lib.comm_size(world).map_or(1, |(_, n)| n.max(1));
+                let ring = ((world_rank + size - 1) % size, (world_rank + 1) % size);
+                for k in 0..plan.ring as i32 {
+                    fly("MPI_Irecv/MPI_Isend/MPI_Wait (ring)");
+                    let r = lib
+                        .exchange_nonblocking(k, int, ring, TAG - 2, world)
                         .map(|x| x.0);
                     note("MPI_Isend/MPI_Irecv/MPI_Wait", r, &mut done);
                 }
@@ -180,7 +193,7 @@ impl Target {
         }
         if simulate {
             did_any = true;
-            let steps = (plan.messages + plan.unexpected + plan.collectives).max(1);
+            let steps = (plan.messages + plan.ring + plan.unexpected + plan.collectives).max(1);
             fly("MPIT_Reference_simulate");
             let r = lib
                 .reference_simulate(steps.min(i32::MAX as u32) as i32)

@@ -5,6 +5,7 @@ use super::{t_call, t_call_deliver};
 use crate::faults::Fault;
 use crate::spec::TErr;
 use std::ffi::{c_char, c_int, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// `int MPIT_Reference_simulate(int steps)`: `steps` units of MPI activity (counters
@@ -14,8 +15,19 @@ pub extern "C" fn MPIT_Reference_simulate(steps: c_int) -> c_int {
     t_call(|m| {
         let steps = u32::try_from(steps).map_err(|_| TErr::Invalid)?;
         m.simulate(steps);
+        SIMULATED_STEPS.fetch_add(u64::from(steps), Ordering::Relaxed);
         Ok(())
     })
+}
+
+/// Steps simulated in this process, over every initialization: MPI_Wtime adds their
+/// time, so the simulated work takes time on the reference's clock as a TIMER counts it
+/// (MPI-4.1 §15.3.7: a MPI_DOUBLE TIMER is in MPI_Wtime's units).
+static SIMULATED_STEPS: AtomicU64 = AtomicU64::new(0);
+
+/// The seconds the simulated steps took (never decreases).
+pub(super) fn simulated_seconds() -> f64 {
+    SIMULATED_STEPS.load(Ordering::Relaxed) as f64 * crate::model::TIMER_STEP_SECS
 }
 
 /// `int MPIT_Reference_raise_event(int event_index, MPI_T_cb_safety required)`: the

@@ -299,9 +299,10 @@ export! {
 }
 
 export! {
-    /// Seconds since the first call of MPI_Wtime in this process (monotonic).
+    /// Seconds since the first call of MPI_Wtime in this process (monotonic), plus the
+    /// time the simulated activity took (`MPIT_Reference_simulate`).
     fn MPI_Wtime() -> f64 {
         static START: OnceLock<Instant> = OnceLock::new();
-        START.get_or_init(Instant::now).elapsed().as_secs_f64()
+        START.get_or_init(Instant::now).elapsed().as_secs_f64() + crate::ffi::hooks::simulated_seconds()
     }
 }

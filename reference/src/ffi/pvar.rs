@@ -55,7 +55,10 @@ export! {
                 put(enumtype, info.enumtype.0 as usize);
                 out_desc(&info.desc, desc, desc_len, f);
                 put(bind, p.bind.num(info.bind) as c_int);
-                put(readonly, c_int::from(info.readonly));
+                // Fault `flag-returned-as-2`: "true" as 2, a C logical flag but not the
+                // 0/1 the digest's R-PVAR-2 states.
+                let two = f.has(Fault::FlagReturnedAsTwo);
+                put(readonly, c_int::from(info.readonly) * if two { 2 } else { 1 });
                 put(continuous, c_int::from(info.continuous));
                 put_unchecked_if(
                     atomic,

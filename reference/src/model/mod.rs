@@ -16,7 +16,7 @@ pub use category::{CategoryInfo, Members};
 pub use cvar::CvarInfo;
 pub use enums::{EnumInfo, EnumItemInfo};
 pub use event::{Delivery, EventInfo, SourceInfo};
-pub use pvar::PvarInfo;
+pub use pvar::{PvarInfo, TIMER_STEP_SECS};
 
 use crate::catalog::{Appears, Catalog};
 use crate::faults::{Fault, Faults};

@@ -23,8 +23,9 @@ use crate::spec::{Bind, Datatype, PvarClass, TErr, TResult, Verbosity};
 use crate::value::Value;
 use std::collections::BTreeSet;
 
-/// Per step, an active MPI_DOUBLE TIMER grows by this many seconds (MPI_Wtime units).
-const TIMER_STEP_SECS: f64 = 0.001;
+/// Per step, an active MPI_DOUBLE TIMER grows by this many seconds (MPI_Wtime units),
+/// and the reference's MPI_Wtime advances by as much: a simulated step takes that long.
+pub const TIMER_STEP_SECS: f64 = 0.001;
 /// Per step, an active integer TIMER grows by this many ticks (1 tick = 1 ns: 1 ms).
 const TIMER_STEP_TICKS: i128 = 1_000_000;
 /// Per step, an active AGGREGATE grows by `AGGREGATE_BYTES << (step % 4)` bytes.
@@ -127,7 +128,7 @@ impl PvarState {
         let all = faults.has(Fault::StoppedHandleCounts);
         for h in self.handles.values_mut().filter(|h| all || h.active()) {
             let class = cat.pvars[h.slot].class;
-            accumulate(class, &mut h.value, t);
+            accumulate(class, &mut h.value, t, faults);
             observe(class, &mut h.value, &self.world[h.slot], faults);
         }
     }
@@ -277,13 +278,17 @@ fn add(v: &mut Value, i: i128, f: f64) {
 }
 
 /// What an active handle of the accumulating classes gains in step `t`.
-fn accumulate(class: PvarClass, v: &mut Value, t: u64) {
+fn accumulate(class: PvarClass, v: &mut Value, t: u64, faults: &Faults) {
     match class {
         // +1 per event (one event per element per step).
         PvarClass::Counter => add(v, 1, 1.0),
         PvarClass::Aggregate => {
             let bytes = AGGREGATE_BYTES << (t % 4);
             add(v, bytes, bytes as f64)
+        }
+        // Fault `timer-not-in-seconds`: a double timer counts milliseconds.
+        PvarClass::Timer if faults.has(Fault::TimerNotInSeconds) => {
+            add(v, TIMER_STEP_TICKS, TIMER_STEP_SECS * 1000.0)
         }
         PvarClass::Timer => add(v, TIMER_STEP_TICKS, TIMER_STEP_SECS),
         _ => {}
@@ -316,6 +321,13 @@ fn observe(class: PvarClass, v: &mut Value, world: &Value, faults: &Faults) {
             merge(v, world, true)
         }
         PvarClass::LowWatermark => merge(v, world, false),
+        // Fault `state-outside-enum`: the state is read 100 above its item's value.
+        PvarClass::State if faults.has(Fault::StateOutsideEnum) => {
+            *v = world.clone();
+            if let Value::Ints(xs) = v {
+                xs.iter_mut().for_each(|x| *x += 100);
+            }
+        }
         _ => *v = world.clone(),
     }
 }

@@ -246,6 +246,7 @@ mod tests {
             calls: vec![call("MPI_Init", true), call("MPI_T_init_thread", init_ok)],
             dump: None,
             error: None,
+            values: None,
         };
         (format!("rank-{r}.json"), d)
     }

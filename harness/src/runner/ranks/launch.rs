@@ -50,6 +50,8 @@ pub struct Collected {
     pub stderr_tail: Vec<String>,
     /// The last lines of its stdout (where Hydra reports a rank's bad termination).
     pub stdout_tail: Vec<String>,
+    /// Per rank, the last call it announced (`at-<rank>`, the values job).
+    pub progress: std::collections::BTreeMap<i32, String>,
     pub wall: Duration,
 }
 
@@ -79,6 +81,7 @@ const HEAD: usize = 3;
 pub fn launch(
     launcher: &[String],
     hello: &super::super::protocol::Hello,
+    values: Option<&super::values::Ask>,
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<Collected, LaunchError> {
@@ -90,6 +93,7 @@ pub fn launch(
     let json = serde_json::to_string(&RankHello {
         hello: hello.clone(),
         dir: dir.path().to_path_buf(),
+        values: values.cloned(),
     })?;
     let env = crate::target::worker_env(&hello.lib);
     let (out, err) = (dir.path().join(".stdout"), dir.path().join(".stderr"));
@@ -178,6 +182,11 @@ fn read_dumps(dir: &Path, c: &mut Collected) {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .collect();
     c.started = all.iter().filter(|n| n.starts_with("started-")).count();
+    for n in all.iter().filter(|n| n.starts_with("at-")) {
+        if let (Ok(r), Ok(text)) = (n[3..].parse::<i32>(), std::fs::read_to_string(dir.join(n))) {
+            c.progress.insert(r, text);
+        }
+    }
     let mut names: Vec<String> = all.into_iter().filter(|n| n.ends_with(".json")).collect();
     names.sort();
     for n in names {

@@ -11,6 +11,7 @@
 pub mod compare;
 pub mod judge;
 pub mod launch;
+pub mod values;
 pub mod worker;
 
 use super::protocol::Hello;
@@ -28,9 +29,60 @@ pub fn deadline(worker_timeout: Duration) -> Duration {
 }
 
 /// Runs the cross-rank check: one MPI job under `launcher` (argv, from
-/// [`parse_launcher`]), then `ranks.mpi_t_works` and the five comparisons. Nothing when
+/// [`parse_launcher`]), then `ranks.mpi_t_works` and the five comparisons; then, when
+/// `ranks.pvars.values` is among `ids`, a second job for it (`values`; `avoid`: pvars
+/// whose allocation killed a worker in this run, by name). Nothing when
 /// interrupted (Ctrl-C).
 pub fn run(
+    launcher: &[String],
+    hello: &Hello,
+    worker_timeout: Duration,
+    stop: &AtomicBool,
+    ids: &[&str],
+    avoid: &[String],
+) -> Vec<CaseResult> {
+    let mut out = catalogs(launcher, hello, worker_timeout, stop);
+    if !ids.contains(&values::VALUES.id) || stop.load(std::sync::atomic::Ordering::SeqCst) {
+        return out;
+    }
+    // A job that did not run MPI_T on every rank says so once (ranks.mpi_t_works).
+    if let Some(w) = out
+        .iter()
+        .find(|r| r.case == WORKS.id && r.status != Status::Pass)
+    {
+        let (subject, status) = (w.subject.clone(), w.status);
+        out.push(values::VALUES.result(
+            subject,
+            Status::Skip,
+            format!(
+                "not run: the catalog job gave ranks.mpi_t_works `{}`",
+                status.as_str()
+            ),
+        ));
+        return out;
+    }
+    {
+        let ask = values::Ask {
+            avoid: avoid.to_vec(),
+        };
+        let requested = requested_ranks(launcher);
+        out.push(
+            match launch::launch(launcher, hello, Some(&ask), deadline(worker_timeout), stop) {
+                Ok(c) if c.ended == Some(launch::Ended::Interrupted) => return out,
+                Ok(c) => values::judge(&c, requested, &ask),
+                Err(e) => values::VALUES.result(
+                    requested.map_or_else(|| "? ranks".into(), |n| format!("{n} ranks")),
+                    Status::Error,
+                    e.to_string(),
+                ),
+            },
+        );
+    }
+    out
+}
+
+/// The catalog job and its six results.
+fn catalogs(
     launcher: &[String],
     hello: &Hello,
     worker_timeout: Duration,
@@ -38,7 +90,7 @@ pub fn run(
 ) -> Vec<CaseResult> {
     let line = launcher.join(" ");
     let requested = requested_ranks(launcher);
-    let collected = match launch::launch(launcher, hello, deadline(worker_timeout), stop) {
+    let collected = match launch::launch(launcher, hello, None, deadline(worker_timeout), stop) {
         Ok(c) => c,
         Err(e) => {
             let subject = requested.map_or_else(|| "? ranks".into(), |n| format!("{n} ranks"));
@@ -71,6 +123,9 @@ pub struct RankHello {
     pub hello: Hello,
     /// Where the rank writes `rank-<r>.json` (a private directory of the supervisor).
     pub dir: PathBuf,
+    /// The values job (`values`) instead of the catalog job.
+    #[serde(default)]
+    pub values: Option<values::Ask>,
 }
 
 /// One call a rank made outside the catalog read, with what came back.
@@ -107,6 +162,9 @@ pub struct RankDump {
     /// Why the rank stopped early, if it did.
     #[serde(default)]
     pub error: Option<String>,
+    /// What the values job measured (`values`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<values::Measured>,
 }
 
 /// One result of the cross-rank run.
@@ -155,7 +213,15 @@ pub const ENUMS: CaseDef = CaseDef {
 };
 
 /// Every case of the cross-rank run (`specs/clauses.yaml` may name them under `ranks:`).
-pub const CASES: [CaseDef; 6] = [WORKS, CVARS, PVARS, CATEGORIES, EVENTS, ENUMS];
+pub const CASES: [CaseDef; 7] = [
+    WORKS,
+    CVARS,
+    PVARS,
+    CATEGORIES,
+    EVENTS,
+    ENUMS,
+    values::VALUES,
+];
 
 impl CaseDef {
     pub fn result(&self, subject: String, status: Status, message: String) -> CaseResult {

@@ -30,6 +30,7 @@ pub fn serve(h: &RankHello) -> i32 {
         calls: Vec::new(),
         dump: None,
         error: None,
+        values: None,
     };
     let outcome = run(h, &mut d);
     if let Err(e) = &outcome {
@@ -129,7 +130,21 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
         // on the rest (the suite reports them `unsupported`).
         let _ = record(&t, d, call, got.map(|(rc, n)| (rc, json!({"num": n}))));
     }
-    d.dump = Some(Box::new(crate::target::catalog::read(&t, true)));
+    match &h.values {
+        // The values job: the pvars around MPI work between the ranks (values.rs).
+        // Each call that could kill the process is written to `at-<rank>` first.
+        Some(ask) => {
+            let at_file = h.dir.join(format!("at-{}", d.rank.unwrap_or(-1)));
+            let at = |call: &str| {
+                let _ = std::fs::write(&at_file, call);
+            };
+            match super::values::measure(&t, ask, &at) {
+                Ok(m) => d.values = Some(m),
+                Err(e) => d.error = Some(e),
+            }
+        }
+        None => d.dump = Some(Box::new(crate::target::catalog::read(&t, true))),
+    }
     let fin = t.lib.finalize().map(|(rc, ())| (rc, json!({})));
     let fin_ok = record(&t, d, "MPI_T_finalize", fin)?;
     let mf = t.lib.mpi_finalize().map(|(rc, ())| (rc, json!({})));

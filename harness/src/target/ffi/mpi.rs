@@ -252,13 +252,14 @@ impl Lib {
         Some((rc, v))
     }
 
-    /// `MPI_Irecv` of one `int` into `*buf`, then `MPI_Isend` of `value` to self, then
-    /// `MPI_Wait` on both: a message whose receive was posted first.
+    /// `MPI_Irecv` of one `int` from `source`, then `MPI_Isend` of `value` to `dest`,
+    /// then `MPI_Wait` on both: a message whose receive was posted first (to self when
+    /// both are the caller's rank; around a ring of ranks otherwise).
     pub fn exchange_nonblocking(
         &self,
         value: i32,
         datatype: RawObj,
-        rank: i32,
+        (source, dest): (i32, i32),
         tag: i32,
         comm: RawObj,
     ) -> Called<i32> {
@@ -275,7 +276,7 @@ impl Lib {
                 (&mut *buf as *mut i32).cast(),
                 1,
                 datatype,
-                rank,
+                source,
                 tag,
                 comm,
                 &mut rreq,
@@ -287,7 +288,7 @@ impl Lib {
                 (&*out as *const i32).cast(),
                 1,
                 datatype,
-                rank,
+                dest,
                 tag,
                 comm,
                 &mut sreq,
@@ -303,6 +304,15 @@ impl Lib {
             let rc = wait(&mut rreq, status.as_mut_ptr().cast());
             Some((rc, *buf))
         }
+    }
+
+    /// `MPI_Wtime()`: the library's clock, in seconds (MPI-4.1 §9.6); what a TIMER pvar
+    /// of type MPI_DOUBLE counts in (§15.3.7).
+    pub fn wtime(&self) -> Option<f64> {
+        let f = self.raw.wtime?;
+        // SAFETY: no arguments; MPI_Wtime may be called at any time, even before
+        // MPI_Init (MPI-4.1 §9.6, §11.2.1's list of such calls).
+        Some(unsafe { f() })
     }
 
     /// `MPI_Barrier(comm)`.

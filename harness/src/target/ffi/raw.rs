@@ -30,16 +30,23 @@ pub(super) type FreeCb = unsafe extern "C" fn(RawHandle, c_int, *mut c_void);
 /// `MPI_T_event_dropped_cb_function` (MPI-4.1 §15.3.8.5): `MPI_Count count` first.
 pub(super) type DroppedCb = unsafe extern "C" fn(i64, RawHandle, c_int, c_int, *mut c_void);
 
+/// `double MPI_Wtime(void)` (MPI-4.1 §9.6): the one entry point the harness calls that
+/// does not return an `int` code.
+pub(super) type Wtime = unsafe extern "C" fn() -> f64;
+
 macro_rules! symbols {
     ($($kind:ident $field:ident = $sym:literal : ($($arg:ty),*);)+) => {
         /// Resolved entry points; `None` when the library does not export one.
         #[derive(Clone, Copy)]
-        pub(super) struct Raw { $( pub(super) $field: Option<unsafe extern "C" fn($($arg),*) -> c_int>, )+ }
+        pub(super) struct Raw {
+            $( pub(super) $field: Option<unsafe extern "C" fn($($arg),*) -> c_int>, )+
+            pub(super) wtime: Option<Wtime>,
+        }
 
         impl Raw {
             /// Nothing resolved (every entry point "unsupported").
             #[cfg(test)]
-            pub(super) const EMPTY: Raw = Raw { $( $field: None, )+ };
+            pub(super) const EMPTY: Raw = Raw { $( $field: None, )+ wtime: None };
 
             /// # Safety
             /// Each name is resolved to a function of the C signature the MPI-4.1
@@ -50,7 +57,10 @@ macro_rules! symbols {
                     // SAFETY: per this function's contract (the prototype is the standard's).
                     unsafe { lib.get::<unsafe extern "C" fn($($arg),*) -> c_int>(concat!($sym, "\0").as_bytes()) }
                     .ok()
-                    .map(|s| *s), )+ }
+                    .map(|s| *s), )+
+                    // SAFETY: per this function's contract (`double MPI_Wtime(void)`).
+                    wtime: unsafe { lib.get::<Wtime>(b"MPI_Wtime\0") }.ok().map(|s| *s),
+                }
             }
 
             /// The entry points the catalog reports as supported or not: `api` lines
