@@ -509,25 +509,28 @@ impl<'a, 'c> Exec<'a, 'c> {
         match e {
             Expr::Sum(terms) if terms.len() == 1 && terms[0].0 == 1 => self.term(&terms[0].1),
             // Integers stay exact; a float term (a double pvar's value, an MPI_Wtime
-            // time) makes the sum a float. A one-element read counts as its element.
+            // time) makes the sum a float. A read of several elements makes it a list,
+            // element by element (the other terms added to each); one element counts
+            // as that element.
             Expr::Sum(terms) => {
-                let mut total: i128 = 0;
-                let mut float: Option<f64> = None;
-                for (k, t) in terms {
-                    let v = match self.term(t)? {
-                        Val::List(l) if l.len() == 1 => l[0].clone(),
-                        v => v,
-                    };
-                    match (&v, float.as_mut()) {
-                        (Val::Int(n), None) => total += *k as i128 * n,
-                        (Val::Int(_) | Val::Float(_), _) => {
-                            let x = v.num().unwrap_or_default();
-                            *float.get_or_insert(total as f64) += *k as f64 * x;
-                        }
-                        _ => return Err(format!("{v} is not a number")),
-                    }
+                let vals: Vec<(i64, Val)> = terms
+                    .iter()
+                    .map(|(k, t)| self.term(t).map(|v| (*k, v)))
+                    .collect::<Result<_, _>>()?;
+                let width = vals
+                    .iter()
+                    .filter_map(|(_, v)| match v {
+                        Val::List(l) if l.len() > 1 => Some(l.len()),
+                        _ => None,
+                    })
+                    .max();
+                match width {
+                    None => sum(&vals, 0),
+                    Some(n) => (0..n)
+                        .map(|i| sum(&vals, i))
+                        .collect::<Result<_, _>>()
+                        .map(Val::List),
                 }
-                Ok(float.map_or(Val::Int(total), Val::Float))
             }
             Expr::Null => Ok(Val::Int(0)),
             Expr::Text(t) => Err(format!("`{t}` is not a value")),
@@ -933,6 +936,31 @@ fn call_text(func: Func, args: &BTreeMap<&'static str, Arg>) -> String {
 
 /// A constant of a case (`MPI_T_ERR_INVALID_INDEX`, `MPI_COMM_WORLD`) as this target
 /// spells it.
+/// One element of a sum: element `i` of each list term (a one-element list is that
+/// element for every `i`), each times its coefficient.
+fn sum(vals: &[(i64, Val)], i: usize) -> Result<Val, String> {
+    let mut total: i128 = 0;
+    let mut float: Option<f64> = None;
+    for (k, v) in vals {
+        let v = match v {
+            Val::List(l) if l.len() == 1 => &l[0],
+            Val::List(l) => l
+                .get(i)
+                .ok_or_else(|| format!("{v} has no element {i} to add"))?,
+            v => v,
+        };
+        match (v, float.as_mut()) {
+            (Val::Int(n), None) => total += *k as i128 * n,
+            (Val::Int(_) | Val::Float(_), _) => {
+                let x = v.num().unwrap_or_default();
+                *float.get_or_insert(total as f64) += *k as f64 * x;
+            }
+            _ => return Err(format!("{v} is not a number")),
+        }
+    }
+    Ok(float.map_or(Val::Int(total), Val::Float))
+}
+
 pub fn resolve_constant(t: &Target, name: &str) -> Result<i64, String> {
     let p = &t.profile;
     let missing = || format!("{name} is not defined by the {} ABI profile", p.family);

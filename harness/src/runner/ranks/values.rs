@@ -60,6 +60,9 @@ pub struct Sample {
     /// The class's spelling (`COUNTER`).
     pub class: String,
     pub continuous: bool,
+    /// Counting between the reads: continuous, or started by the ALL_HANDLES start.
+    #[serde(default)]
+    pub active: bool,
     pub before: Vec<f64>,
     pub after: Vec<f64>,
 }
@@ -127,7 +130,19 @@ pub fn measure(t: &Target, ask: &Ask, at: &dyn Fn(&str)) -> Result<Measured, Str
         return Ok(m);
     }
     at("MPI_T_pvar_start(MPI_T_PVAR_ALL_HANDLES)");
-    lib.pvar_start(s, all);
+    // A start that failed leaves the non-continuous handles stopped: their values are
+    // then held to "not updated until started" (R-PSTART-1) instead.
+    let started = match lib.pvar_start(s, all) {
+        Some((0, ())) => true,
+        Some((rc, ())) => {
+            m.left_out.push(format!(
+                "MPI_T_pvar_start(MPI_T_PVAR_ALL_HANDLES) returned {}: the non-continuous handles were compared as stopped",
+                t.rc(rc)
+            ));
+            false
+        }
+        None => false,
+    };
     let read =
         |m: &mut Measured,
          (index, p, h, count): &(i32, &mpit_reference::catalog::Pvar, usize, usize)| {
@@ -164,6 +179,7 @@ pub fn measure(t: &Target, ask: &Ask, at: &dyn Fn(&str)) -> Result<Measured, Str
             name: h.1.name.clone(),
             class: h.1.class.spelling().to_string(),
             continuous: h.1.continuous,
+            active: h.1.continuous || started,
             before,
             after,
         });
@@ -260,9 +276,13 @@ pub fn judge(c: &Collected, requested: Option<usize>, ask: &Ask) -> CaseResult {
                 moved.insert(&s.name);
             }
             // Started with ALL_HANDLES (or continuous) before the first read: active.
-            if let Some(b) =
-                pvar_relations::check(class, Between { active: true }, Some(&s.before), &s.after)
-            {
+            // A handle the start failed to start is held to "not updated until started".
+            if let Some(b) = pvar_relations::check(
+                class,
+                Between { active: s.active },
+                Some(&s.before),
+                &s.after,
+            ) {
                 broken.push(format!(
                     "rank {r}: pvar {} {} ({}): {}",
                     s.index, s.name, s.class, b.what
@@ -363,6 +383,7 @@ mod tests {
             name: "x_count".into(),
             class: class.into(),
             continuous: false,
+            active: true,
             before: vec![before],
             after: vec![after],
         }
@@ -391,6 +412,16 @@ mod tests {
             r.message
         );
         assert_eq!(r.evidence.len(), 1);
+    }
+
+    #[test]
+    fn a_handle_the_start_did_not_start_must_not_move() {
+        let mut stopped = sample("COUNTER", 1.0, 5.0);
+        stopped.active = false;
+        let c = collected(vec![rank(0, vec![stopped]), rank(1, Vec::new())]);
+        let r = judge(&c, Some(2), &Ask::default());
+        assert_eq!(r.status, Status::Fail, "{}", r.message);
+        assert!(r.message.contains("a stopped handle read"), "{}", r.message);
     }
 
     #[test]
