@@ -749,7 +749,7 @@ fn compare_outs(cx: &Ctx<'_>, g: &Gen, det: &Determined, m: &Obs, t: &Obs) -> Op
             // nonzero (MPI-4.1 §2.6.3): the other reading, SHOULD (specs/readings.yaml
             // pvar_flags.nonzero_is_true), as in the spec suite.
             (Out::Flag(true), Out::Int(n))
-                if *n != 0 && ["readonly", "continuous", "atomic"].contains(&name.as_str()) =>
+                if *n != 0 && super::obs::PVAR_FLAGS.contains(&name.as_str()) =>
             {
                 let id = crate::readings::PVAR_FLAGS_NONZERO_IS_TRUE;
                 return Some(Divergence {
@@ -870,13 +870,7 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
             }
         }
         Op::PvarHandleAlloc { index, .. } if m.ok() => {
-            let cont = g
-                .mirror
-                .catalog
-                .pvars
-                .get(*index as usize)
-                .is_some_and(|p| p.continuous);
-            det.pvars.push((cont, false));
+            det.pvars.push((g.continuous(*index), false));
         }
         Op::Pvar {
             act,

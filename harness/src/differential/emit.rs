@@ -460,8 +460,26 @@ impl Writer<'_> {
     }
 }
 
+/// How a case written for a divergence asks a true pvar flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FlagTrue {
+    /// `1`, as the digest's R-PVAR-2 states it.
+    One,
+    /// `{ne: 0}`, a C logical flag (the other reading).
+    Nonzero,
+}
+
 /// The diverging call's outputs as `out:` predicates and string checks.
-fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<String> {
+/// `flags`: how a true pvar flag is written: `1`, or `{ne: 0}` for the other reading of
+/// R-PVAR-2 (specs/readings.yaml pvar_flags.nonzero_is_true).
+fn out_expect(
+    op: &Op,
+    m: &Obs,
+    w: &Writer<'_>,
+    d: &Divergence,
+    g: &Gen,
+    flags: FlagTrue,
+) -> Vec<String> {
     // Written as `for_all: null_outs` (every OUT NULL in turn): no OUT value is there in
     // every iteration, so only the return code is asked.
     let none = super::op::Str::NONE;
@@ -556,8 +574,12 @@ fn out_expect(op: &Op, m: &Obs, w: &Writer<'_>, d: &Divergence, g: &Gen) -> Vec<
                 })
             }
             // R-PVAR-2: 0 or 1 (the other reading, any nonzero, is `or_reading:`).
-            Out::Flag(b) if ["readonly", "continuous", "atomic"].contains(&name.as_str()) => {
-                out.push(format!("{name}: {}", u8::from(*b)))
+            Out::Flag(b) if super::obs::PVAR_FLAGS.contains(&name.as_str()) => {
+                out.push(match (b, flags) {
+                    (false, _) => format!("{name}: 0"),
+                    (true, FlagTrue::One) => format!("{name}: 1"),
+                    (true, FlagTrue::Nonzero) => format!("{name}: {{ne: 0}}"),
+                })
             }
             Out::Enum(None) => out.push(format!("{name}: MPI_T_ENUM_NULL")),
             Out::Enum(Some(_)) => out.push(format!("{name}: {{ne: MPI_T_ENUM_NULL}}")),
@@ -802,8 +824,7 @@ pub fn case_yaml(
             }
         }
         if n == d.step && !raise {
-            let outs = out_expect(op, m, &w, d, &g);
-            for l in &outs {
+            for l in out_expect(op, m, &w, d, &g, FlagTrue::One) {
                 let _ = writeln!(y, "          {l}");
             }
             // The library follows the other reading of a flag (R-PVAR-2): the same
@@ -815,11 +836,7 @@ pub fn case_yaml(
                 if let Some(rc) = rc_expect(&g, op, m) {
                     let _ = writeln!(y, "              rc: {rc}");
                 }
-                for l in &outs {
-                    let mut l = l.clone();
-                    for f in ["readonly", "continuous", "atomic"] {
-                        l = l.replace(&format!("{f}: 1"), &format!("{f}: {{ne: 0}}"));
-                    }
+                for l in out_expect(op, m, &w, d, &g, FlagTrue::Nonzero) {
                     let _ = writeln!(y, "              {l}");
                 }
             }
@@ -834,7 +851,7 @@ pub fn case_yaml(
                 let _ = writeln!(y, "        save: {{i{}: instances}}", w.raises.len() - 1);
             } else {
                 let _ = writeln!(y, "        expect:");
-                for l in out_expect(op, m, &w, d, &g) {
+                for l in out_expect(op, m, &w, d, &g, FlagTrue::One) {
                     let _ = writeln!(y, "          {l}");
                 }
             }

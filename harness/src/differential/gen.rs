@@ -824,13 +824,17 @@ impl Gen {
                 l.live
                     && *session == Ref::Made(l.session)
                     && l.started == (*act == Act::Start)
-                    && self
-                        .mirror
-                        .catalog
-                        .pvars
-                        .get(l.index as usize)
-                        .is_some_and(|p| !p.continuous)
+                    && !self.continuous(l.index)
             })
+    }
+
+    /// Whether the mirror's pvar `index` is continuous (its handles count from their
+    /// allocation: R-PSTART-1).
+    pub fn continuous(&self, index: i32) -> bool {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.mirror.catalog.pvars.get(i))
+            .is_some_and(|p| p.continuous)
     }
 
     /// Whether `op` is a readreset of a handle on a read-only variable that cannot be

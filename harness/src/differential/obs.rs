@@ -6,6 +6,10 @@ use mpit_reference::profile::ReturnCode;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 
+/// The OUT arguments of `pvar_get_info` that are flags (R-PVAR-2), which both engines
+/// report as [`Out::Flag`] (the target: when 0 or 1, else as the number it returned).
+pub const PVAR_FLAGS: [&str; 3] = ["readonly", "continuous", "atomic"];
+
 /// One OUT value.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Out {

@@ -74,12 +74,7 @@ pub(super) fn track(
 ) {
     match op {
         Op::PvarHandleAlloc { index, .. } if made => {
-            let continuous = g
-                .mirror
-                .catalog
-                .pvars
-                .get(*index as usize)
-                .is_some_and(|p| p.continuous);
+            let continuous = g.continuous(*index);
             samples.push(Sample {
                 started: continuous,
                 active_since: continuous,

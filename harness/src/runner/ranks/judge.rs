@@ -19,6 +19,19 @@ pub struct Judged<'a> {
     pub no_compare: Option<String>,
 }
 
+/// The status of a job some rank of which left nothing: `timeout` past the deadline,
+/// `error` when the launcher started no rank (bad options, refused to run as root...)
+/// or exited cleanly, `crash` when it died or failed. Both jobs use it (`values`).
+pub fn lost_ranks_status(c: &Collected) -> Status {
+    match &c.ended {
+        Some(Ended::Timeout(_)) => Status::Timeout,
+        _ if c.started == 0 => Status::Error,
+        Some(Ended::Signal(_)) => Status::Crash,
+        Some(Ended::Exit(code)) if *code != 0 => Status::Crash,
+        _ => Status::Error,
+    }
+}
+
 /// Judges one collected launch. `requested`: the number of ranks the launcher line asks
 /// for, when it says; `launcher`: the line, for evidence.
 pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> Judged<'a> {
@@ -62,14 +75,7 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
     });
     let nothing = by_rank.is_empty();
     if !missing.is_empty() || nothing {
-        let status = match &c.ended {
-            Some(Ended::Timeout(_)) => Status::Timeout,
-            // The launcher failed on its own (bad options, refused to run as root...).
-            _ if c.started == 0 => Status::Error,
-            Some(Ended::Signal(_)) => Status::Crash,
-            Some(Ended::Exit(code)) if *code != 0 => Status::Crash,
-            _ => Status::Error,
-        };
+        let status = lost_ranks_status(c);
         let said: Vec<String> = unknown
             .iter()
             .filter_map(|d| d.error.as_ref().map(|e| format!("pid {}: {e}", d.pid)))

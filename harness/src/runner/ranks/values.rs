@@ -12,7 +12,7 @@
 //! 4.1.4's PSM2 variables) is passed over, and named; a rank that dies anyway leaves
 //! the call it was in (`at-<rank>`), and the result is a `crash` naming it.
 
-use super::launch::{Collected, Ended};
+use super::launch::Collected;
 use super::{CaseDef, RankDump};
 use crate::pvar_relations::{self, Between};
 use crate::target::activity::Plan;
@@ -212,12 +212,7 @@ pub fn judge(c: &Collected, requested: Option<usize>, ask: &Ask) -> CaseResult {
     let n = requested.unwrap_or(by_rank.len());
     let missing: Vec<i32> = (0..n as i32).filter(|r| !by_rank.contains_key(r)).collect();
     if !missing.is_empty() {
-        let status = match &c.ended {
-            Some(Ended::Timeout(_)) => Status::Timeout,
-            Some(Ended::Signal(_)) => Status::Crash,
-            Some(Ended::Exit(code)) if *code != 0 => Status::Crash,
-            _ => Status::Error,
-        };
+        let status = super::judge::lost_ranks_status(c);
         let at: Vec<String> = missing
             .iter()
             .filter_map(|r| c.progress.get(r).map(|a| format!("rank {r} in {a}")))
@@ -336,9 +331,11 @@ pub fn judge(c: &Collected, requested: Option<usize>, ask: &Ask) -> CaseResult {
     result
 }
 
-/// The name of the pvar whose `MPI_T_pvar_handle_alloc` killed the worker of `r`.
+/// The name of the pvar whose `MPI_T_pvar_handle_alloc` killed the worker of `r`: the
+/// call in flight, which the pool records as the last evidence of a crash.
 pub fn crashed_alloc(r: &CaseResult) -> Option<String> {
-    if r.status != Status::Crash || !r.message.contains("in MPI_T_pvar_handle_alloc(") {
+    let in_flight = &r.evidence.last()?.call;
+    if r.status != Status::Crash || !in_flight.starts_with("MPI_T_pvar_handle_alloc(") {
         return None;
     }
     // The subject is `pvar <index> <name>`.
@@ -358,6 +355,7 @@ fn note(rank: i32, call: &str, out: serde_json::Value) -> Evidence {
 
 #[cfg(test)]
 mod tests {
+    use super::super::launch::Ended;
     use super::*;
 
     fn rank(r: i32, samples: Vec<Sample>) -> (String, RankDump) {
@@ -477,17 +475,28 @@ mod tests {
             clause: "",
             oracle: crate::verdict::Oracle::Spec,
         };
-        let r = CaseResult::new(
-            meta,
-            "pvar 1 mtl_psm2_rx_user_bytes".into(),
-            Status::Crash,
-            "worker killed by SIGSEGV in MPI_T_pvar_handle_alloc(index: 1, obj: \"NULL\")".into(),
-        );
+        let died_in = |call: &str| {
+            let mut r = CaseResult::new(
+                meta,
+                "pvar 1 mtl_psm2_rx_user_bytes".into(),
+                Status::Crash,
+                "worker killed by SIGSEGV".into(),
+            );
+            r.evidence.push(crate::runner::child::evidence(
+                call.into(),
+                Status::Crash,
+                &[],
+                std::time::Duration::from_secs(1),
+            ));
+            r
+        };
+        let r = died_in("MPI_T_pvar_handle_alloc(index: 1, obj: \"NULL\")");
         assert_eq!(crashed_alloc(&r).as_deref(), Some("mtl_psm2_rx_user_bytes"));
-        let other = CaseResult {
-            message: "worker killed by SIGSEGV in MPI_T_pvar_read(...)".into(),
+        assert_eq!(crashed_alloc(&died_in("MPI_T_pvar_read(handle: 3)")), None);
+        let warned = CaseResult {
+            status: Status::Warn,
             ..r
         };
-        assert_eq!(crashed_alloc(&other), None);
+        assert_eq!(crashed_alloc(&warned), None);
     }
 }
