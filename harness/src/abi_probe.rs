@@ -110,6 +110,8 @@ pub const HANDLES: &[&str] = &[
     "MPI_FILE_NULL",
     "MPI_MESSAGE_NULL",
     "MPI_ERRHANDLER_NULL",
+    // MPI_Session_init's error handler in the lifecycle cases.
+    "MPI_ERRORS_RETURN",
     "MPI_REQUEST_NULL",
     "MPI_OP_NULL",
     "MPI_T_ENUM_NULL",
@@ -211,6 +213,8 @@ pub struct Preprocessed {
     identifiers: BTreeSet<String>,
     objects: BTreeSet<String>,
     macros: BTreeMap<String, String>,
+    /// `(type, struct tag)` of the MPI_T handle typedefs (crate::abi_tags).
+    pub t_handle_tags: Vec<(String, String)>,
 }
 
 /// A C token: an identifier or one punctuation character (literals are dropped).
@@ -368,6 +372,14 @@ impl Preprocessed {
             .collect();
         let mut objects = BTreeSet::new();
         extern_objects(&toks, &mut objects);
+        let flat: Vec<Result<&str, char>> = toks
+            .iter()
+            .map(|t| match t {
+                Tok::Ident(s) => Ok(s.as_str()),
+                Tok::Punct(c) => Err(*c),
+            })
+            .collect();
+        let t_handle_tags = crate::abi_tags::handle_tags(&flat);
         let mut macros = BTreeMap::new();
         for l in tail.lines() {
             if let Some(rest) = l.trim_start().strip_prefix(MACRO) {
@@ -380,6 +392,7 @@ impl Preprocessed {
             identifiers,
             objects,
             macros,
+            t_handle_tags,
         };
         Ok(p)
     }
@@ -698,6 +711,8 @@ pub struct Generated {
     pub release: Release,
     /// Constants the header does not define (written as `null` or left out).
     pub undefined: Vec<String>,
+    /// `(type, struct tag)` of the header's MPI_T handle typedefs.
+    pub t_handle_tags: Vec<(String, String)>,
 }
 
 impl Probe {
@@ -882,6 +897,7 @@ impl Probe {
             header_path,
             release,
             undefined,
+            t_handle_tags: pp.t_handle_tags.clone(),
         })
     }
 }
@@ -930,6 +946,11 @@ pub fn summary(g: &Generated) -> String {
             }
         },
         None => s.push_str("; no bundled profile is chosen for this release"),
+    }
+    if let Some(v) =
+        crate::abi_tags::verdict(g.profile.family == Family::Standard, &g.t_handle_tags)
+    {
+        let _ = write!(s, "; {v}");
     }
     s
 }

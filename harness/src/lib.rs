@@ -6,6 +6,7 @@
 //! as a C program (the compiler of the case language, where `exec` is its interpreter).
 
 pub mod abi_probe;
+pub mod abi_tags;
 pub mod bench;
 pub mod cases;
 pub mod cli;

@@ -60,6 +60,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_MESSAGE_NULL               ((MPI_Message)0x00000128)
 #define MPI_INFO_NULL                  ((MPI_Info)0x00000130)
 #define MPI_ERRHANDLER_NULL            ((MPI_Errhandler)0x00000140)
+#define MPI_ERRORS_RETURN              ((MPI_Errhandler)0x00000143)
 #define MPI_REQUEST_NULL               ((MPI_Request)0x00000180)
 
 /* The datatypes MPI_T may return (MPI-4.1 §15.3.5; fixed-width types new in 4.1). */
@@ -180,12 +181,15 @@ enum {
 
 /* ---- MPI_T types and constants ----------------------------------------------------- */
 
-typedef struct MPI_T_enum_t *MPI_T_enum;
-typedef struct MPI_T_cvar_handle_t *MPI_T_cvar_handle;
-typedef struct MPI_T_pvar_handle_t *MPI_T_pvar_handle;
-typedef struct MPI_T_pvar_session_t *MPI_T_pvar_session;
-typedef struct MPI_T_event_registration_t *MPI_T_event_registration;
-typedef struct MPI_T_event_instance_t *MPI_T_event_instance;
+/* The struct tags of MPI-5.0's erratum (mpi-forum/mpi-issues#1001, as mpi-forum/mpi-abi-stubs
+ * has them): a C++ tool's mangled names carry the tag, so a tool built against this header
+ * links with one built against any final MPI-5.0 mpi.h. */
+typedef struct MPI_ABI_T_enum *MPI_T_enum;
+typedef struct MPI_ABI_T_cvar_handle *MPI_T_cvar_handle;
+typedef struct MPI_ABI_T_pvar_handle *MPI_T_pvar_handle;
+typedef struct MPI_ABI_T_pvar_session *MPI_T_pvar_session;
+typedef struct MPI_ABI_T_event_registration *MPI_T_event_registration;
+typedef struct MPI_ABI_T_event_instance *MPI_T_event_instance;
 
 #define MPI_T_ENUM_NULL                ((MPI_T_enum)0)
 #define MPI_T_CVAR_HANDLE_NULL         ((MPI_T_cvar_handle)0)
@@ -386,6 +390,11 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
 double MPI_Wtime(void);
+int MPI_Query_thread(int *provided);
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
 
 /* ---- PMPI twins --------------------------------------------------------------------- */
 
@@ -406,6 +415,11 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
 double PMPI_Wtime(void);
+int PMPI_Query_thread(int *provided);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int PMPI_Session_finalize(MPI_Session *session);
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int PMPI_Comm_free(MPI_Comm *comm);
 
 /* ---- Reference-only hooks (no PMPI twins) ------------------------------------------ */
 

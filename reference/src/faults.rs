@@ -38,6 +38,11 @@ faults! {
     ExtraFinalizeAccepted = "extra-finalize-accepted", "lifecycle", "R-FIN-1", "a finalize beyond the init count returns MPI_SUCCESS";
     WorksUninitialized = "works-uninitialized", "lifecycle", "R-INIT-1", "queries succeed before MPI_T_init_thread";
     ProvidedIllegal = "provided-illegal", "lifecycle", "R-INIT-1", "provided returns a value that is not a thread level";
+    QueryThreadFollowsMpiT = "query-thread-follows-mpi-t", "lifecycle", "R-MPI-1", "MPI_T_init_thread overwrites the thread level MPI_Query_thread reports with its own";
+    MpiBrokenAfterTFinalize = "mpi-broken-after-t-finalize", "lifecycle", "R-MPI-2", "MPI work fails once MPI_T was fully finalized while MPI is initialized";
+    SessionFinalizeEndsMpiT = "session-finalize-ends-mpi-t", "lifecycle", "R-FIN-2", "MPI_Session_finalize also finalizes MPI_T, whatever its reference count";
+    InitFailsAfterManyCycles = "init-fails-after-1000-cycles", "lifecycle", "R-FIN-3", "MPI_T_init_thread returns MPI_T_ERR_MEMORY after 1000 full init/finalize cycles (a per-cycle leak)";
+    InitUncountedOffFirstThread = "init-uncounted-off-first-thread", "lifecycle", "R-INIT-1", "MPI_T_init_thread from a thread other than the first caller's does not count, so its finalize ends another thread's initialization";
     AllHandlesStartFailsContinuous = "all-handles-start-fails-continuous", "all_handles", "R-PSTART-2", "start with ALL_HANDLES fails with NO_STARTSTOP when a continuous handle is in the session";
     ReadAcceptsAllHandles = "read-accepts-all-handles", "all_handles", "R-PREAD-1", "pvar_read accepts MPI_T_PVAR_ALL_HANDLES";
     ResetAllFailsReadonly = "reset-all-fails-readonly", "all_handles", "R-PRESET-1", "reset with ALL_HANDLES fails with NO_WRITE when a read-only handle is in the session";
@@ -67,6 +72,7 @@ faults! {
     ClassDatatypeMismatch = "class-datatype-mismatch", "pvars", "R-PCLASS", "COUNTER pvars report MPI_DOUBLE";
     StartContinuousAccepted = "start-continuous-accepted", "pvars", "R-PSTART-1", "pvar_start on a single continuous handle succeeds";
     WriteReadonlyPvarAccepted = "write-readonly-pvar-accepted", "pvars", "R-PWRITE-1", "pvar_write on a read-only pvar succeeds";
+    DupCommBindingRefused = "dup-comm-binding-refused", "pvars", "R-BIND-3", "a pvar or cvar bound to a duplicated communicator gets MPI_T_ERR_INVALID_HANDLE (only the predefined handles are recognized)";
     SessionNotNulled = "session-not-nulled", "pvars", "R-SESS-1", "pvar_session_free leaves the session handle unchanged";
     FlagReturnedAsTwo = "flag-returned-as-2", "pvars", "R-PVAR-2", "pvar_get_info returns readonly as 2 (not 1) for a read-only variable";
     StoppedHandleCounts = "stopped-handle-counts", "pvars", "R-PSTART-1", "a stopped handle keeps being updated by activity";

@@ -328,7 +328,9 @@ fn header_declares_all_functions_and_their_twins() {
         .keys()
         .filter(|k| k.starts_with("MPI_") && !k.starts_with("MPI_T_"))
         .count();
-    assert_eq!(mpi, 17);
+    // 17 for a singleton tool, and the lifecycle matrix's MPI_Query_thread, sessions and
+    // communicator duplicates (ffi/world.rs).
+    assert_eq!(mpi, 22);
     for (name, sig) in &protos {
         if name.starts_with("MPI_") {
             assert_eq!(

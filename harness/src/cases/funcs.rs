@@ -134,6 +134,15 @@ funcs! {
     InfoSet = "info_set", "MPI_Info_set", ["info": Handle, "key": Text, "value": Text], [];
     InfoGetNkeys = "info_get_nkeys", "MPI_Info_get_nkeys", ["info": Handle], ["nkeys"];
     InfoFree = "info_free", "MPI_Info_free", ["info": Handle], ["info"];
+    // The lifecycle matrix (specs/cases/lifecycle.yaml): MPI's own thread level and
+    // sessions beside MPI_T (MPI_INIT_THREAD, MPI_QUERY_THREAD, the Sessions Model); `session_init` passes
+    // MPI_INFO_NULL and MPI_ERRORS_RETURN.
+    MpiInitThread = "mpi_init_thread", "MPI_Init_thread", ["required": Int], ["provided"];
+    QueryThread = "query_thread", "MPI_Query_thread", [], ["provided"];
+    SessionInit = "session_init", "MPI_Session_init", [], ["mpi_session"];
+    SessionFinalize = "session_finalize", "MPI_Session_finalize", ["mpi_session": Handle], ["mpi_session"];
+    CommDup = "comm_dup", "MPI_Comm_dup", ["comm": Handle], ["newcomm"];
+    CommFree = "comm_free", "MPI_Comm_free", ["comm": Handle], ["comm"];
     // `double MPI_Wtime(void)`: returns no code (the step's rc is MPI_SUCCESS when the
     // library exports it).
     Wtime = "wtime", "MPI_Wtime", [], ["time"];
@@ -146,6 +155,10 @@ funcs! {
     // communicator dups, pvar sessions; the reference's simulate hook on the reference.
     Activity = "activity", "activity", ["messages": Int, "unexpected": Int, "hold": Int, "drain": Int, "collectives": Int, "comms": Int, "sessions": Int],
         ["calls", "seconds", "failed_call"];
+    // Cycles of MPI_T_init_thread / MPI_T_cvar_get_num / MPI_T_finalize on this thread,
+    // or on `threads` threads at once, within a time budget (target::lifecycle).
+    InitCycles = "init_cycles", "init_cycles", ["required": Int, "cycles": Int], ["completed", "budget_hit", "provided", "failed_call"];
+    InitThreads = "init_threads", "init_threads", ["required": Int, "threads": Int, "cycles": Int], ["completed", "budget_hit", "provided", "failed_call"];
     Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [];
     RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [];
 }
@@ -153,9 +166,9 @@ funcs! {
 impl Func {
     /// Whether the function takes an MPI_T handle or session (an enumeration, cvar or
     /// pvar handle, session, event registration or instance), as opposed to the MPI
-    /// object handles `info` and `comm` (MPI_INFO_NULL is valid) or none.
+    /// object handles `info`, `comm` and `mpi_session` (MPI_INFO_NULL is valid) or none.
     pub fn takes_mpi_t_handle(self) -> bool {
-        const MPI_OBJECTS: [&str; 2] = ["info", "comm"];
+        const MPI_OBJECTS: [&str; 3] = ["info", "comm", "mpi_session"];
         self.params()
             .iter()
             .any(|(n, p)| *p == Param::Handle && !MPI_OBJECTS.contains(n))

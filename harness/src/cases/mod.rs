@@ -352,6 +352,11 @@ pub struct Step {
     /// reported at the step's level (`warn`, `fail` under --strict), not as `crash`.
     #[serde(default)]
     pub erroneous: bool,
+    /// What the call must return for the case to apply at all (e.g. `provided:
+    /// MPI_THREAD_MULTIPLE` before a case that calls from several threads): when it does
+    /// not, the case is `skip` with the reason, and its later steps are not run.
+    #[serde(default)]
+    pub skip_unless: Option<Expect>,
 }
 
 /// The resolved callee of a step.
@@ -381,7 +386,7 @@ impl Step {
         match self.callee()? {
             Callee::Func(Func::Activity) => Some("activity"),
             Callee::Func(Func::Simulate) => Some("simulate"),
-            Callee::Func(Func::MpiInit) => Some("mpi_init"),
+            Callee::Func(Func::MpiInit | Func::MpiInitThread) => Some("mpi_init"),
             _ => None,
         }
     }
@@ -752,6 +757,9 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
         }
     }
     if let Some(x) = &step.expect {
+        validate_expect(x, func, &local, &check_var)?;
+    }
+    if let Some(x) = &step.skip_unless {
         validate_expect(x, func, &local, &check_var)?;
     }
     let level = step

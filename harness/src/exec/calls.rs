@@ -538,6 +538,65 @@ fn call(
         Func::InfoFree => lib
             .info_free(a.handle("info") as u64)
             .map(|(rc, i)| outs(rc, [("info", int(i))]))?,
+        Func::MpiInitThread => lib
+            .mpi_init_thread(a.int("required"))
+            .map(|(rc, p)| outs(rc, [("provided", int(p))]))?,
+        Func::QueryThread => lib
+            .query_thread()
+            .map(|(rc, p)| outs(rc, [("provided", int(p))]))?,
+        Func::SessionInit => {
+            let h = |n: &str| {
+                t.handles
+                    .get(n)
+                    .copied()
+                    .or_else(|| t.profile.handle_num(n).map(|v| v as u64))
+            };
+            let (Some(info), Some(errh)) = (h("MPI_INFO_NULL"), h("MPI_ERRORS_RETURN")) else {
+                return None;
+            };
+            lib.session_init(info, errh)
+                .map(|(rc, s)| outs(rc, [("mpi_session", int(s))]))?
+        }
+        Func::SessionFinalize => lib
+            .session_finalize(a.handle("mpi_session") as u64)
+            .map(|(rc, s)| outs(rc, [("mpi_session", int(s))]))?,
+        Func::CommDup => lib
+            .comm_dup(a.handle("comm") as u64)
+            .map(|(rc, c)| outs(rc, [("newcomm", int(c))]))?,
+        Func::CommFree => lib
+            .comm_free(a.handle("comm") as u64)
+            .map(|(rc, c)| outs(rc, [("comm", int(c))]))?,
+        Func::InitCycles | Func::InitThreads => {
+            let n = |k: &str| a.int(k).clamp(0, 1_000_000) as u32;
+            let c = match f {
+                Func::InitThreads => {
+                    t.init_threads(a.int("required"), n("threads").min(64), n("cycles"))?
+                }
+                _ => t.init_cycles(a.int("required"), n("cycles"))?,
+            };
+            let (rc, failed) = c.failed.map_or((0, String::new()), |(what, rc)| (rc, what));
+            let mut o = outs(
+                rc,
+                [
+                    ("completed", int(c.completed)),
+                    ("budget_hit", int(c.budget_hit as i32)),
+                    (
+                        "provided",
+                        Val::List(c.provided.into_iter().map(int).collect()),
+                    ),
+                ],
+            );
+            if !failed.is_empty() {
+                o.1.insert(
+                    "failed_call".into(),
+                    Val::Str(StrOut {
+                        buf: Some(failed.into_bytes()),
+                        ..StrOut::default()
+                    }),
+                );
+            }
+            o
+        }
         Func::CatalogSnapshot => {
             let snap = inventory::read(t);
             let counts = Val::Outs(

@@ -71,6 +71,9 @@ struct Exec<'a, 'c> {
     evidence: Vec<Evidence>,
     findings: Vec<Finding>,
     unsupported: Option<String>,
+    /// A step's `skip_unless` that the library's answer did not meet: why the case
+    /// does not apply.
+    skipped: Option<String>,
     depth: i64,
     buffer: Option<Size>,
     /// The catalog entry of the current `for_all` iteration.
@@ -117,6 +120,7 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         evidence: Vec::new(),
         findings: Vec::new(),
         unsupported: None,
+        skipped: None,
         depth: 0,
         buffer: None,
         current: None,
@@ -134,7 +138,10 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
                 f.message = format!("buffer {}: {}", s.text(), f.message);
             }
         }
-        if x.findings.iter().any(|f| f.status == Status::Fail) || x.unsupported.is_some() {
+        if x.findings.iter().any(|f| f.status == Status::Fail)
+            || x.unsupported.is_some()
+            || x.skipped.is_some()
+        {
             break;
         }
     }
@@ -154,6 +161,11 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         (None, Some(u)) => {
             r.status = Status::Unsupported;
             r.message = format!("{u} is not exported");
+            r.evidence = x.evidence;
+        }
+        (None, None) if x.skipped.is_some() => {
+            r.status = Status::Skip;
+            r.message = format!("does not apply: {}", x.skipped.unwrap_or_default());
             r.evidence = x.evidence;
         }
         (None, None) => {
@@ -392,6 +404,12 @@ impl<'a, 'c> Exec<'a, 'c> {
                 let Some((code, outs)) = called else {
                     return false;
                 };
+                if let Some(x) = &step.skip_unless {
+                    if let Err(why) = self.check(x, func, &args, &code, &outs) {
+                        self.skipped = Some(why);
+                        return false;
+                    }
+                }
                 if let Some(x) = &step.expect {
                     keep = self.judge(x, func, &args, &code, &outs);
                     if let Some(e) = &x.moved_from {

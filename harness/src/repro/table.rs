@@ -70,6 +70,12 @@ pub fn c_args(f: Func) -> Option<&'static str> {
         GetVersion => "{&version}, {&subversion}",
         MpiInit | MpiFinalize => "",
         Initialized | Finalized => "{&flag}",
+        MpiInitThread => "NULL, NULL, {required}, {&provided}",
+        QueryThread => "{&provided}",
+        SessionInit => "MPI_INFO_NULL, MPI_ERRORS_RETURN, {&mpi_session}",
+        SessionFinalize => "{&mpi_session}",
+        CommDup => "{comm}, {&newcomm}",
+        CommFree => "{&comm}",
         CommRank => "{comm}, {&rank}",
         CommSize => "{comm}, {&size}",
         InfoCreate | InfoFree => "{&info}",
@@ -85,7 +91,7 @@ pub fn c_args(f: Func) -> Option<&'static str> {
         RaiseEvent => "{index}, {cb_safety}",
         // Instances exist only inside a callback; harness operations are not MPI calls.
         EventRead | EventCopy | EventGetTimestamp | EventGetSource | CatalogSnapshot
-        | PmpiTwins | Deliveries => return None,
+        | PmpiTwins | Deliveries | InitCycles | InitThreads => return None,
     })
 }
 
@@ -99,6 +105,8 @@ pub fn out_type(f: Func, out: &str) -> Option<&'static str> {
         "session" => "MPI_T_pvar_session",
         "registration" => "MPI_T_event_registration",
         "info" => "MPI_Info",
+        "mpi_session" => "MPI_Session",
+        "newcomm" => "MPI_Comm",
         "ordering" => "MPI_T_source_order",
         "ticks_per_second" | "max_ticks" | "timestamp" => "MPI_Count",
         "time" => "double",
@@ -117,6 +125,8 @@ pub fn param_type(f: Func, p: &str) -> &'static str {
         "enumtype" => "MPI_T_enum",
         "registration" => "MPI_T_event_registration",
         "info" => "MPI_Info",
+        "mpi_session" => "MPI_Session",
+        "newcomm" => "MPI_Comm",
         "comm" => "MPI_Comm",
         "cb_safety" => "MPI_T_cb_safety",
         _ => "int",

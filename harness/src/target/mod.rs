@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod elf;
 pub mod env;
 pub mod ffi;
+pub mod lifecycle;
 pub mod reading;
 
 pub use env::{worker_env, WorkerEnv};

@@ -14,6 +14,10 @@ use std::sync::OnceLock;
 pub extern "C" fn MPIT_Reference_simulate(steps: c_int) -> c_int {
     t_call(|m| {
         let steps = u32::try_from(steps).map_err(|_| TErr::Invalid)?;
+        // The reference's MPI work: the fault `mpi-broken-after-t-finalize` breaks it.
+        if m.mpi_state() == crate::model::MpiState::Initialized && m.mpi_usable().is_err() {
+            return Err(TErr::Invalid);
+        }
         m.simulate(steps);
         SIMULATED_STEPS.fetch_add(u64::from(steps), Ordering::Relaxed);
         Ok(())

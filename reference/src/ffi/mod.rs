@@ -25,6 +25,7 @@ mod init;
 mod mpi;
 mod process;
 mod pvar;
+mod world;
 
 pub(crate) use args::{
     bound_object, c_name, copy_in, copy_out, free_inout, need, out_desc, out_str, put, put_string,

@@ -129,6 +129,13 @@ impl Model {
             (Bind::MpiComm, BoundObject::CommWorld | BoundObject::CommSelf) => {
                 self.mpi == MpiState::Initialized
             }
+            // A duplicated communicator (R-BIND-3: the handle the variable holds, here
+            // one MPI_Comm_dup returned), unless the fault refuses it.
+            (Bind::MpiComm, BoundObject::Other(v)) => {
+                self.mpi == MpiState::Initialized
+                    && self.comm_exists(v)
+                    && !self.fault(Fault::DupCommBindingRefused)
+            }
             (Bind::MpiComm, _) => false,
             (Bind::MpiDatatype, BoundObject::Datatype(_)) => true,
             (Bind::MpiDatatype, _) => false,

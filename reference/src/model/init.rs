@@ -9,6 +9,11 @@ impl Model {
     /// `MPI_T_init_thread`: R-INIT-1, nesting increments a reference count. The reference
     /// is MPI_THREAD_MULTIPLE-safe, so it provides what was asked for.
     pub fn init_thread(&mut self, required: ThreadLevel) -> TResult<ThreadLevel> {
+        self.cycles_exhausted()?;
+        self.t_init_touches_mpi_thread(required);
+        if self.init_uncounted_here() {
+            return Ok(required);
+        }
         if self.fault(Fault::RefcountIgnored) {
             self.init_count = 1;
         } else {
@@ -29,6 +34,7 @@ impl Model {
         }
         self.init_count -= 1;
         if self.init_count == 0 {
+            self.note_full_finalize();
             // R-FIN-3: nothing promises handles or sessions survive full finalization.
             self.drop_runtime_objects();
             // The string convention holds in every initialization: this fault breaks it
@@ -46,6 +52,7 @@ impl Model {
         if self.mpi != MpiState::NotInitialized {
             return Err(TErr::Invalid);
         }
+        self.world_thread_default();
         let before = self.catalog_size();
         self.mpi = MpiState::Initialized;
         if self.catalog_size() != before {

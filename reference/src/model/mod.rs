@@ -11,12 +11,14 @@ mod event;
 mod info;
 mod init;
 mod pvar;
+mod world;
 
 pub use category::{CategoryInfo, Members};
 pub use cvar::CvarInfo;
 pub use enums::{EnumInfo, EnumItemInfo};
 pub use event::{Delivery, EventInfo, SourceInfo};
 pub use pvar::{PvarInfo, TIMER_STEP_SECS};
+pub use world::{WorldErr, FAULT_CYCLE_LIMIT};
 
 use crate::catalog::{Appears, Catalog};
 use crate::faults::{Fault, Faults};
@@ -102,6 +104,7 @@ pub struct Model {
     category: category::CategoryState,
     event: event::EventState,
     info: info::InfoState,
+    world: world::WorldState,
 }
 
 impl Model {
@@ -116,6 +119,7 @@ impl Model {
             category: category::CategoryState::default(),
             event: event::EventState::default(),
             info: info::InfoState::default(),
+            world: world::WorldState::default(),
             cat,
             faults,
             init_count: 0,

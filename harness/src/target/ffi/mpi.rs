@@ -78,6 +78,71 @@ impl Lib {
         Some((unsafe { f() }, ()))
     }
 
+    /// `MPI_Init_thread(NULL, NULL, required, &provided)`: a singleton; `provided` is
+    /// pre-filled with -1, so a library that never writes it is seen.
+    pub fn mpi_init_thread(&self, required: i32) -> Called<i32> {
+        let f = self.raw.mpi_init_thread?;
+        let mut provided: c_int = -1;
+        // SAFETY: MPI allows NULL argc/argv; a valid int pointer.
+        let rc = unsafe {
+            f(
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                required,
+                &mut provided,
+            )
+        };
+        Some((rc, provided))
+    }
+
+    /// `MPI_Query_thread(&provided)` (MPI-3.1 §12.4.3, R-MPI-1): the level MPI provides, which
+    /// no `MPI_T_init_thread` may change. Pre-filled with -1.
+    pub fn query_thread(&self) -> Called<i32> {
+        let f = self.raw.query_thread?;
+        let mut provided: c_int = -1;
+        // SAFETY: a valid int pointer.
+        Some((unsafe { f(&mut provided) }, provided))
+    }
+
+    /// `MPI_Session_init(info, errhandler, &session)` (the MPI-4.0 Sessions Model): the new
+    /// session handle, decoded with the family's width (MPICH's `MPI_Session` is an int).
+    pub fn session_init(&self, info: RawObj, errhandler: RawObj) -> Called<RawObj> {
+        let f = self.raw.session_init?;
+        let mut slot: RawObj = 0;
+        // SAFETY: handles by value (raw.rs); an 8-byte OUT slot, room for either width.
+        let rc = unsafe { f(info, errhandler, &mut slot) };
+        Some((rc, self.obj_out(slot)))
+    }
+
+    /// `MPI_Session_finalize(&session)`: the handle variable after the call
+    /// (MPI_SESSION_NULL on success).
+    pub fn session_finalize(&self, session: RawObj) -> Called<RawObj> {
+        let f = self.raw.session_finalize?;
+        let mut slot = self.obj_in(session);
+        // SAFETY: an 8-byte INOUT slot holding the handle as the family's variable would.
+        let rc = unsafe { f(&mut slot) };
+        Some((rc, self.obj_out(slot)))
+    }
+
+    /// `MPI_Comm_dup(comm, &new)`: the new communicator, decoded with the family's width.
+    pub fn comm_dup(&self, comm: RawObj) -> Called<RawObj> {
+        let f = self.raw.comm_dup?;
+        let mut slot: RawObj = 0;
+        // SAFETY: a handle by value; an 8-byte OUT slot (either width).
+        let rc = unsafe { f(comm, &mut slot) };
+        Some((rc, self.obj_out(slot)))
+    }
+
+    /// `MPI_Comm_free(&comm)`: the handle variable after the call (MPI_COMM_NULL on
+    /// success).
+    pub fn comm_free(&self, comm: RawObj) -> Called<RawObj> {
+        let f = self.raw.comm_free?;
+        let mut slot = self.obj_in(comm);
+        // SAFETY: an 8-byte INOUT slot holding the handle as the family's variable would.
+        let rc = unsafe { f(&mut slot) };
+        Some((rc, self.obj_out(slot)))
+    }
+
     /// `MPI_Initialized`: whether MPI_Init has been called (also after MPI_Finalize).
     pub fn initialized(&self) -> Called<bool> {
         let f = self.raw.initialized?;

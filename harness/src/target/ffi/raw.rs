@@ -152,6 +152,10 @@ symbols! {
     aux mpi_bcast = "MPI_Bcast": (*mut c_void, c_int, RawObj, c_int, RawObj);
     aux comm_dup = "MPI_Comm_dup": (RawObj, *mut RawObj);
     aux comm_free = "MPI_Comm_free": (*mut RawObj);
+    aux mpi_init_thread = "MPI_Init_thread": (*mut c_int, *mut c_void, c_int, *mut c_int);
+    aux query_thread = "MPI_Query_thread": (*mut c_int);
+    aux session_init = "MPI_Session_init": (RawObj, RawObj, *mut RawObj);
+    aux session_finalize = "MPI_Session_finalize": (*mut RawObj);
     aux reference_simulate = "MPIT_Reference_simulate": (c_int);
     aux reference_raise_event = "MPIT_Reference_raise_event": (c_int, c_int);
 }

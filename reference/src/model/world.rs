@@ -1,0 +1,165 @@
+//! MPI itself beside MPI_T, as far as the lifecycle cases look at it: the thread level
+//! MPI provided (MPI_Query_thread), MPI sessions, duplicated communicators, and how many
+//! times MPI_T was fully finalized. MPI_T's reference count is MPI_T's alone: MPI-4.1
+//! §15.3 "uses separate initialization and finalization routines" so that the interface
+//! "can be used independently from the MPI communication functionality" (R-MPI-2).
+
+use super::{Model, MpiState};
+use crate::faults::Fault;
+use crate::spec::{TErr, TResult, ThreadLevel};
+use std::collections::BTreeSet;
+
+/// How many full MPI_T finalizations the fault `init-fails-after-1000-cycles` allows.
+pub const FAULT_CYCLE_LIMIT: u32 = 1000;
+
+/// Why an MPI (not MPI_T) call of this module failed; the C ABI numbers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WorldErr {
+    /// MPI is not initialized (or already finalized) for a call that needs it.
+    NotInitialized,
+    /// A communicator the model does not know.
+    Comm,
+    /// A session the model does not know.
+    Session,
+    /// The fault `mpi-broken-after-t-finalize`.
+    Broken,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct WorldState {
+    /// The level MPI_Init_thread returned (MPI_Init: SINGLE); `None` before MPI_Init.
+    mpi_thread: Option<ThreadLevel>,
+    sessions: BTreeSet<u64>,
+    comms: BTreeSet<u64>,
+    /// MPI_T's count went to zero this many times.
+    pub(super) full_finalizes: u32,
+    /// MPI_T was fully finalized while MPI was initialized.
+    pub(super) finalized_under_mpi: bool,
+    /// The first thread that called MPI_T_init_thread (fault
+    /// `init-uncounted-off-first-thread`).
+    first_init_thread: Option<std::thread::ThreadId>,
+}
+
+impl Model {
+    /// `MPI_Init_thread`: MPI initialized, `required` the level it provides (the
+    /// reference is MPI_THREAD_MULTIPLE-safe).
+    pub fn mpi_init_thread(&mut self, required: ThreadLevel) -> TResult<ThreadLevel> {
+        self.mpi_init()?;
+        self.world.mpi_thread = Some(required);
+        Ok(required)
+    }
+
+    /// `MPI_Init` provides MPI_THREAD_SINGLE (the level "defined by the
+    /// implementation"; a singleton needs no more).
+    pub(super) fn world_thread_default(&mut self) {
+        self.world.mpi_thread = Some(ThreadLevel::Single);
+    }
+
+    /// `MPI_Query_thread`: the level MPI_Init_thread returned. MPI-3.1 §12.4.3: it "will
+    /// be the value returned in provided by MPI_INIT_THREAD" (R-MPI-1); no
+    /// MPI_T_init_thread changes it (except under the fault that says so).
+    pub fn query_thread(&self) -> Result<ThreadLevel, WorldErr> {
+        if self.mpi != MpiState::Initialized {
+            return Err(WorldErr::NotInitialized);
+        }
+        self.world.mpi_thread.ok_or(WorldErr::NotInitialized)
+    }
+
+    /// What `MPI_T_init_thread` does to MPI's level: nothing, unless the fault
+    /// `query-thread-follows-mpi-t` makes it overwrite it.
+    pub(super) fn t_init_touches_mpi_thread(&mut self, level: ThreadLevel) {
+        if self.fault(Fault::QueryThreadFollowsMpiT) && self.world.mpi_thread.is_some() {
+            self.world.mpi_thread = Some(level);
+        }
+    }
+
+    /// `MPI_Session_init`: a new session. Sessions do not need MPI_Init (the MPI-4.0 Sessions Model).
+    pub fn session_init(&mut self) -> u64 {
+        let id = self.new_id();
+        self.world.sessions.insert(id);
+        id
+    }
+
+    /// `MPI_Session_finalize`. It leaves MPI_T alone (R-FIN-2: the count is of
+    /// MPI_T_init_thread and MPI_T_finalize calls), unless the fault
+    /// `session-finalize-ends-mpi-t` is on.
+    pub fn session_finalize(&mut self, s: u64) -> Result<(), WorldErr> {
+        if !self.world.sessions.remove(&s) {
+            return Err(WorldErr::Session);
+        }
+        if self.fault(Fault::SessionFinalizeEndsMpiT) && self.init_count > 0 {
+            self.init_count = 1;
+            let _ = self.finalize();
+        }
+        Ok(())
+    }
+
+    /// Whether MPI work is possible now: MPI initialized, and not broken by the fault
+    /// `mpi-broken-after-t-finalize` (mpich#7954: MPI work after an early
+    /// MPI_T_finalize crashed).
+    pub fn mpi_usable(&self) -> Result<(), WorldErr> {
+        if self.mpi != MpiState::Initialized {
+            return Err(WorldErr::NotInitialized);
+        }
+        if self.fault(Fault::MpiBrokenAfterTFinalize) && self.world.finalized_under_mpi {
+            return Err(WorldErr::Broken);
+        }
+        Ok(())
+    }
+
+    /// `MPI_Comm_dup` of MPI_COMM_WORLD, MPI_COMM_SELF or a duplicate (`parent_known`:
+    /// the C ABI recognized the parent).
+    pub fn comm_dup(&mut self, parent_known: bool) -> Result<u64, WorldErr> {
+        self.mpi_usable()?;
+        if !parent_known {
+            return Err(WorldErr::Comm);
+        }
+        let id = self.new_id();
+        self.world.comms.insert(id);
+        Ok(id)
+    }
+
+    /// `MPI_Comm_free` of a duplicate.
+    pub fn comm_free(&mut self, c: u64) -> Result<(), WorldErr> {
+        self.mpi_usable()?;
+        if self.world.comms.remove(&c) {
+            Ok(())
+        } else {
+            Err(WorldErr::Comm)
+        }
+    }
+
+    /// Whether `c` is a live duplicated communicator.
+    pub fn comm_exists(&self, c: u64) -> bool {
+        self.world.comms.contains(&c)
+    }
+
+    /// The fault `init-uncounted-off-first-thread`: an MPI_T_init_thread from any thread
+    /// but the first caller's succeeds without counting (a reference count kept per
+    /// thread, or lost in a race), so that thread's MPI_T_finalize takes away another
+    /// thread's initialization.
+    pub(super) fn init_uncounted_here(&mut self) -> bool {
+        let me = std::thread::current().id();
+        let first = *self.world.first_init_thread.get_or_insert(me);
+        self.fault(Fault::InitUncountedOffFirstThread) && first != me && self.init_count > 0
+    }
+
+    /// Records a full MPI_T finalization (init.rs).
+    pub(super) fn note_full_finalize(&mut self) {
+        self.world.full_finalizes = self.world.full_finalizes.saturating_add(1);
+        if self.mpi == MpiState::Initialized {
+            self.world.finalized_under_mpi = true;
+        }
+    }
+
+    /// The fault `init-fails-after-1000-cycles`: a per-cycle leak runs out.
+    pub(super) fn cycles_exhausted(&self) -> TResult<()> {
+        if self.fault(Fault::InitFailsAfterManyCycles)
+            && self.init_count == 0
+            && self.world.full_finalizes >= FAULT_CYCLE_LIMIT
+        {
+            return Err(TErr::Memory);
+        }
+        Ok(())
+    }
+}
