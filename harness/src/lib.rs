@@ -7,6 +7,7 @@
 
 pub mod abi_probe;
 pub mod bench;
+pub mod capabilities;
 pub mod cases;
 pub mod cli;
 pub mod coverage;

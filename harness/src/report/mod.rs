@@ -136,6 +136,8 @@ pub enum RunEvent {
     /// How many worker processes the run started (sent before `Finished`; optional, so
     /// streams and reports without it stay valid).
     Workers(WorkerCount),
+    /// What the capability probe found (optional, as `Workers`).
+    Capabilities(Box<crate::capabilities::Capabilities>),
 }
 
 /// Worker processes a run started: every process that loaded the library, the
@@ -269,6 +271,10 @@ pub struct Report {
     /// Of those, the ones that called MPI_Init.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_started_mpi_init: Option<u64>,
+    /// Events, sources and the MPI-4.0 functions: absent, empty, present, alive
+    /// (reports/README.md "Capabilities"; absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<crate::capabilities::Capabilities>,
     pub results: Vec<CaseResult>,
 }
 
@@ -289,6 +295,7 @@ pub struct Builder {
     interrupted: Option<bool>,
     stopped_by: Option<String>,
     workers: Option<WorkerCount>,
+    capabilities: Option<crate::capabilities::Capabilities>,
 }
 
 impl Default for Builder {
@@ -309,6 +316,7 @@ impl Builder {
             interrupted: None,
             stopped_by: None,
             workers: None,
+            capabilities: None,
         }
     }
 
@@ -333,6 +341,7 @@ impl Builder {
                 self.finished = Some(now_rfc3339());
             }
             RunEvent::Workers(w) => self.workers = Some(w),
+            RunEvent::Capabilities(c) => self.capabilities = Some(*c),
         }
     }
 
@@ -356,6 +365,7 @@ impl Builder {
             waivers: None,
             workers_started: self.workers.map(|w| w.started),
             workers_started_mpi_init: self.workers.map(|w| w.with_mpi_init),
+            capabilities: self.capabilities,
             results,
         }
     }
