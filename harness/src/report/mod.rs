@@ -16,6 +16,7 @@
 //! write_matrix(&reports, out_dir)?                 several --lib
 //! ```
 
+mod capabilities;
 mod commands;
 pub mod diff;
 mod escape;
@@ -27,6 +28,7 @@ pub mod matrix;
 mod order;
 pub mod waivers;
 
+pub use capabilities::cell as capability_cell;
 pub use commands::{
     conclude, diff_command, sha256_file, today, write_all, write_matrix, write_matrix_as,
     Concluded, Written,
