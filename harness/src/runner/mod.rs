@@ -170,11 +170,12 @@ fn run_until(
             };
         }
     };
-    // The capability probe, a worker of its own beside the suite's (issue 21).
-    let probe = {
+    // The capability probe, a worker of its own beside the suite's (issue 21); after
+    // them with -j1, which keeps to one process at a time.
+    let probe = (cfg.jobs != Some(1)).then(|| {
         let setup = setup.clone();
         std::thread::spawn(move || capabilities::probe(&setup))
-    };
+    });
     // Results before any job: the entries the readers lost, then the plan's skips.
     let mut early: Vec<CaseResult> = readers::lost_results(&before, false, cfg.timeout);
     setup.jobs = cfg.jobs.unwrap_or_else(|| lanes(cores, &facts));
@@ -266,7 +267,7 @@ fn run_until(
         b.event(RunEvent::Result(r));
     }
     let outcome = runner.join().unwrap_or_default();
-    let probed = match probe.join() {
+    let probed = match probe.map_or_else(|| Ok(capabilities::probe(&setup)), |h| h.join()) {
         Ok((caps, started)) => {
             b.event(RunEvent::Capabilities(Box::new(caps)));
             started
