@@ -8,6 +8,7 @@
 pub mod abi_probe;
 pub mod abi_tags;
 pub mod bench;
+pub mod capabilities;
 pub mod cases;
 pub mod cli;
 pub mod coverage;

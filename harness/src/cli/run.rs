@@ -198,6 +198,10 @@ fn print_summary(r: &Report, json: &Path) {
     if let Some(n) = r.workers_started {
         println!("workers: {} at once, {n} started", r.options.jobs);
     }
+    if let Some(c) = &r.capabilities {
+        let [e, s, f] = c.rows().map(|(k, c)| crate::report::capability_cell(c, k));
+        println!("capabilities: events {e}, sources {s}, MPI-4.0 functions {f}");
+    }
     let by: Vec<String> = r
         .summary
         .by_status

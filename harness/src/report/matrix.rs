@@ -187,6 +187,7 @@ pub fn render_markdown(reports: &[Report]) -> String {
 pub fn render_markdown_with(reports: &[Report], m: &Matrix) -> String {
     let mut out = format!("## mpit-conform matrix: {} targets\n\n", reports.len());
     targets_table_md(&mut out, reports, m);
+    super::capabilities::matrix_markdown(&mut out, reports, &m.labels);
     let heads: Vec<String> = m.labels.iter().map(|l| md(l)).collect();
     let _ = writeln!(out, "### By area\n\n| area | {} |", heads.join(" | "));
     let _ = writeln!(out, "|---|{}", "---|".repeat(m.labels.len()));
@@ -280,8 +281,10 @@ pub fn render_html_with(reports: &[Report], m: &Matrix) -> String {
         "</dl></header>\n<nav class=\"filters\"><label><input type=\"checkbox\" id=\"f-only\" checked> \
          only cases that do not pass everywhere</label>\n<input id=\"f-text\" type=\"search\" \
          placeholder=\"Filter by case or area…\" aria-label=\"Filter text\"><span id=\"shown\"></span></nav>\n\
-         <main><table class=\"matrix\"><thead><tr><th>area</th><th>case</th>",
+         <main>",
     );
+    super::capabilities::matrix_html(&mut b, reports, &m.labels);
+    b.push_str("<table class=\"matrix\"><thead><tr><th>area</th><th>case</th>");
     for l in &m.labels {
         let _ = write!(b, "<th>{}</th>", h(l));
     }

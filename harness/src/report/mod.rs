@@ -16,6 +16,7 @@
 //! write_matrix(&reports, out_dir)?                 several --lib
 //! ```
 
+mod capabilities;
 mod commands;
 pub mod diff;
 mod escape;
@@ -27,6 +28,7 @@ pub mod matrix;
 mod order;
 pub mod waivers;
 
+pub use capabilities::cell as capability_cell;
 pub use commands::{
     conclude, diff_command, sha256_file, today, write_all, write_matrix, write_matrix_as,
     Concluded, Written,
@@ -136,6 +138,8 @@ pub enum RunEvent {
     /// How many worker processes the run started (sent before `Finished`; optional, so
     /// streams and reports without it stay valid).
     Workers(WorkerCount),
+    /// What the capability probe found (optional, as `Workers`).
+    Capabilities(Box<crate::capabilities::Capabilities>),
 }
 
 /// Worker processes a run started: every process that loaded the library, the
@@ -269,6 +273,10 @@ pub struct Report {
     /// Of those, the ones that called MPI_Init.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_started_mpi_init: Option<u64>,
+    /// Events, sources and the MPI-4.0 functions: absent, empty, present, alive
+    /// (reports/README.md "Capabilities"; absent in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<crate::capabilities::Capabilities>,
     pub results: Vec<CaseResult>,
 }
 
@@ -289,6 +297,7 @@ pub struct Builder {
     interrupted: Option<bool>,
     stopped_by: Option<String>,
     workers: Option<WorkerCount>,
+    capabilities: Option<crate::capabilities::Capabilities>,
 }
 
 impl Default for Builder {
@@ -309,6 +318,7 @@ impl Builder {
             interrupted: None,
             stopped_by: None,
             workers: None,
+            capabilities: None,
         }
     }
 
@@ -333,6 +343,7 @@ impl Builder {
                 self.finished = Some(now_rfc3339());
             }
             RunEvent::Workers(w) => self.workers = Some(w),
+            RunEvent::Capabilities(c) => self.capabilities = Some(*c),
         }
     }
 
@@ -356,6 +367,7 @@ impl Builder {
             waivers: None,
             workers_started: self.workers.map(|w| w.started),
             workers_started_mpi_init: self.workers.map(|w| w.with_mpi_init),
+            capabilities: self.capabilities,
             results,
         }
     }

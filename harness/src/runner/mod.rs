@@ -2,6 +2,7 @@
 //! in the worker pool, and turns the stream of results into report events. Runner and
 //! reports meet only through `RunEvent`s.
 
+pub mod capabilities;
 pub mod capture;
 pub mod child;
 pub mod deadline;
@@ -169,6 +170,12 @@ fn run_until(
             };
         }
     };
+    // The capability probe, a worker of its own beside the suite's (issue 21); after
+    // them with -j1, which keeps to one process at a time.
+    let probe = (cfg.jobs != Some(1)).then(|| {
+        let setup = setup.clone();
+        std::thread::spawn(move || capabilities::probe(&setup))
+    });
     // Results before any job: the entries the readers lost, then the plan's skips.
     let mut early: Vec<CaseResult> = readers::lost_results(&before, false, cfg.timeout);
     setup.jobs = cfg.jobs.unwrap_or_else(|| lanes(cores, &facts));
@@ -260,8 +267,16 @@ fn run_until(
         b.event(RunEvent::Result(r));
     }
     let outcome = runner.join().unwrap_or_default();
-    // The inventory readers are workers too (one, two with an MPI_Init inventory).
-    let readers = 1 + u64::from(after_read);
+    let probed = match probe.map_or_else(|| Ok(capabilities::probe(&setup)), |h| h.join()) {
+        Ok((caps, started)) => {
+            b.event(RunEvent::Capabilities(Box::new(caps)));
+            started
+        }
+        Err(_) => 0,
+    };
+    // The inventory readers are workers too (one, two with an MPI_Init inventory), and
+    // so is the capability probe's.
+    let readers = 1 + u64::from(after_read) + probed;
     b.event(RunEvent::Workers(report::WorkerCount {
         started: outcome.workers_started + readers,
         with_mpi_init: outcome.workers_started_mpi_init + u64::from(after_read),

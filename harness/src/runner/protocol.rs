@@ -68,6 +68,9 @@ pub enum ToWorker {
         seq: u64,
         ops: Vec<crate::differential::Op>,
     },
+    /// Run the capability probe (`capabilities::probe`): one `Probe` per phase, then
+    /// `ProbeDone`.
+    Capabilities,
     Quit,
 }
 
@@ -150,6 +153,10 @@ pub enum FromWorker {
     OpsDone {
         seq: u64,
     },
+    /// A phase of the capability probe is over: what it saw.
+    Probe(Box<crate::capabilities::Step>),
+    /// The capability probe is over.
+    ProbeDone,
     /// The job is over; `clean` when MPI_T is finalized again and the worker can be
     /// reused.
     Done {

@@ -58,6 +58,7 @@ pub fn failed(cfg: &Config, selected: &[&Case], d: &Death, sha256: String) -> Re
     };
     let mut first = CaseResult::new(meta, subject.to_string(), d.status, d.message.clone());
     first.evidence.push(d.evidence(cfg.timeout));
+    let caps = super::capabilities::unstarted(&d.message, vec![d.evidence(cfg.timeout)]);
     let mut results = vec![first];
     let why = format!("not run: {call} did not return ({})", d.status);
     for c in selected.iter().filter(|c| c.id != case) {
@@ -69,7 +70,9 @@ pub fn failed(cfg: &Config, selected: &[&Case], d: &Death, sha256: String) -> Re
             why.clone(),
         ));
     }
-    report(cfg, sha256, results)
+    let mut r = report(cfg, sha256, results);
+    r.capabilities = Some(caps);
+    r
 }
 
 /// The report of a run whose --max-time passed before its catalog was read.

@@ -142,6 +142,12 @@ pub fn serve(hello: &Hello) -> i32 {
                 }
                 send(&FromWorker::OpsDone { seq });
             }
+            ToWorker::Capabilities => {
+                let step = |s| send(&FromWorker::Probe(Box::new(s)));
+                crate::capabilities::probe::run(&t, &step, &calling);
+                in_flight::set(None);
+                send(&FromWorker::ProbeDone);
+            }
             ToWorker::Catalog { skip } => {
                 let g = Guard::new(&skip, &calling);
                 let d = crate::target::catalog::read_guarded(&t, hello.mpi_init, g);
