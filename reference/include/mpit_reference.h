@@ -385,6 +385,8 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value);
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int MPI_Abort(MPI_Comm comm, int errorcode);
 double MPI_Wtime(void);
 
 /* ---- PMPI twins --------------------------------------------------------------------- */
@@ -405,6 +407,8 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value);
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys);
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key);
 int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
 double PMPI_Wtime(void);
 
 /* ---- Reference-only hooks (no PMPI twins) ------------------------------------------ */
