@@ -102,7 +102,7 @@ fn build_model() -> Result<Model, String> {
         }
         _ => Catalog::default_catalog(),
     };
-    Ok(Model::new(cat, faults))
+    Ok(Model::new(cat.varied(&faults), faults))
 }
 
 /// The model in `slot`, built if needed. The initialization calls (`report`) print a
