@@ -238,7 +238,7 @@ impl Catalog {
                 let pad = LONG_NAME_LEN.saturating_sub(n.len() + 1);
                 if pad > 0 {
                     n.push('_');
-                    n.extend(std::iter::repeat('x').take(pad));
+                    n.extend(std::iter::repeat_n('x', pad));
                 }
             };
             for v in &mut self.cvars {
