@@ -96,6 +96,8 @@ faults! {
     HangInCall = "hang-in-call", "pvars", "R-GEN-1", "pvar_session_create never returns (hang)";
     CrashInCall = "crash-in-call", "cvars", "R-GEN-1", "cvar_read of an MPI_CHAR cvar crashes (SIGSEGV)";
     ReadresetReadonlyNoWrite = "readreset-readonly-no-write", "conforming", "R-PRR-1", "readreset of a read-only, non-atomic pvar answers NO_WRITE rather than NO_ATOMIC (two errors: either code conforms)";
+    EmptyDescriptions = "empty-descriptions", "conforming", "R-STR-6", "no variable, category, event or source has a description (\"\" of length 1: descriptions are optional), except cvars of GROUP/ALL scopes, whose description R-SCOPE-1 requires";
+    LongNames = "long-names", "conforming", "R-STR-6", "every cvar, pvar and category name is padded to 2000 characters (no length limit; unique as before), longer than any fixed buffer a tool may pass";
 }
 
 impl Fault {

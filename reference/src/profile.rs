@@ -278,6 +278,19 @@ impl AbiProfile {
         .expect("the bundled standard ABI profile parses (unit-tested)")
     }
 
+    /// The MPICH ABI the reference speaks when loaded under MPICH's file names
+    /// (`libmpi.so.12`, `libmpich.so.12`): MPICH 5.0.2's `mpi.h`, which defines every
+    /// MPI-4.1 constant (Debian's 4.0.2 header lacks two, with the same values for the
+    /// rest, so tools built against either header agree with it on what they use).
+    pub fn mpich() -> Self {
+        // Compiled in and covered by a unit test, like `standard`.
+        Self::from_yaml(
+            include_str!("../../specs/abi/mpich-5.yaml"),
+            "specs/abi/mpich-5.yaml",
+        )
+        .expect("the bundled MPICH 5 ABI profile parses (unit-tested)")
+    }
+
     /// The number of a return code; `None` if the family does not define it.
     pub fn code(&self, e: TErr) -> Option<i64> {
         *self.t_err.get(e)
@@ -441,6 +454,29 @@ mod tests {
         assert_eq!(c.bind.num(Bind::MpiSession), 12);
         assert_eq!(c.source_order.lookup(2), Some(SourceOrder::Unordered));
         assert!(p.differences(&p).is_empty());
+    }
+
+    /// The reference's MPICH ABI defines every constant too, with int-wide handles, and
+    /// each of its values of Debian's 4.0.2 header is the same there.
+    #[test]
+    fn mpich_tables_are_complete_and_extend_mpich_4() {
+        let p = AbiProfile::mpich();
+        assert_eq!(p.family, Family::Mpich);
+        assert_eq!(p.mpi_handle_width, HandleWidth::Int);
+        assert!(p.complete_tables().is_some());
+        let old = AbiProfile::from_yaml(
+            include_str!("../../specs/abi/mpich-4.yaml"),
+            "specs/abi/mpich-4.yaml",
+        )
+        .expect("mpich-4 parses");
+        for d in p.differences(&old) {
+            assert!(
+                d.ends_with(" vs null")
+                    || d.ends_with(" vs absent")
+                    || d.starts_with("description"),
+                "{d}"
+            );
+        }
     }
 
     /// `null` marks a constant the family does not define: it decodes nothing, and the

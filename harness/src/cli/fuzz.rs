@@ -103,7 +103,11 @@ fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
                 "the reference's default catalog".into(),
             ),
         };
-        let mut m = Mirror::of_catalog(c, source);
+        // The catalog-level conforming variations (`empty-descriptions`, `long-names`)
+        // change what the library serves: the mirror serves the same.
+        let faults = std::env::var(mpit_reference::ENV_FAULTS).unwrap_or_default();
+        let faults = mpit_reference::faults::Faults::parse(&faults).unwrap_or_default();
+        let mut m = Mirror::of_catalog(c.varied(&faults), source);
         m.unsupported = facts.unsupported;
         return Ok(m);
     }

@@ -207,6 +207,57 @@ pub struct Catalog {
     pub sources: Vec<Source>,
 }
 
+/// The length of every name under the conforming variation `long-names`.
+pub const LONG_NAME_LEN: usize = 2000;
+
+impl Catalog {
+    /// The catalog a library with these conforming variations serves (the variations
+    /// that are a property of the catalog rather than of a call):
+    /// * `empty-descriptions`: every description absent (R-STR-6: optional), except those
+    ///   of GROUP/GROUP_EQ/ALL/ALL_EQ cvars, which must explain how to set them (R-SCOPE-1);
+    /// * `long-names`: every cvar, pvar and category name padded to [`LONG_NAME_LEN`]
+    ///   characters (R-STR-6 bounds no length; the string convention of §15.3.3 exists so
+    ///   a tool can learn a length and truncation is defined), category members renamed
+    ///   alike, so names stay unique and lookups by name keep working.
+    pub fn varied(mut self, faults: &crate::faults::Faults) -> Catalog {
+        use crate::faults::Fault;
+        if faults.has(Fault::EmptyDescriptions) {
+            let group =
+                |s: Scope| matches!(s, Scope::Group | Scope::GroupEq | Scope::All | Scope::AllEq);
+            self.cvars
+                .iter_mut()
+                .filter(|v| !group(v.scope))
+                .for_each(|v| v.desc = None);
+            self.pvars.iter_mut().for_each(|v| v.desc = None);
+            self.categories.iter_mut().for_each(|v| v.desc = None);
+            self.events.iter_mut().for_each(|v| v.desc = None);
+            self.sources.iter_mut().for_each(|v| v.desc = None);
+        }
+        if faults.has(Fault::LongNames) {
+            let long = |n: &mut String| {
+                let pad = LONG_NAME_LEN.saturating_sub(n.len() + 1);
+                if pad > 0 {
+                    n.push('_');
+                    n.extend(std::iter::repeat_n('x', pad));
+                }
+            };
+            for v in &mut self.cvars {
+                long(&mut v.name);
+            }
+            for v in &mut self.pvars {
+                long(&mut v.name);
+            }
+            for c in &mut self.categories {
+                long(&mut c.name);
+                c.cvars.iter_mut().for_each(long);
+                c.pvars.iter_mut().for_each(|p| long(&mut p.name));
+                c.categories.iter_mut().for_each(long);
+            }
+        }
+        self
+    }
+}
+
 fn no_object() -> Bind {
     Bind::NoObject
 }

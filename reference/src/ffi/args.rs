@@ -5,6 +5,7 @@
 use super::{abi, crash};
 use crate::faults::Faults;
 use crate::model::BoundObject;
+use crate::profile::HandleWidth;
 use crate::spec::{TErr, TResult};
 use crate::strings::{self, StringArg, StringOut};
 use std::ffi::{c_char, c_int, c_void, CStr};
@@ -134,19 +135,61 @@ pub(crate) unsafe fn out_desc(d: &Option<String>, buf: *mut c_char, len: *mut c_
     unsafe { put_string(&out, buf, len) }
 }
 
-/// Decodes `obj_handle` (R-BIND-3): NULL is no object; otherwise one pointer-sized
-/// handle is read from it.
+/// Decodes `obj_handle` (R-BIND-3): NULL is no object; otherwise one MPI handle of the
+/// ABI's width is read from it (an `int` under MPICH: reading 8 bytes would take 4
+/// bytes of whatever follows the caller's variable).
 ///
 /// # Safety
-/// `obj` is NULL or valid for reading one pointer-sized handle.
+/// `obj` is NULL or valid for reading one MPI handle of the ABI's width.
 pub(crate) unsafe fn bound_object(obj: *const c_void) -> BoundObject {
     if obj.is_null() {
         return BoundObject::None;
     }
-    // SAFETY: non-NULL and readable per the caller's contract; `void *` carries no
-    // alignment promise, hence the unaligned read.
-    let v = unsafe { obj.cast::<usize>().read_unaligned() };
+    // SAFETY: non-NULL and readable per the caller's contract.
+    let v = unsafe { read_mpi_handle(obj.cast::<usize>()) };
     abi().object(v)
+}
+
+/// Reads an `MPI_Datatype`/`MPI_Comm`/`MPI_Info` variable the caller passed by address
+/// (declared `*const usize` in the signatures): 4 bytes under MPICH, 8 otherwise.
+///
+/// # Safety
+/// `p` is non-NULL and valid for reading one handle of the ABI's width (`void *` and
+/// `int *` promise no 8-byte alignment, hence the unaligned reads).
+pub(crate) unsafe fn read_mpi_handle(p: *const usize) -> usize {
+    match abi().width {
+        // SAFETY: per the contract, 4 readable bytes.
+        HandleWidth::Int => (unsafe { p.cast::<u32>().read_unaligned() }) as usize,
+        // SAFETY: per the contract, 8 readable bytes.
+        HandleWidth::Pointer => unsafe { p.read_unaligned() },
+    }
+}
+
+/// Stores an `MPI_Datatype`/`MPI_Comm`/`MPI_Info` OUT value at `p[k]` with the ABI's
+/// width (an array of `int` under MPICH); a NULL pointer is ignored (R-CVAR-3).
+///
+/// # Safety
+/// `p` is NULL or valid for writing `k + 1` handles of the ABI's width.
+pub(crate) unsafe fn put_mpi_handle_at(p: *mut usize, k: usize, v: usize) {
+    if p.is_null() {
+        return;
+    }
+    match abi().width {
+        // SAFETY: per the contract, room for `k + 1` ints; the value is the low 32 bits
+        // (every MPICH handle value is an int).
+        HandleWidth::Int => unsafe { p.cast::<u32>().add(k).write_unaligned(v as u32) },
+        // SAFETY: per the contract, room for `k + 1` pointer-sized handles.
+        HandleWidth::Pointer => unsafe { p.add(k).write_unaligned(v) },
+    }
+}
+
+/// [`put_mpi_handle_at`] for one OUT handle.
+///
+/// # Safety
+/// `p` is NULL or valid for writing one handle of the ABI's width.
+pub(crate) unsafe fn put_mpi_handle(p: *mut usize, v: usize) {
+    // SAFETY: forwarded caller contract.
+    unsafe { put_mpi_handle_at(p, 0, v) }
 }
 
 /// Copies model bytes into a user buffer.

@@ -3,7 +3,7 @@
 use super::process::{self, Point};
 use super::{
     abi, bound_object, c_name, copy_in, copy_out, crash, export, free_inout, need, out_desc,
-    out_str, put, put_unchecked_if, t_call,
+    out_str, put, put_mpi_handle, put_unchecked_if, t_call,
 };
 use crate::faults::Fault;
 use crate::model::CvarHandle;
@@ -57,7 +57,7 @@ export! {
             unsafe {
                 out_str(&info.name, name, name_len, f);
                 put(verbosity, verb);
-                put(datatype, abi().datatype(info.datatype));
+                put_mpi_handle(datatype, abi().datatype(info.datatype));
                 put(enumtype, info.enumtype.0 as usize);
                 out_desc(&info.desc, desc, desc_len, f);
                 put_unchecked_if(

@@ -4,7 +4,7 @@
 
 use super::{
     abi, bound_object, c_name, copy_out, export, lock, need, out_desc, out_str, put,
-    put_unchecked_if, t_call, t_call_deliver,
+    put_mpi_handle, put_mpi_handle_at, put_unchecked_if, t_call, t_call_deliver,
 };
 use crate::faults::Fault;
 use crate::model::{Delivery, Instance, Registration};
@@ -141,7 +141,7 @@ export! {
                 put(ordering, abi().c.source_order.num(si.ordering) as c_int);
                 put(ticks_per_second, si.ticks_per_second);
                 put_unchecked_if(max_ticks, si.max_ticks, f.has(Fault::NullOutDerefSource));
-                put(info, abi().info_out(ih));
+                put_mpi_handle(info, abi().info_out(ih));
             }
             Ok(())
         })
@@ -203,7 +203,7 @@ export! {
                     // A NULL array is ignored as a whole (never offset from NULL).
                     if !array_of_datatypes.is_null() {
                         for (k, d) in ei.datatypes.iter().take(cap).enumerate() {
-                            array_of_datatypes.add(k).write(abi().datatype(*d));
+                            put_mpi_handle_at(array_of_datatypes, k, abi().datatype(*d));
                         }
                     }
                     if !array_of_displacements.is_null() {
@@ -214,7 +214,7 @@ export! {
                     put(num_elements, ei.datatypes.len() as c_int);
                 }
                 put(enumtype, ei.enumtype.0 as usize);
-                put(info, abi().info_out(ih));
+                put_mpi_handle(info, abi().info_out(ih));
                 out_desc(&ei.desc, desc, desc_len, f);
                 put_unchecked_if(
                     bind,
@@ -272,7 +272,7 @@ export! {
             need(info_used)?;
             let h = m.event_handle_get_info(reg(event_registration))?;
             // SAFETY: checked non-NULL.
-            unsafe { put(info_used, h.0 as usize) };
+            unsafe { put_mpi_handle(info_used, h.0 as usize) };
             Ok(())
         })
     }
@@ -311,7 +311,7 @@ export! {
             let s = safety_in(cb_safety)?;
             let h = m.event_callback_get_info(reg(event_registration), s)?;
             // SAFETY: checked non-NULL.
-            unsafe { put(info_used, h.0 as usize) };
+            unsafe { put_mpi_handle(info_used, h.0 as usize) };
             Ok(())
         })
     }

@@ -2,9 +2,20 @@
 //! MPI-5 standard-ABI signature, the few MPI functions a tool needs, and the
 //! reference-only hooks. Declared in `reference/include/mpit_reference.h`.
 //!
+//! The same functions also speak MPICH's ABI (issue 21: the reference as a test double
+//! for tools linked against MPICH or Intel MPI), chosen once per process ([`abi`]):
+//! `MPIT_REFERENCE_ABI=mpich|standard`, else MPICH's when the library was loaded under
+//! one of MPICH's file names (`crate::MPICH_FILE_NAMES`), else the standard ABI. The two
+//! differ only in numbers (all from `specs/abi/*.yaml`) and in the width of `MPI_Datatype`,
+//! `MPI_Comm` and `MPI_Info` (a C `int` in MPICH, pointer-sized in the standard ABI);
+//! every MPI_T handle is a pointer in both. So each such handle crosses the boundary
+//! through [`Abi::mpi_handle`] (by value: the low 32 bits, the `int` the x86-64 SysV
+//! caller put in the register or stack slot) or the `*_mpi_handle` helpers of `args`
+//! (through a pointer: 4 or 8 bytes), never as a bare `usize`.
+//!
 //! This is the only module of the crate with `unsafe` and raw pointers. Its rules:
 //! * one process-wide [`Model`] behind a mutex (MPI_THREAD_MULTIPLE by locking);
-//! * numbers come only from `AbiProfile::standard()` (return codes through [`code`]);
+//! * numbers come only from the chosen profile (return codes through [`code`]);
 //! * only pointers the caller passes are trusted; every handle value goes through the
 //!   model's registries, so stale or garbage handles give an error code, never UB;
 //! * a NULL pointer is never dereferenced: NULL OUT arguments of `*_get_info` are
@@ -28,14 +39,14 @@ mod pvar;
 mod world;
 
 pub(crate) use args::{
-    bound_object, c_name, copy_in, copy_out, free_inout, need, out_desc, out_str, put, put_string,
-    put_unchecked_if,
+    bound_object, c_name, copy_in, copy_out, free_inout, need, out_desc, out_str, put,
+    put_mpi_handle, put_mpi_handle_at, put_string, put_unchecked_if, read_mpi_handle,
 };
 
 use crate::catalog::Catalog;
 use crate::faults::{Fault, Faults};
 use crate::model::{BoundObject, InfoHandle, Model};
-use crate::profile::{AbiProfile, CompleteTables, HandleValue};
+use crate::profile::{AbiProfile, CompleteTables, HandleValue, HandleWidth};
 use crate::spec::{Datatype, TErr, TResult};
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -76,6 +87,8 @@ fn lock() -> MutexGuard<'static, Option<Model>> {
 fn build_model() -> Result<Model, String> {
     let faults = match std::env::var(crate::ENV_FAULTS) {
         Ok(s) if s.trim() == "list" => {
+            let a = abi();
+            eprintln!("mpit-reference: {} ABI ({})", a.p.family, a.why);
             eprint!("{}", Faults::listing());
             eprint!("{}", Faults::conforming_listing());
             eprint!("{}", crate::faults::ProcessFault::listing());
@@ -90,7 +103,7 @@ fn build_model() -> Result<Model, String> {
         }
         _ => Catalog::default_catalog(),
     };
-    Ok(Model::new(cat, faults))
+    Ok(Model::new(cat.varied(&faults), faults))
 }
 
 /// The model in `slot`, built if needed. The initialization calls (`report`) print a
@@ -111,11 +124,17 @@ fn model_in(slot: &mut Option<Model>, report: bool) -> Option<&mut Model> {
     slot.as_mut()
 }
 
-/// The standard-ABI numbers, derived once from `AbiProfile::standard()`.
+/// The numbers of the ABI this process speaks, derived once from its profile.
 pub(crate) struct Abi {
     pub(crate) p: AbiProfile,
-    /// The enum-like tables as plain numbers: the standard ABI defines every constant.
+    /// The enum-like tables as plain numbers: both ABIs the reference speaks define
+    /// every constant (unit-tested in profile.rs).
     pub(crate) c: CompleteTables,
+    /// `MPI_Datatype`, `MPI_Comm`, `MPI_Info`: a C `int` (MPICH) or pointer-sized.
+    pub(crate) width: HandleWidth,
+    /// Why this ABI was chosen (in MPICH's `MPI_Get_library_version` string, and on
+    /// stderr under `MPIT_REFERENCE_FAULTS=list`).
+    pub(crate) why: String,
     comm_world: usize,
     comm_self: usize,
     info_null: usize,
@@ -125,13 +144,76 @@ pub(crate) struct Abi {
     datatypes: Vec<(usize, Datatype)>,
 }
 
+/// MPICH's `MPI_T_PVAR_ALL_HANDLES` is not a constant but this exported variable
+/// (`specs/abi/mpich-*.yaml`: `{symbol: MPI_T_PVAR_ALL_HANDLES, deref: true}`); MPICH
+/// stores `(MPI_T_pvar_handle)-1` in it (abi-facts.md), a value no model handle takes.
+/// Exported under both ABIs: the standard ABI's constant (1) does not read it.
+#[no_mangle]
+pub static MPI_T_PVAR_ALL_HANDLES: usize = usize::MAX;
+
+/// The file this library was loaded from (`dladdr` of one of its own functions).
+fn own_file_name() -> Option<String> {
+    let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
+    let addr = own_file_name as fn() -> Option<String> as *const libc::c_void;
+    // SAFETY: `addr` is an address inside this library; `info` is writable storage for
+    // one Dl_info, which dladdr fills when it returns non-zero.
+    let found = unsafe { libc::dladdr(addr, info.as_mut_ptr()) };
+    if found == 0 {
+        return None;
+    }
+    // SAFETY: dladdr returned non-zero, so it initialized `info`.
+    let info = unsafe { info.assume_init() };
+    if info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dli_fname is a NUL-terminated path owned by the dynamic loader, valid
+    // while the library stays loaded (the whole process: nobody dlcloses the MPI library
+    // it calls into); copied at once.
+    let path = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    let path = path.to_string_lossy();
+    Some(path.rsplit('/').next().unwrap_or(&path).to_string())
+}
+
+/// Which ABI this process speaks, and why (see the module doc).
+fn choose_profile() -> (AbiProfile, String) {
+    match std::env::var(crate::ENV_ABI).as_deref() {
+        Ok("mpich") => return (AbiProfile::mpich(), format!("{}=mpich", crate::ENV_ABI)),
+        Ok("standard") => {
+            return (
+                AbiProfile::standard(),
+                format!("{}=standard", crate::ENV_ABI),
+            )
+        }
+        Ok(other) if !other.is_empty() => {
+            eprintln!(
+                "mpit-reference: {}={other:?} is neither mpich nor standard; choosing by file name",
+                crate::ENV_ABI
+            );
+        }
+        _ => {}
+    }
+    match own_file_name() {
+        Some(f) if crate::MPICH_FILE_NAMES.contains(&f.as_str()) => {
+            (AbiProfile::mpich(), format!("loaded as {f}"))
+        }
+        Some(f) => (AbiProfile::standard(), format!("loaded as {f}")),
+        None => (AbiProfile::standard(), "no file name from dladdr".into()),
+    }
+}
+
 pub(crate) fn abi() -> &'static Abi {
     static ABI: OnceLock<Abi> = OnceLock::new();
     ABI.get_or_init(|| {
-        let p = AbiProfile::standard();
+        let (p, why) = choose_profile();
+        let width = p.mpi_handle_width;
         let num = |v: &HandleValue| match v {
-            HandleValue::Num(n) => *n as usize,
-            // The standard ABI has no symbol handles (specs/abi/standard.yaml).
+            HandleValue::Num(n) => narrow(width, *n as usize),
+            // The one symbol handle of the two profiles: the variable above.
+            HandleValue::Symbol {
+                symbol,
+                deref: true,
+            } if symbol == "MPI_T_PVAR_ALL_HANDLES" => MPI_T_PVAR_ALL_HANDLES,
+            // Open MPI's addresses of exported objects: not an ABI the reference speaks.
             HandleValue::Symbol { .. } => usize::MAX,
         };
         let h = |name: &str| p.handles.get(name).map(num).unwrap_or(usize::MAX);
@@ -142,13 +224,15 @@ pub(crate) fn abi() -> &'static Abi {
             .map(|(_, v)| num(v))
             .collect();
         nulls.push(0);
-        // Like `AbiProfile::standard` itself, this is fixed data checked by a unit test
-        // (profile.rs, standard_tables_are_complete), so it cannot fail at run time.
+        // Like the profiles themselves, fixed data checked by unit tests (profile.rs,
+        // standard_tables_are_complete, mpich_tables_are_complete_and_extend_mpich_4).
         let c = p
             .complete_tables()
-            .expect("the standard ABI defines every enum-like constant (unit-tested)");
+            .expect("both ABIs of the reference define every enum-like constant (unit-tested)");
         Abi {
             c,
+            width,
+            why,
             comm_world: h("MPI_COMM_WORLD"),
             comm_self: h("MPI_COMM_SELF"),
             info_null: h("MPI_INFO_NULL"),
@@ -160,7 +244,31 @@ pub(crate) fn abi() -> &'static Abi {
     })
 }
 
+/// An MPI object handle as the ABI passes it: under MPICH the low 32 bits (a C `int`,
+/// zero-extended so profile values and caller values compare equal).
+fn narrow(width: HandleWidth, v: usize) -> usize {
+    match width {
+        HandleWidth::Int => v as u32 as usize,
+        HandleWidth::Pointer => v,
+    }
+}
+
 impl Abi {
+    /// A by-value `MPI_Datatype`/`MPI_Comm`/`MPI_Info` argument, declared `usize` in
+    /// the signatures: under MPICH only its low 32 bits are the caller's `int`.
+    pub(crate) fn mpi_handle(&self, v: usize) -> usize {
+        narrow(self.width, v)
+    }
+
+    /// The predefined datatype a handle stands for, if any.
+    pub(crate) fn datatype_of(&self, v: usize) -> Option<Datatype> {
+        let v = self.mpi_handle(v);
+        self.datatypes
+            .iter()
+            .find(|(n, _)| *n == v)
+            .map(|(_, d)| *d)
+    }
+
     pub(crate) fn datatype(&self, d: Datatype) -> usize {
         self.datatypes
             .iter()
@@ -170,6 +278,7 @@ impl Abi {
 
     /// Decodes the handle stored at a non-NULL `obj_handle` (R-BIND-3).
     fn object(&self, v: usize) -> BoundObject {
+        let v = self.mpi_handle(v);
         if v == self.comm_world {
             BoundObject::CommWorld
         } else if v == self.comm_self {
@@ -186,6 +295,7 @@ impl Abi {
 
     /// An `MPI_Info` argument: MPI_INFO_NULL is no hints.
     pub(crate) fn info_arg(&self, v: usize) -> Option<InfoHandle> {
+        let v = self.mpi_handle(v);
         (v != self.info_null).then_some(InfoHandle(v as u64))
     }
 
@@ -216,7 +326,7 @@ impl Abi {
     }
 }
 
-/// THE mapping of a model result to an MPI_T return code (standard ABI), including
+/// THE mapping of a model result to an MPI_T return code (the chosen ABI), including
 /// the faults that only exist where codes are numbers.
 pub(crate) fn code(r: TResult<()>, faults: &Faults) -> c_int {
     let p = &abi().p;

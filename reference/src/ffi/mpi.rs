@@ -1,9 +1,14 @@
 //! The few MPI functions a tool needs next to MPI_T, for a singleton process: version
 //! queries, MPI_Init/Finalize (which make `appears: mpi_init` entries visible),
-//! MPI_COMM_WORLD/SELF of size 1, a minimal MPI_Info, and MPI_Wtime.
+//! MPI_COMM_WORLD/SELF of size 1, a minimal MPI_Info, MPI_Wtime, and what MPICH's
+//! `mpivars` and Intel's `impi_info` import besides MPI_T: MPI_Type_get_name and
+//! MPI_Abort.
 
-use super::{abi, c_name, export, lock, model_in, put, put_string};
+use super::{
+    abi, c_name, export, lock, model_in, put, put_mpi_handle, put_string, read_mpi_handle,
+};
 use crate::model::{InfoHandle, Model, MpiState};
+use crate::profile::Family;
 use crate::strings::{convention, StringArg};
 use std::ffi::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -12,6 +17,10 @@ use std::time::Instant;
 
 /// `MPI_MAX_INFO_KEY` of the standard ABI (mpi_abi.h): keys are at most 255 characters.
 const MAX_INFO_KEY: usize = 256;
+
+/// `MPI_MAX_OBJECT_NAME`: 128 in both ABIs the reference speaks (mpi_abi.h and MPICH's
+/// mpi.h); MPI_Type_get_name's `type_name` holds that many bytes (MPI-4.1 §7.2).
+const MAX_OBJECT_NAME: c_int = 128;
 
 /// An MPI (not MPI_T) error class, numbered by the profile.
 #[derive(Debug, Clone, Copy)]
@@ -76,11 +85,8 @@ export! {
         mpi_guard(|| {
             arg(version)?;
             arg(resultlen)?;
-            let s = concat!(
-                "mpit-reference ",
-                env!("CARGO_PKG_VERSION"),
-                " (reference MPI_T of mpit-conform: MPI-4.1 tool information interface, MPI-5.0 standard ABI 1.0)"
-            );
+            let s = library_version();
+            let s = s.as_str();
             let out = convention(s, StringArg { buf_null: false, len: Some(s.len() as c_int + 1) }, &Default::default());
             // SAFETY: the caller's buffer holds 8192 bytes, more than this string.
             unsafe {
@@ -92,16 +98,48 @@ export! {
     }
 }
 
+/// The version string: under MPICH's ABI it also carries the `MPICH Version:` line
+/// MPICH's own library starts with, naming the release of the profile (from its
+/// description, e.g. "MPICH 5.0.2 mpi.h"), so a reader of this string (a tool, the
+/// harness choosing a profile) takes the numbers of that header.
+fn library_version() -> String {
+    let head = concat!(
+        "mpit-reference ",
+        env!("CARGO_PKG_VERSION"),
+        " (reference MPI_T of mpit-conform: MPI-4.1 tool information interface"
+    );
+    let a = abi();
+    match a.p.family {
+        Family::Mpich => {
+            let release =
+                a.p.description
+                    .strip_prefix("MPICH ")
+                    .and_then(|r| r.split_whitespace().next())
+                    .unwrap_or("unknown");
+            format!(
+                "{head}, MPICH ABI of {}: {})\nMPICH Version:\t{release}",
+                a.p.description, a.why
+            )
+        }
+        _ => format!("{head}, MPI-5.0 standard ABI 1.0)"),
+    }
+}
+
 export! {
-    /// The reference speaks the MPI-5 standard ABI 1.0.
+    /// The standard ABI 1.0; under MPICH's ABI -1.-1, what native MPICH 5 and Intel MPI
+    /// answer (abi-facts.md: they export the function but speak no standard ABI).
     fn MPI_Abi_get_version(abi_major: *mut c_int, abi_minor: *mut c_int) -> c_int {
         mpi_guard(|| {
             arg(abi_major)?;
             arg(abi_minor)?;
+            let (major, minor) = match abi().p.family {
+                Family::Standard => (1, 0),
+                _ => (-1, -1),
+            };
             // SAFETY: both checked non-NULL.
             unsafe {
-                put(abi_major, 1);
-                put(abi_minor, 0);
+                put(abi_major, major);
+                put(abi_minor, minor);
             }
             Ok(())
         })
@@ -122,8 +160,9 @@ export! {
         let _ = (argc, argv);
         with_model(true, |m| {
             arg(provided)?;
-            abi().c.thread_level.lookup(required.into()).ok_or(MpiErr::Arg)?;
-            m.mpi_init().map_err(|_| MpiErr::Other)?;
+            let level = abi().c.thread_level.lookup(required.into()).ok_or(MpiErr::Arg)?;
+            // The level MPI_Query_thread reports from now on (R-MPI-1).
+            m.mpi_init_thread(level).map_err(|_| MpiErr::Other)?;
             // SAFETY: checked non-NULL.
             unsafe { put(provided, required) };
             Ok(())
@@ -174,6 +213,7 @@ export! {
 /// usable between MPI_Init and MPI_Finalize. Other values are MPI_ERR_ARG (the
 /// reference reports every bad argument of its few MPI calls as MPI_ERR_ARG).
 fn comm_query(comm: usize, out: *mut c_int, value: c_int) -> c_int {
+    let comm = abi().mpi_handle(comm);
     mpi_guard(|| {
         arg(out)?;
         if !matches!(
@@ -204,7 +244,7 @@ export! {
 }
 
 fn info(h: usize) -> InfoHandle {
-    InfoHandle(h as u64)
+    InfoHandle(abi().mpi_handle(h) as u64)
 }
 
 export! {
@@ -212,8 +252,8 @@ export! {
         with_model(false, |m| {
             arg(info)?;
             let h = m.info_create();
-            // SAFETY: checked non-NULL.
-            unsafe { put(info, h.0 as usize) };
+            // SAFETY: checked non-NULL; an OUT MPI_Info of the ABI's width.
+            unsafe { put_mpi_handle(info, h.0 as usize) };
             Ok(())
         })
     }
@@ -224,11 +264,11 @@ export! {
     fn MPI_Info_free(info: *mut usize) -> c_int {
         with_model(false, |m| {
             arg(info)?;
-            // SAFETY: checked non-NULL; an INOUT handle.
-            let h = unsafe { info.read() };
+            // SAFETY: checked non-NULL; an INOUT MPI_Info of the ABI's width.
+            let h = unsafe { read_mpi_handle(info) };
             m.info_free(self::info(h)).map_err(|_| MpiErr::Info)?;
             // SAFETY: as above.
-            unsafe { put(info, abi().info_out(None)) };
+            unsafe { put_mpi_handle(info, abi().info_out(None)) };
             Ok(())
         })
     }
@@ -295,6 +335,42 @@ export! {
             }
             Ok(())
         })
+    }
+}
+
+export! {
+    /// The name of a predefined datatype the reference uses (MPI-4.1 §7.2: a predefined
+    /// type's name is its C name, e.g. "MPI_INT"); any other handle is MPI_ERR_TYPE.
+    /// `type_name` holds MPI_MAX_OBJECT_NAME bytes; `resultlen` is the length without NUL.
+    fn MPI_Type_get_name(datatype: usize, type_name: *mut c_char, resultlen: *mut c_int) -> c_int {
+        let a = abi();
+        match a.datatype_of(datatype) {
+            None => a.mpi_err("MPI_ERR_TYPE"),
+            Some(d) => mpi_guard(|| {
+                arg(type_name)?;
+                arg(resultlen)?;
+                let s = d.spelling();
+                let out = convention(s, StringArg { buf_null: false, len: Some(MAX_OBJECT_NAME) }, &Default::default());
+                // SAFETY: both checked non-NULL; `type_name` holds MPI_MAX_OBJECT_NAME
+                // bytes per the standard, and the convention writes at most that many.
+                unsafe {
+                    put_string(&out, type_name, std::ptr::null_mut());
+                    put(resultlen, s.len().min(MAX_OBJECT_NAME as usize - 1) as c_int);
+                }
+                Ok(())
+            }),
+        }
+    }
+}
+
+export! {
+    /// A singleton's abort: ends the process with `errorcode` as its exit status (MPI-4.1
+    /// §11.5: "return errorcode to the invoking environment", as MPICH's singleton
+    /// does), after one line on stderr. `exit` flushes the tool's stdio buffers.
+    fn MPI_Abort(comm: usize, errorcode: c_int) -> c_int {
+        let comm = abi().mpi_handle(comm);
+        eprintln!("mpit-reference: MPI_Abort(comm {comm:#x}, errorcode {errorcode}) called");
+        std::process::exit(errorcode)
     }
 }
 

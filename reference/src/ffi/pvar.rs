@@ -5,7 +5,7 @@
 use super::process::{self, Point};
 use super::{
     abi, bound_object, c_name, copy_in, copy_out, export, free_inout, need, out_desc, out_str, put,
-    put_unchecked_if, t_call,
+    put_mpi_handle, put_unchecked_if, t_call,
 };
 use crate::faults::Fault;
 use crate::model::{Model, PvarHandle, Session};
@@ -51,7 +51,7 @@ export! {
                 out_str(&info.name, name, name_len, f);
                 put(verbosity, p.verbosity.num(info.verbosity) as c_int);
                 put(var_class, p.pvar_class.num(info.var_class) as c_int);
-                put(datatype, abi().datatype(info.datatype));
+                put_mpi_handle(datatype, abi().datatype(info.datatype));
                 put(enumtype, info.enumtype.0 as usize);
                 out_desc(&info.desc, desc, desc_len, f);
                 put(bind, p.bind.num(info.bind) as c_int);

@@ -1,6 +1,7 @@
 //! MPI calls of the lifecycle matrix (specs/cases/lifecycle.yaml): `MPI_Query_thread`,
 //! MPI sessions, and duplicated communicators a variable can be bound to.
 
+use super::args::{put_mpi_handle, read_mpi_handle};
 use super::{abi, export, lock, model_in, put};
 use crate::model::{BoundObject, Model, WorldErr};
 use std::ffi::c_int;
@@ -51,8 +52,8 @@ export! {
         let _ = (info, errhandler);
         on_model(!session.is_null(), |m| {
             let s = m.session_init();
-            // SAFETY: checked non-NULL above; an OUT handle per the signature.
-            unsafe { put(session, s as usize) };
+            // SAFETY: checked non-NULL above; an OUT MPI_Session (an int under MPICH).
+            unsafe { put_mpi_handle(session, s as usize) };
             Ok(())
         })
     }
@@ -62,12 +63,12 @@ export! {
     /// Ends a session and sets the handle to MPI_SESSION_NULL; MPI_T is untouched.
     fn MPI_Session_finalize(session: *mut usize) -> c_int {
         on_model(!session.is_null(), |m| {
-            // SAFETY: checked non-NULL above; an INOUT handle per the signature.
-            let s = unsafe { session.read() };
+            // SAFETY: checked non-NULL above; an INOUT MPI_Session (an int under MPICH).
+            let s = unsafe { read_mpi_handle(session) };
             m.session_finalize(s as u64)?;
             let null = abi().p.handle_num("MPI_SESSION_NULL").unwrap_or(0);
             // SAFETY: as above.
-            unsafe { put(session, null as usize) };
+            unsafe { put_mpi_handle(session, null as usize) };
             Ok(())
         })
     }
@@ -84,8 +85,8 @@ export! {
                 _ => false,
             };
             let c = m.comm_dup(known)?;
-            // SAFETY: checked non-NULL above; an OUT handle per the signature.
-            unsafe { put(newcomm, c as usize) };
+            // SAFETY: checked non-NULL above; an OUT MPI_Comm (an int under MPICH).
+            unsafe { put_mpi_handle(newcomm, c as usize) };
             Ok(())
         })
     }
@@ -95,12 +96,12 @@ export! {
     /// Frees a duplicate and sets the handle to MPI_COMM_NULL.
     fn MPI_Comm_free(comm: *mut usize) -> c_int {
         on_model(!comm.is_null(), |m| {
-            // SAFETY: checked non-NULL above; an INOUT handle per the signature.
-            let c = unsafe { comm.read() };
+            // SAFETY: checked non-NULL above; an INOUT MPI_Comm (an int under MPICH).
+            let c = unsafe { read_mpi_handle(comm) };
             m.comm_free(c as u64)?;
             let null = abi().p.handle_num("MPI_COMM_NULL").unwrap_or(0);
             // SAFETY: as above.
-            unsafe { put(comm, null as usize) };
+            unsafe { put_mpi_handle(comm, null as usize) };
             Ok(())
         })
     }
