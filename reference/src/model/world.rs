@@ -25,6 +25,20 @@ pub enum WorldErr {
     Broken,
 }
 
+thread_local! {
+    /// A per-thread byte whose address names the thread. Not `std::thread::current()`:
+    /// that registers a thread-local destructor inside this library, which runs at the
+    /// thread's exit, after a program that dlopened the library may have closed it
+    /// (harness/tests/target_api.rs does); a `const` thread-local without `Drop`
+    /// registers none.
+    static MARK: u8 = const { 0 };
+}
+
+/// The calling thread, as a number no other live thread has.
+fn this_thread() -> usize {
+    MARK.with(|m| m as *const u8 as usize)
+}
+
 #[derive(Debug, Clone, Default)]
 pub(super) struct WorldState {
     /// The level MPI_Init_thread returned (MPI_Init: SINGLE); `None` before MPI_Init.
@@ -36,8 +50,8 @@ pub(super) struct WorldState {
     /// MPI_T was fully finalized while MPI was initialized.
     pub(super) finalized_under_mpi: bool,
     /// The first thread that called MPI_T_init_thread (fault
-    /// `init-uncounted-off-first-thread`).
-    first_init_thread: Option<std::thread::ThreadId>,
+    /// `init-uncounted-off-first-thread`), as [`this_thread`] tells threads apart.
+    first_init_thread: Option<usize>,
 }
 
 impl Model {
@@ -139,9 +153,12 @@ impl Model {
     /// thread, or lost in a race), so that thread's MPI_T_finalize takes away another
     /// thread's initialization.
     pub(super) fn init_uncounted_here(&mut self) -> bool {
-        let me = std::thread::current().id();
+        if !self.fault(Fault::InitUncountedOffFirstThread) {
+            return false;
+        }
+        let me = this_thread();
         let first = *self.world.first_init_thread.get_or_insert(me);
-        self.fault(Fault::InitUncountedOffFirstThread) && first != me && self.init_count > 0
+        first != me && self.init_count > 0
     }
 
     /// Records a full MPI_T finalization (init.rs).
