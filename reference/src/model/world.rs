@@ -7,7 +7,9 @@
 use super::{Model, MpiState};
 use crate::faults::Fault;
 use crate::spec::{TErr, TResult, ThreadLevel};
+use std::cell::Cell;
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many full MPI_T finalizations the fault `init-fails-after-1000-cycles` allows.
 pub const FAULT_CYCLE_LIMIT: u32 = 1000;
@@ -25,18 +27,25 @@ pub enum WorldErr {
     Broken,
 }
 
+/// Thread numbers handed out by [`this_thread`] (0: not numbered yet).
+static NEXT_THREAD: AtomicUsize = AtomicUsize::new(1);
+
 thread_local! {
-    /// A per-thread byte whose address names the thread. Not `std::thread::current()`:
-    /// that registers a thread-local destructor inside this library, which runs at the
-    /// thread's exit, after a program that dlopened the library may have closed it
-    /// (harness/tests/target_api.rs does); a `const` thread-local without `Drop`
-    /// registers none.
-    static MARK: u8 = const { 0 };
+    /// This thread's number. Not `std::thread::current()`: that registers a thread-local
+    /// destructor inside this library, which runs at the thread's exit, after a program
+    /// that dlopened the library may have closed it (harness/tests/target_api.rs does);
+    /// a `const` thread-local `Cell` has no destructor to register.
+    static THREAD: Cell<usize> = const { Cell::new(0) };
 }
 
-/// The calling thread, as a number no other live thread has.
+/// The calling thread, as a number no other thread of this process has.
 fn this_thread() -> usize {
-    MARK.with(|m| m as *const u8 as usize)
+    THREAD.with(|t| {
+        if t.get() == 0 {
+            t.set(NEXT_THREAD.fetch_add(1, Ordering::Relaxed));
+        }
+        t.get()
+    })
 }
 
 #[derive(Debug, Clone, Default)]
