@@ -101,6 +101,24 @@ fn int(v: impl Into<i128>) -> Val {
     Val::Int(v.into())
 }
 
+/// Adds the `failed_call` OUT (the text of the call that ended a harness operation:
+/// `activity`, `init_cycles`, `init_threads`) when there is one.
+fn with_failed_call(
+    mut o: (i32, BTreeMap<String, Val>),
+    failed: &str,
+) -> (i32, BTreeMap<String, Val>) {
+    if !failed.is_empty() {
+        o.1.insert(
+            "failed_call".into(),
+            Val::Str(StrOut {
+                buf: Some(failed.as_bytes().to_vec()),
+                ..StrOut::default()
+            }),
+        );
+    }
+    o
+}
+
 fn outs<const N: usize>(rc: i32, kv: [(&str, Val); N]) -> (i32, BTreeMap<String, Val>) {
     (
         rc,
@@ -545,12 +563,9 @@ fn call(
             .query_thread()
             .map(|(rc, p)| outs(rc, [("provided", int(p))]))?,
         Func::SessionInit => {
-            let h = |n: &str| {
-                t.handles
-                    .get(n)
-                    .copied()
-                    .or_else(|| t.profile.handle_num(n).map(|v| v as u64))
-            };
+            // The constants as a case names them (exec::resolve_constant); a profile
+            // without them cannot make the call.
+            let h = |n: &str| super::resolve_constant(t, n).ok().map(|v| v as u64);
             let (Some(info), Some(errh)) = (h("MPI_INFO_NULL"), h("MPI_ERRORS_RETURN")) else {
                 return None;
             };
@@ -575,7 +590,7 @@ fn call(
                 _ => t.init_cycles(a.int("required"), n("cycles"))?,
             };
             let (rc, failed) = c.failed.map_or((0, String::new()), |(what, rc)| (rc, what));
-            let mut o = outs(
+            let o = outs(
                 rc,
                 [
                     ("completed", int(c.completed)),
@@ -586,16 +601,7 @@ fn call(
                     ),
                 ],
             );
-            if !failed.is_empty() {
-                o.1.insert(
-                    "failed_call".into(),
-                    Val::Str(StrOut {
-                        buf: Some(failed.into_bytes()),
-                        ..StrOut::default()
-                    }),
-                );
-            }
-            o
+            with_failed_call(o, &failed)
         }
         Func::CatalogSnapshot => {
             let snap = inventory::read(t);
@@ -707,20 +713,11 @@ fn call(
             };
             let d = t.activity(&plan)?;
             let (rc, failed) = d.failed.map_or((0, ""), |(c, rc)| (rc, c));
-            let mut o = outs(
+            let o = outs(
                 rc,
                 [("calls", int(d.calls)), ("seconds", Val::Float(d.seconds))],
             );
-            if !failed.is_empty() {
-                o.1.insert(
-                    "failed_call".into(),
-                    Val::Str(StrOut {
-                        buf: Some(failed.as_bytes().to_vec()),
-                        ..StrOut::default()
-                    }),
-                );
-            }
-            o
+            with_failed_call(o, failed)
         }
         Func::Wtime => outs(0, [("time", Val::Float(lib.wtime()?))]),
         Func::Simulate => lib

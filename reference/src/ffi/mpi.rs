@@ -7,7 +7,7 @@
 use super::{
     abi, c_name, export, lock, model_in, put, put_mpi_handle, put_string, read_mpi_handle,
 };
-use crate::model::{InfoHandle, Model, MpiState};
+use crate::model::{InfoHandle, Model, MpiState, WorldErr};
 use crate::profile::Family;
 use crate::strings::{convention, StringArg};
 use std::ffi::{c_char, c_int};
@@ -22,12 +22,25 @@ const MAX_INFO_KEY: usize = 256;
 /// mpi.h); MPI_Type_get_name's `type_name` holds that many bytes (MPI-4.1 §7.2).
 const MAX_OBJECT_NAME: c_int = 128;
 
-/// An MPI (not MPI_T) error class, numbered by the profile.
+/// An MPI (not MPI_T) error class, numbered by the profile: the one mapping of the
+/// reference's MPI calls, `world.rs`'s included.
 #[derive(Debug, Clone, Copy)]
-enum MpiErr {
+pub(super) enum MpiErr {
     Arg,
     Info,
+    Comm,
+    Session,
     Other,
+}
+
+impl From<WorldErr> for MpiErr {
+    fn from(e: WorldErr) -> MpiErr {
+        match e {
+            WorldErr::Comm => MpiErr::Comm,
+            WorldErr::Session => MpiErr::Session,
+            WorldErr::NotInitialized | WorldErr::Broken => MpiErr::Other,
+        }
+    }
 }
 
 fn mpi_code(r: Result<(), MpiErr>) -> c_int {
@@ -36,6 +49,8 @@ fn mpi_code(r: Result<(), MpiErr>) -> c_int {
         Ok(()) => a.success(),
         Err(MpiErr::Arg) => a.mpi_err("MPI_ERR_ARG"),
         Err(MpiErr::Info) => a.mpi_err("MPI_ERR_INFO"),
+        Err(MpiErr::Comm) => a.mpi_err("MPI_ERR_COMM"),
+        Err(MpiErr::Session) => a.mpi_err("MPI_ERR_SESSION"),
         Err(MpiErr::Other) => a.mpi_err("MPI_ERR_OTHER"),
     }
 }
@@ -46,7 +61,7 @@ fn mpi_guard(f: impl FnOnce() -> Result<(), MpiErr>) -> c_int {
 }
 
 /// Runs a body on the model; `report` as for the MPI_T init calls.
-fn with_model(report: bool, f: impl FnOnce(&mut Model) -> Result<(), MpiErr>) -> c_int {
+pub(super) fn with_model(report: bool, f: impl FnOnce(&mut Model) -> Result<(), MpiErr>) -> c_int {
     mpi_guard(|| {
         let mut g = lock();
         let m = model_in(&mut g, report).ok_or(MpiErr::Other)?;
@@ -54,7 +69,7 @@ fn with_model(report: bool, f: impl FnOnce(&mut Model) -> Result<(), MpiErr>) ->
     })
 }
 
-fn arg<T>(p: *const T) -> Result<(), MpiErr> {
+pub(super) fn arg<T>(p: *const T) -> Result<(), MpiErr> {
     if p.is_null() {
         Err(MpiErr::Arg)
     } else {

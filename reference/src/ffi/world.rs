@@ -1,43 +1,18 @@
 //! MPI calls of the lifecycle matrix (specs/cases/lifecycle.yaml): `MPI_Query_thread`,
-//! MPI sessions, and duplicated communicators a variable can be bound to.
+//! MPI sessions, and duplicated communicators a variable can be bound to. Error classes
+//! and the model lock are `mpi.rs`'s (`with_model`, `MpiErr`, with `WorldErr` converted).
 
 use super::args::{put_mpi_handle, read_mpi_handle};
-use super::{abi, export, lock, model_in, put};
-use crate::model::{BoundObject, Model, WorldErr};
+use super::mpi::{arg, with_model};
+use super::{abi, export, put};
+use crate::model::BoundObject;
 use std::ffi::c_int;
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// An MPI error class for a failed call of this module, numbered by the profile.
-fn world_code(r: Result<(), WorldErr>) -> c_int {
-    let a = abi();
-    match r {
-        Ok(()) => a.success(),
-        Err(WorldErr::Comm) => a.mpi_err("MPI_ERR_COMM"),
-        Err(WorldErr::Session) => a.mpi_err("MPI_ERR_SESSION"),
-        Err(WorldErr::NotInitialized | WorldErr::Broken) => a.mpi_err("MPI_ERR_OTHER"),
-    }
-}
-
-/// Runs a body on the model without letting a panic out; a NULL OUT pointer is
-/// MPI_ERR_ARG.
-fn on_model(out: bool, f: impl FnOnce(&mut Model) -> Result<(), WorldErr>) -> c_int {
-    if !out {
-        return abi().mpi_err("MPI_ERR_ARG");
-    }
-    catch_unwind(AssertUnwindSafe(|| {
-        let mut g = lock();
-        match model_in(&mut g, true) {
-            Some(m) => world_code(f(m)),
-            None => abi().mpi_err("MPI_ERR_OTHER"),
-        }
-    }))
-    .unwrap_or_else(|_| abi().mpi_err("MPI_ERR_OTHER"))
-}
 
 export! {
     /// R-MPI-1: the level MPI_Init_thread returned, whatever MPI_T_init_thread did.
     fn MPI_Query_thread(provided: *mut c_int) -> c_int {
-        on_model(!provided.is_null(), |m| {
+        with_model(true, |m| {
+            arg(provided)?;
             let level = m.query_thread()?;
             // SAFETY: checked non-NULL above; an OUT int per the signature.
             unsafe { put(provided, abi().c.thread_level.num(level) as c_int) };
@@ -50,7 +25,8 @@ export! {
     /// A new session (the info and error handler are accepted and not kept).
     fn MPI_Session_init(info: usize, errhandler: usize, session: *mut usize) -> c_int {
         let _ = (info, errhandler);
-        on_model(!session.is_null(), |m| {
+        with_model(true, |m| {
+            arg(session)?;
             let s = m.session_init();
             // SAFETY: checked non-NULL above; an OUT MPI_Session (an int under MPICH).
             unsafe { put_mpi_handle(session, s as usize) };
@@ -62,7 +38,8 @@ export! {
 export! {
     /// Ends a session and sets the handle to MPI_SESSION_NULL; MPI_T is untouched.
     fn MPI_Session_finalize(session: *mut usize) -> c_int {
-        on_model(!session.is_null(), |m| {
+        with_model(true, |m| {
+            arg(session)?;
             // SAFETY: checked non-NULL above; an INOUT MPI_Session (an int under MPICH).
             let s = unsafe { read_mpi_handle(session) };
             m.session_finalize(s as u64)?;
@@ -78,7 +55,8 @@ export! {
     /// A duplicate of MPI_COMM_WORLD, MPI_COMM_SELF or a duplicate, usable as a bind
     /// target (R-BIND-3) until freed.
     fn MPI_Comm_dup(comm: usize, newcomm: *mut usize) -> c_int {
-        on_model(!newcomm.is_null(), |m| {
+        with_model(true, |m| {
+            arg(newcomm)?;
             let known = match abi().object(comm) {
                 BoundObject::CommWorld | BoundObject::CommSelf => true,
                 BoundObject::Other(v) => m.comm_exists(v),
@@ -95,7 +73,8 @@ export! {
 export! {
     /// Frees a duplicate and sets the handle to MPI_COMM_NULL.
     fn MPI_Comm_free(comm: *mut usize) -> c_int {
-        on_model(!comm.is_null(), |m| {
+        with_model(true, |m| {
+            arg(comm)?;
             // SAFETY: checked non-NULL above; an INOUT MPI_Comm (an int under MPICH).
             let c = unsafe { read_mpi_handle(comm) };
             m.comm_free(c as u64)?;

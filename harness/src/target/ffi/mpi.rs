@@ -3,6 +3,7 @@
 //! communicator queries and MPI_Info objects through the profile's handle values, and
 //! the reference's hooks.
 
+use super::raw::ObjFree;
 use super::{cstring, Called, Lib, RawObj};
 use std::ffi::c_int;
 
@@ -117,11 +118,7 @@ impl Lib {
     /// `MPI_Session_finalize(&session)`: the handle variable after the call
     /// (MPI_SESSION_NULL on success).
     pub fn session_finalize(&self, session: RawObj) -> Called<RawObj> {
-        let f = self.raw.session_finalize?;
-        let mut slot = self.obj_in(session);
-        // SAFETY: an 8-byte INOUT slot holding the handle as the family's variable would.
-        let rc = unsafe { f(&mut slot) };
-        Some((rc, self.obj_out(slot)))
+        self.free_obj(self.raw.session_finalize, session)
     }
 
     /// `MPI_Comm_dup(comm, &new)`: the new communicator, decoded with the family's width.
@@ -136,11 +133,7 @@ impl Lib {
     /// `MPI_Comm_free(&comm)`: the handle variable after the call (MPI_COMM_NULL on
     /// success).
     pub fn comm_free(&self, comm: RawObj) -> Called<RawObj> {
-        let f = self.raw.comm_free?;
-        let mut slot = self.obj_in(comm);
-        // SAFETY: an 8-byte INOUT slot holding the handle as the family's variable would.
-        let rc = unsafe { f(&mut slot) };
-        Some((rc, self.obj_out(slot)))
+        self.free_obj(self.raw.comm_free, comm)
     }
 
     /// `MPI_Initialized`: whether MPI_Init has been called (also after MPI_Finalize).
@@ -252,8 +245,14 @@ impl Lib {
     /// `MPI_Info_free(&info)`: the handle variable after the call (MPI_INFO_NULL on
     /// success).
     pub fn info_free(&self, info: RawObj) -> Called<RawObj> {
-        let f = self.raw.info_free?;
-        let mut slot = self.obj_in(info);
+        self.free_obj(self.raw.info_free, info)
+    }
+
+    /// A `*_free`/`*_finalize` of an MPI object handle passed INOUT (`MPI_Info_free`,
+    /// `MPI_Comm_free`, `MPI_Session_finalize`): the handle variable after the call.
+    fn free_obj(&self, f: Option<ObjFree>, handle: RawObj) -> Called<RawObj> {
+        let f = f?;
+        let mut slot = self.obj_in(handle);
         // SAFETY: an 8-byte INOUT slot holding the handle as the family's variable would.
         let rc = unsafe { f(&mut slot) };
         Some((rc, self.obj_out(slot)))
@@ -398,16 +397,12 @@ impl Lib {
 
     /// `MPI_Comm_dup(comm, &new)` then `MPI_Comm_free(&new)`.
     pub fn comm_dup_free(&self, comm: RawObj) -> Called<()> {
-        let (dup, free) = (self.raw.comm_dup?, self.raw.comm_free?);
-        let mut slot: RawObj = 0;
-        // SAFETY: an 8-byte OUT slot (either width), then the same slot as the INOUT
-        // handle variable the library wrote.
-        let rc = unsafe { dup(comm, &mut slot) };
+        self.raw.comm_free?;
+        let (rc, new) = self.comm_dup(comm)?;
         if rc != 0 {
             return Some((rc, ()));
         }
-        // SAFETY: as above.
-        Some((unsafe { free(&mut slot) }, ()))
+        self.comm_free(new).map(|(rc, _)| (rc, ()))
     }
 
     /// The reference's `MPIT_Reference_simulate(steps)`: `steps` units of simulated MPI

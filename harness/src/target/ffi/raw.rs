@@ -30,6 +30,9 @@ pub(super) type FreeCb = unsafe extern "C" fn(RawHandle, c_int, *mut c_void);
 /// `MPI_T_event_dropped_cb_function` (MPI-4.1 §15.3.8.5): `MPI_Count count` first.
 pub(super) type DroppedCb = unsafe extern "C" fn(i64, RawHandle, c_int, c_int, *mut c_void);
 
+/// `int MPI_X_free(MPI_X *)`: an MPI object handle passed INOUT.
+pub(super) type ObjFree = unsafe extern "C" fn(*mut RawObj) -> c_int;
+
 /// `double MPI_Wtime(void)` (MPI-4.1 §9.6): the one entry point the harness calls that
 /// does not return an `int` code.
 pub(super) type Wtime = unsafe extern "C" fn() -> f64;
