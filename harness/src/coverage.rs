@@ -8,59 +8,13 @@
 //! Rules only the cross-rank run checks (`ranks:`, a run with `--launcher`) count only
 //! when asked (`coverage --with-launcher`): a run without a launcher does not check them.
 
+use crate::cases::clauses::{Clauses, Strength};
 use crate::cases::Suite;
 use crate::report::Report;
 use crate::verdict::{Level, Status};
-use mpit_reference::yaml::{self, YamlError};
-use serde::Deserialize;
+use mpit_reference::yaml::YamlError;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
-
-/// How strongly a rule binds (the digest's MUST / SHOULD / UB marks).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Strength {
-    Must,
-    Should,
-    /// Undefined behaviour: only robustness cases can look at it.
-    Ub,
-    /// Advice, or an obligation of the user: listed, not counted.
-    Info,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Rule {
-    /// `R-STR-1`, or `CH-...` for a sentence of the verbatim chapter text.
-    pub rule: String,
-    pub strength: Strength,
-    pub clause: String,
-    /// A short quote of the normative sentence.
-    pub quote: String,
-    #[serde(default)]
-    pub cases: Vec<String>,
-    /// Results of the cross-rank run (`--launcher`) that check it (`ranks.*`,
-    /// `runner::ranks::CASES`).
-    #[serde(default)]
-    pub ranks: Vec<String>,
-    /// Why no case can check it (e.g. needs several processes); counted as uncovered.
-    #[serde(default)]
-    pub untestable: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Clauses {
-    pub rules: Vec<Rule>,
-}
-
-impl Clauses {
-    /// `clauses.yaml` of the spec source (the bundle's, or beside a case directory).
-    pub fn load(src: &crate::specs::Source) -> Result<Clauses, YamlError> {
-        let (origin, text) = src.clauses()?;
-        yaml::parse(&text, &origin)
-    }
-}
 
 /// One rule's coverage.
 #[derive(Debug, Clone)]
@@ -125,7 +79,7 @@ fn is_verdict(s: Status) -> bool {
 /// `with_launcher`: count the rules the cross-rank run checks.
 pub fn measure(c: &Clauses, suite: &Suite, with_launcher: bool) -> Result<Coverage, YamlError> {
     let ids: BTreeSet<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
-    let ranks: BTreeSet<&str> = crate::runner::ranks::CASES.iter().map(|c| c.id).collect();
+    let ranks: BTreeSet<&str> = crate::cases::builtin::CASES.iter().map(|c| c.id).collect();
     let bad = |message: String| YamlError {
         origin: "specs/clauses.yaml".into(),
         line: 0,

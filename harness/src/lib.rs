@@ -1,9 +1,25 @@
 //! mpit-conform as a library: the binary (`main.rs`), the integration tests and the
 //! fuzz targets all enter here.
 //!
-//! Layers (DESIGN.md "Shape"): `cli` → `runner` (pool · worker · protocol) → `exec` → `judge`
-//! → `target` (safe API · ffi); `verdict` and `report` beside them. `repro` writes a case
-//! as a C program (the compiler of the case language, where `exec` is its interpreter).
+//! Layers, bottom to top. A module uses only modules of lower layers: `tests/layers.rs`
+//! reads this list and checks every `crate::` path of every file against it, so the
+//! module graph stays acyclic (docs/ARCHITECTURE.md walks through it).
+//!
+//! 0. `specs`, `verdict`, `abi_tags`, `pvar_relations`: the embedded spec bundle, the
+//!    result types, and data with no behaviour of their own
+//! 1. `readings`, `target`, `capabilities`: strictness readings; the library under test
+//!    (ELF, ABI profiles, detection, the catalog reader, `target::ffi`: all the MPI
+//!    `unsafe`); the capability states
+//! 2. `cases`, `report`: the YAML case language, the function table, the clause list;
+//!    reports rendered from a stored result file
+//! 3. `judge`, `coverage`, `repro`: judging (pure: observation against expectation, the
+//!    run-wide return-code table, values and inventory); clause coverage; C reproducers
+//! 4. `exec`, `differential`: the interpreter of a case against a target; the second
+//!    oracle (generated sequences on the reference model and the target, compared)
+//! 5. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
+//!    engines, cross-rank run); the fuzz oracles
+//! 6. `bench`, `abi_probe`: the benchmark; the header probe
+//! 7. `cli`
 
 pub mod abi_probe;
 pub mod abi_tags;

@@ -13,8 +13,8 @@
 use super::child::{Answer, Probe, Task};
 use super::{loadavg, BenchError, LibSpec, Spread};
 use crate::differential::props::{self, InProcess, Search};
-use crate::differential::remote::Remote;
 use crate::differential::{Mirror, Mode};
+use crate::runner::remote::Remote;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -5,14 +5,12 @@
 //! events that fire. The states are kept apart from pass/fail on purpose: having no
 //! events breaks no MUST (MPI-4.1 §15.3.8 allows zero event types and zero sources).
 //!
-//! Where the states come from: a probe in a worker process of its own (`probe.rs`,
+//! Where the states come from: a probe in a worker process of its own (`runner/capability_probe.rs`,
 //! driven by `runner::capabilities`) makes the calls and sends back what it saw,
 //! phase by phase ([`Step`]); [`derive`] turns that into [`Capabilities`], the
 //! `capabilities` object of report.json (reports/README.md "Capabilities"). Nothing is
 //! known per library in advance: every state comes from the symbol table of the
 //! loaded library and from calls made in the run, kept as evidence.
-
-pub mod probe;
 
 use crate::verdict::Evidence;
 use serde::{Deserialize, Serialize};

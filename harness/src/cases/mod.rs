@@ -2,8 +2,12 @@
 //! specs/README.md). Parsing and validation live here; running a case is `exec`'s job
 //! and judging an observation is `judge`'s.
 
+pub mod builtin;
+pub mod clauses;
 pub mod expr;
 pub mod funcs;
+#[cfg(test)]
+mod readings_check;
 
 use crate::specs::Source;
 use crate::verdict::{Area, Level};
@@ -122,7 +126,7 @@ impl FilterValues {
     }
 }
 
-/// The attributes a filter may name, per the inventory (`exec::inventory`).
+/// The attributes a filter may name, per the inventory (`judge::inventory`).
 pub const FILTER_KEYS: &[&str] = &[
     "scope",
     "bind",

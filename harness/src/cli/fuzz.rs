@@ -5,9 +5,9 @@
 use super::TargetArgs;
 use crate::differential::compare::Known;
 use crate::differential::props::{self, Found, Search};
-use crate::differential::remote::Remote;
 use crate::differential::{emit, Gen, Mirror, Mode};
 use crate::runner::pool;
+use crate::runner::remote::Remote;
 use anyhow::{anyhow, bail, Context, Result};
 use mpit_reference::catalog::Catalog;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `mpit-conform repro`: the standalone C program of one fail or crash (`crate::repro`).
 
-use crate::coverage::Clauses;
+use crate::cases::clauses::Clauses;
 use crate::report;
 use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config, Progress};

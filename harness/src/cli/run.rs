@@ -112,7 +112,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         if a.repro {
             // Written before the reports, which link each file.
             let suite = Suite::load(&specs)?;
-            let clauses = crate::coverage::Clauses::load(&specs)?;
+            let clauses = crate::cases::clauses::Clauses::load(&specs)?;
             let (n, unsupported) =
                 crate::repro::write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
                     .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
@@ -245,7 +245,7 @@ pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Resul
 pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> Result<u8> {
     let src = specs_dir(specs);
     let suite = Suite::load(&src)?;
-    let clauses = crate::coverage::Clauses::load(&src)?;
+    let clauses = crate::cases::clauses::Clauses::load(&src)?;
     let mut c = crate::coverage::measure(&clauses, &suite, with_launcher)?;
     let reference = reports.join("reference/report.json.gz");
     if reference.is_file() {

@@ -8,7 +8,7 @@
 use super::gen::Gen;
 use super::obs::{Obs, Out, StrObs, Trace};
 use super::op::{Act, Kind, Op, Ref};
-use crate::runner::return_codes::{
+use crate::judge::return_codes::{
     Table, CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL, CVAR_WRITE_REFUSED,
     FOREIGN_HANDLE_REFUSED_ANYWAY, HANDLE_OUTSIDE_THE_INTERFACE, READRESET_READONLY_NON_ATOMIC,
 };
@@ -318,12 +318,12 @@ fn either(which: &str, op: &Op, rc: &ReturnCode) -> bool {
 }
 
 /// Whether `op` outside the interface passes a handle or session
-/// (`exec::inventory::two_errors_outside`): two errors at once.
+/// (`judge::inventory::two_errors_outside`): two errors at once.
 fn handle_outside(op: &Op) -> bool {
     let name = op.function();
     crate::cases::funcs::Func::mpi_t()
         .find(|f| f.c_name() == name)
-        .is_some_and(crate::exec::inventory::two_errors_outside)
+        .is_some_and(crate::judge::inventory::two_errors_outside)
 }
 
 /// The codes the comparator accepts for `op` in state `g` when the model answered `m`:
@@ -919,7 +919,7 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
 
 /// The clause of each digest rule, from `specs/clauses.yaml` (data, not code).
 pub fn clauses(src: &crate::specs::Source) -> BTreeMap<String, String> {
-    crate::coverage::Clauses::load(src)
+    crate::cases::clauses::Clauses::load(src)
         .map(|c| c.rules.into_iter().map(|r| (r.rule, r.clause)).collect())
         .unwrap_or_default()
 }

@@ -7,7 +7,7 @@
 
 use super::op::{Act, Data, Kind, Mode, Op, Ref, Str};
 use super::Mirror;
-use crate::runner::return_codes::{
+use crate::judge::return_codes::{
     Table, BAD_INDEX_EXPLICIT, BAD_INDEX_TABLE_ONLY, NULL_OUT_UNSTATED, UNDEFINED_ARGUMENT,
 };
 use crate::verdict::Level;

@@ -8,7 +8,7 @@
 //!   live sessions and handles, init depth), for proptest and for cargo-fuzz;
 //! - [`model`] and [`target`]: the two engines, each turning ops into [`Obs`];
 //! - [`compare`]: the comparator, which knows which outputs the standard fixes;
-//! - [`remote`]: the target engine in a worker process (vendor code never runs in the
+//! - `runner::remote`: the target engine in a worker process (vendor code never runs in the
 //!   supervisor); [`props`]: the proptest state machine and `fuzz-props`;
 //!   [`emit`]: a failing sequence written out as a YAML case of `specs/`.
 
@@ -20,9 +20,9 @@ pub mod obs;
 pub mod op;
 pub mod props;
 mod relations;
-pub mod remote;
 pub mod target;
 
+pub use crate::target::catalog::Origins;
 pub use compare::{compare, Divergence};
 pub use gen::Gen;
 pub use obs::{Obs, Out, Trace};
@@ -35,38 +35,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
 
-/// The target index of each entry of a mirrored catalog, per kind: the catalog leaves
-/// out entries the profile could not decode, so position and index can differ.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Origins {
-    pub cvars: Vec<i32>,
-    pub pvars: Vec<i32>,
-    pub categories: Vec<i32>,
-    pub events: Vec<i32>,
-    pub sources: Vec<i32>,
-}
-
-impl Origins {
-    /// Each entry at its own index (a catalog read without gaps, or the reference's).
-    pub fn identity(c: &Catalog) -> Origins {
-        let seq = |n: usize| (0..n as i32).collect();
-        Origins {
-            cvars: seq(c.cvars.len()),
-            pvars: seq(c.pvars.len()),
-            categories: seq(c.categories.len()),
-            events: seq(c.events.len()),
-            sources: seq(c.sources.len()),
-        }
-    }
-
-    pub fn of(&self, k: Kind) -> &[i32] {
-        match k {
-            Kind::Cvar => &self.cvars,
-            Kind::Pvar => &self.pvars,
-            Kind::Category => &self.categories,
-            Kind::Event => &self.events,
-            Kind::Source => &self.sources,
-        }
+/// The target's indices of one kind (the target order: see [`Origins`]).
+fn origins_of(o: &Origins, k: Kind) -> &[i32] {
+    match k {
+        Kind::Cvar => &o.cvars,
+        Kind::Pvar => &o.pvars,
+        Kind::Category => &o.categories,
+        Kind::Event => &o.events,
+        Kind::Source => &o.sources,
     }
 }
 
@@ -134,7 +110,7 @@ impl Mirror {
         ));
         let target_counts = Kind::ALL
             .iter()
-            .map(|k| (*k, origins.of(*k).len() as i32))
+            .map(|k| (*k, origins_of(&origins, *k).len() as i32))
             .collect();
         Mirror {
             catalog: Arc::new(catalog),
@@ -202,7 +178,7 @@ impl Mirror {
 
     /// Entries of a kind the model serves.
     pub fn count(&self, k: Kind) -> i32 {
-        self.origins.of(k).len() as i32
+        origins_of(&self.origins, k).len() as i32
     }
 
     /// Entries of a declared catalog that appear only at `MPI_Init` (numbered after
@@ -230,7 +206,7 @@ impl Mirror {
     /// The target's index for the model's index `i`: mapped inside the catalog; past
     /// the end, the same distance past the target's end; negative ones unchanged.
     pub fn target_index(&self, k: Kind, i: i32) -> i32 {
-        let o = self.origins.of(k);
+        let o = origins_of(&self.origins, k);
         match usize::try_from(i) {
             Ok(u) if u < o.len() => o[u],
             Ok(_) => i + self.holes(k),
@@ -241,7 +217,7 @@ impl Mirror {
     /// The model's index for a target index (an entry the model does not serve maps to
     /// a number no model index has: `-1000 - i`).
     pub fn model_index(&self, k: Kind, t: i32) -> i32 {
-        match self.origins.of(k).binary_search(&t) {
+        match origins_of(&self.origins, k).binary_search(&t) {
             Ok(p) => p as i32,
             Err(_) if t >= self.target_counts.get(&k).copied().unwrap_or(0) => t - self.holes(k),
             Err(_) => -1000 - t,

@@ -220,7 +220,7 @@ impl std::fmt::Display for Out {
             Out::Handle { null: false } => f.write_str("a non-NULL handle"),
             Out::Enum(None) => f.write_str("MPI_T_ENUM_NULL"),
             Out::Enum(Some(n)) => write!(f, "enum #{n}"),
-            Out::Bytes(b) => write!(f, "{}", crate::exec::value::hex(b, 32)),
+            Out::Bytes(b) => write!(f, "{}", crate::judge::value::hex(b, 32)),
         }
     }
 }

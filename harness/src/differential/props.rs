@@ -9,7 +9,6 @@ use super::gen::{Gen, Pick};
 use super::model::ModelEngine;
 use super::obs::Trace;
 use super::op::{Mode, Op};
-use super::remote::{Remote, RemoteError};
 use super::target::TargetEngine;
 use super::Mirror;
 use crate::target::Target;
@@ -58,20 +57,23 @@ impl ReferenceStateMachine for Machine {
     }
 }
 
-/// Runs a sequence on a target (one small trait per engine under test).
-pub trait Engine {
-    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, RemoteError>;
-    /// The engine's state no longer matches the model's: start afresh.
-    fn discard(&mut self) {}
+/// Why a sequence could not be run at all (not a divergence: the harness's problem or
+/// Ctrl-C).
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("cannot start a worker: {0}")]
+    Spawn(String),
+    #[error("interrupted")]
+    Interrupted,
+    #[error("worker: {0}")]
+    Protocol(String),
 }
 
-impl Engine for Remote {
-    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, RemoteError> {
-        Remote::run(self, ops, lifecycle)
-    }
-    fn discard(&mut self) {
-        Remote::discard(self)
-    }
+/// Runs a sequence on a target (one small trait per engine under test).
+pub trait Engine {
+    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError>;
+    /// The engine's state no longer matches the model's: start afresh.
+    fn discard(&mut self) {}
 }
 
 /// The target in this process (the fuzzer's: a crash is what it looks for).
@@ -81,7 +83,7 @@ pub struct InProcess<'a> {
 }
 
 impl Engine for InProcess<'_> {
-    fn run(&mut self, ops: &[Op], _lifecycle: bool) -> Result<Trace, RemoteError> {
+    fn run(&mut self, ops: &[Op], _lifecycle: bool) -> Result<Trace, EngineError> {
         let mut e = TargetEngine::new(self.target, self.mirror);
         Ok(Trace {
             obs: ops.iter().map(|o| e.apply(o)).collect(),
@@ -119,7 +121,7 @@ pub fn check(
     ops: &[Op],
     engine: &mut dyn Engine,
     known: &Known,
-) -> Result<Option<Divergence>, RemoteError> {
+) -> Result<Option<Divergence>, EngineError> {
     check_completed(start, &completed(start, ops), engine, known)
 }
 
@@ -129,7 +131,7 @@ fn check_completed(
     all: &[Op],
     engine: &mut dyn Engine,
     known: &Known,
-) -> Result<Option<Divergence>, RemoteError> {
+) -> Result<Option<Divergence>, EngineError> {
     let model = run_model(start, all);
     let target = engine.run(all, start.mode.lifecycle)?;
     let d = compare_known(start, all, &model, &target, known);
@@ -204,7 +206,7 @@ pub fn search(
     mirror: Arc<Mirror>,
     cfg: &Search,
     engine: &mut dyn Engine,
-) -> Result<Findings, RemoteError> {
+) -> Result<Findings, EngineError> {
     SETUP.with(|s| *s.borrow_mut() = Some((mirror.clone(), cfg.mode)));
     let mut seed = [0u8; 32];
     for (i, b) in seed.iter_mut().enumerate() {
@@ -222,7 +224,7 @@ pub fn search(
     let strategy = Machine::sequential_strategy(1..=cfg.max_len.max(1));
     let engine = RefCell::new(engine);
     let findings = RefCell::new(Findings::default());
-    let fatal: RefCell<Option<RemoteError>> = RefCell::new(None);
+    let fatal: RefCell<Option<EngineError>> = RefCell::new(None);
     let began = Instant::now();
     let shrinking = std::cell::Cell::new(false);
     let last_fail: RefCell<Option<(Gen, Vec<Op>)>> = RefCell::new(None);
@@ -289,7 +291,7 @@ pub fn search(
     let mut f = findings.into_inner();
     f.elapsed = began.elapsed();
     if let Err(TestError::Abort(why)) = &result {
-        return Err(RemoteError::Protocol(format!("proptest gave up: {why}")));
+        return Err(EngineError::Protocol(format!("proptest gave up: {why}")));
     }
     if let (Err(TestError::Fail(..)), Some((start, ops))) = (result, last_fail.into_inner()) {
         // The minimal sequence, run once more for its divergence (deterministic on the

@@ -1,10 +1,10 @@
 //! One call: resolved arguments in, the target's safe wrapper called, OUT values named
 //! as `Func::outs` lists them. No judging here.
 
-use super::inventory::{self, Inventory};
-use super::value::Val;
 use crate::cases::funcs::Func;
 use crate::cases::Kind;
+use crate::judge::inventory::{self, Inventory};
+use crate::judge::value::{self, Val};
 use crate::target::ffi::{self, BufOut, Nulls, ObjArg, Recording, StrArg, StrOut};
 use crate::target::Target;
 use mpit_reference::model::Members;
@@ -36,7 +36,7 @@ impl Arg {
             Arg::Text(t) => json!(t),
             Arg::Obj(None) => json!("NULL"),
             Arg::Obj(Some(v)) => json!(format!("&{v:#x}")),
-            Arg::Data(d) => json!(super::value::hex(d, 64)),
+            Arg::Data(d) => json!(value::hex(d, 64)),
             Arg::Flag(b) => json!(b),
             Arg::Nulls(n) => json!(n),
         }

@@ -2,39 +2,21 @@
 //! `judge`, and the findings become one `CaseResult` per (case, subject).
 
 pub mod calls;
-pub mod inventory;
-pub mod value;
 
 use crate::cases::expr::{ConstKind, Expr, Size, Term};
 use crate::cases::funcs::{Func, Param};
 use crate::cases::{Callee, Case, ForAll, InitMode, Kind, Require, Step, StringField};
 use crate::judge;
+use crate::judge::inventory::{Entry, Inventory};
+use crate::judge::return_codes::{log_key, RcLog};
+use crate::judge::value::Val;
 use crate::target::ffi::StrArg;
 use crate::target::Target;
 use crate::verdict::{CaseResult, Evidence, Level, Status};
 use calls::{Arg, Args, HandleMeta};
-use inventory::{Entry, Inventory};
 use mpit_reference::profile::{HandleWidth, ReturnCode};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Instant;
-use value::Val;
-
-/// Every return code seen per MPI_T function during a run (the run-wide check of
-/// R-RC-1..3 and R-NA-1 is judged from it by the runner).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RcLog(pub BTreeMap<String, BTreeMap<String, u64>>);
-
-impl RcLog {
-    pub fn merge(&mut self, other: &RcLog) {
-        for (f, codes) in &other.0 {
-            let e = self.0.entry(f.clone()).or_default();
-            for (c, n) in codes {
-                *e.entry(c.clone()).or_default() += n;
-            }
-        }
-    }
-}
 
 /// What a case runs against.
 pub struct Ctx<'a> {
@@ -744,7 +726,7 @@ impl<'a, 'c> Exec<'a, 'c> {
         };
         let code = t.rc(rc);
         if func.c_name().starts_with("MPI_T_") {
-            let key = crate::runner::return_codes::log_key(func.c_name(), self.erroneous_now);
+            let key = log_key(func.c_name(), self.erroneous_now);
             *self
                 .log
                 .0

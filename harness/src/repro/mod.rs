@@ -14,9 +14,9 @@ pub mod ctext;
 pub mod emit;
 pub mod table;
 
+use crate::cases::clauses::Clauses;
 use crate::cases::funcs::Func;
 use crate::cases::{Case, Kind, Suite};
-use crate::coverage::Clauses;
 use crate::report::Report;
 use crate::verdict::{CaseResult, Status};
 pub use emit::{Subject, Unsupported};

@@ -1,4 +1,4 @@
-//! The supervisor's side of the capability probe (`capabilities::probe`): a worker of
+//! The supervisor's side of the capability probe (`runner::capability_probe`): a worker of
 //! its own (vendor code crashes; the suite's workers must not carry the probe's
 //! registrations or its MPI_Init), asked once, its phases collected as they come. A
 //! probe that dies, hangs or cannot start still yields capabilities: what it saw

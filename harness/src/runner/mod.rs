@@ -3,6 +3,7 @@
 //! reports meet only through `RunEvent`s.
 
 pub mod capabilities;
+pub mod capability_probe;
 pub mod capture;
 pub mod child;
 pub mod deadline;
@@ -12,12 +13,13 @@ pub mod protocol;
 pub mod queue;
 pub mod ranks;
 pub mod readers;
-pub mod return_codes;
+pub mod remote;
 mod startup;
 pub mod worker;
 
 use crate::cases::{Case, Suite};
-use crate::exec::inventory::Inventory;
+use crate::judge::inventory::Inventory;
+use crate::judge::return_codes;
 use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
 use crate::verdict::CaseResult;
 use protocol::{Hello, TargetFacts};

@@ -6,9 +6,9 @@
 
 use super::protocol::{FromWorker, Hello, ToWorkerRef};
 use super::queue::{fresh_first, Queue};
-use crate::exec::inventory::Entry;
-use crate::exec::inventory::Inventory;
-use crate::exec::RcLog;
+use crate::judge::inventory::Entry;
+use crate::judge::inventory::Inventory;
+use crate::judge::return_codes::RcLog;
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

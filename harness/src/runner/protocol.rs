@@ -3,8 +3,8 @@
 //! stdin/stdout it shares with the library before the library is loaded). The marker
 //! stays on every line as a second line of defence: a line without it is not a message.
 
-use crate::exec::inventory::{Entry, Inventory};
-use crate::exec::RcLog;
+use crate::judge::inventory::{Entry, Inventory};
+use crate::judge::return_codes::RcLog;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::CaseResult;
 use serde::{Deserialize, Serialize};
@@ -68,7 +68,7 @@ pub enum ToWorker {
         seq: u64,
         ops: Vec<crate::differential::Op>,
     },
-    /// Run the capability probe (`capabilities::probe`): one `Probe` per phase, then
+    /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.
     Capabilities,
     Quit,

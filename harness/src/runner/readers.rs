@@ -9,7 +9,7 @@ use super::child::{evidence, Broke, Death, Start, Worker};
 use super::pool::Setup;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::cases::Kind;
-use crate::exec::inventory::Inventory;
+use crate::judge::inventory::Inventory;
 use crate::target::catalog::CatalogDump;
 use crate::target::reading::{all_of, function, Lost, GIVE_UP_AFTER};
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};

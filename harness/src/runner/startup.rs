@@ -8,7 +8,7 @@ use super::child::Death;
 use super::protocol::TargetFacts;
 use super::{run_options, target_info, Config};
 use crate::cases::Case;
-use crate::exec::inventory::Inventory;
+use crate::judge::inventory::Inventory;
 use crate::report::{Builder, Report, RunEvent};
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 

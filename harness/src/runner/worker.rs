@@ -6,8 +6,9 @@
 
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::cases::Suite;
-use crate::exec::inventory::{self, Inventory};
-use crate::exec::{self, Ctx, RcLog};
+use crate::exec::{self, Ctx};
+use crate::judge::inventory::{self, Inventory};
+use crate::judge::return_codes::RcLog;
 use crate::target::ffi::{in_flight, stdio};
 use crate::target::reading::Guard;
 use crate::target::{AbiChoice, Target};
@@ -144,7 +145,7 @@ pub fn serve(hello: &Hello) -> i32 {
             }
             ToWorker::Capabilities => {
                 let step = |s| send(&FromWorker::Probe(Box::new(s)));
-                crate::capabilities::probe::run(&t, &step, &calling);
+                crate::runner::capability_probe::run(&t, &step, &calling);
                 in_flight::set(None);
                 send(&FromWorker::ProbeDone);
             }

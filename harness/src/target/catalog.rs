@@ -12,6 +12,31 @@ use mpit_reference::value::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// The target index of each entry of a mirrored catalog, per kind: the catalog leaves
+/// out entries the profile could not decode, so position and index can differ.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Origins {
+    pub cvars: Vec<i32>,
+    pub pvars: Vec<i32>,
+    pub categories: Vec<i32>,
+    pub events: Vec<i32>,
+    pub sources: Vec<i32>,
+}
+
+impl Origins {
+    /// Each entry at its own index (a catalog read without gaps, or the reference's).
+    pub fn identity(c: &Catalog) -> Origins {
+        let seq = |n: usize| (0..n as i32).collect();
+        Origins {
+            cvars: seq(c.cvars.len()),
+            pvars: seq(c.pvars.len()),
+            categories: seq(c.categories.len()),
+            events: seq(c.events.len()),
+            sources: seq(c.sources.len()),
+        }
+    }
+}
+
 /// Counts from the `*_get_num` calls (`None`: the function is not exported).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
@@ -63,7 +88,7 @@ pub struct CatalogDump {
     /// The target index of each catalog entry (entries that could not be decoded are
     /// left out of the catalog, so positions and indices can differ).
     #[serde(default)]
-    pub origins: crate::differential::Origins,
+    pub origins: Origins,
     pub names: Vec<NameObs>,
     pub failed_calls: Vec<FailedCall>,
     /// Values the profile could not decode (each is a finding to look at).
@@ -210,7 +235,7 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         sources: count("MPI_T_source_get_num", &|| t.lib.source_get_num()),
     };
     let mut c = Catalog::default();
-    let mut origins = crate::differential::Origins::default();
+    let mut origins = Origins::default();
 
     // Enumerations are reached through the variables that use them; collect them first.
     let mut raw_cvars = Vec::new();
@@ -566,12 +591,7 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
     }
 }
 
-fn read_categories(
-    r: &mut Reader<'_>,
-    c: &mut Catalog,
-    origins: &mut crate::differential::Origins,
-    n: i32,
-) {
+fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, origins: &mut Origins, n: i32) {
     let t = r.t;
     let mut raw = Vec::new();
     for i in 0..n {

@@ -18,7 +18,7 @@
 //! NUL (R-STR-5). Names seen on some ranks only are allowed (R-GEN-7) and listed as
 //! information.
 
-use super::{CaseDef, CATEGORIES, CVARS, ENUMS, EVENTS, PVARS};
+use crate::cases::builtin::{CaseDef, CATEGORIES, CVARS, ENUMS, EVENTS, PVARS};
 use crate::verdict::{CaseResult, Evidence, Status};
 use mpit_reference::catalog::Catalog;
 use serde_json::{json, Value};

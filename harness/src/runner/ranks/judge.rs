@@ -4,7 +4,8 @@
 //! returned MPI_SUCCESS. Also picks the dumps the comparison may use.
 
 use super::launch::{Collected, Ended};
-use super::{RankDump, WORKS};
+use super::RankDump;
+use crate::cases::builtin::WORKS;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::{CaseResult, Evidence, Status};
 use serde_json::json;

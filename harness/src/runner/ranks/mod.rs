@@ -15,8 +15,9 @@ pub mod values;
 pub mod worker;
 
 use super::protocol::Hello;
+use crate::cases::builtin::{CASES, VALUES, WORKS};
 use crate::target::catalog::CatalogDump;
-use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
+use crate::verdict::{Area, CaseResult, Status};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -42,7 +43,7 @@ pub fn run(
     avoid: &[String],
 ) -> Vec<CaseResult> {
     let mut out = catalogs(launcher, hello, worker_timeout, stop);
-    if !ids.contains(&values::VALUES.id) || stop.load(std::sync::atomic::Ordering::SeqCst) {
+    if !ids.contains(&VALUES.id) || stop.load(std::sync::atomic::Ordering::SeqCst) {
         return out;
     }
     // A job that did not run MPI_T on every rank says so once (ranks.mpi_t_works).
@@ -51,7 +52,7 @@ pub fn run(
         .find(|r| r.case == WORKS.id && r.status != Status::Pass)
     {
         let (subject, status) = (w.subject.clone(), w.status);
-        out.push(values::VALUES.result(
+        out.push(VALUES.result(
             subject,
             Status::Skip,
             format!(
@@ -70,7 +71,7 @@ pub fn run(
             match launch::launch(launcher, hello, Some(&ask), deadline(worker_timeout), stop) {
                 Ok(c) if c.ended == Some(launch::Ended::Interrupted) => return out,
                 Ok(c) => values::judge(&c, requested, &ask),
-                Err(e) => values::VALUES.result(
+                Err(e) => VALUES.result(
                     requested.map_or_else(|| "? ranks".into(), |n| format!("{n} ranks")),
                     Status::Error,
                     e.to_string(),
@@ -165,75 +166,6 @@ pub struct RankDump {
     /// What the values job measured (`values`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<values::Measured>,
-}
-
-/// One result of the cross-rank run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CaseDef {
-    pub id: &'static str,
-    pub clause: &'static str,
-    /// The call whose answers are compared (evidence names it).
-    pub call: &'static str,
-}
-
-/// MPI_T works on every rank of the job.
-pub const WORKS: CaseDef = CaseDef {
-    id: "ranks.mpi_t_works",
-    clause: "MPI-4.1 §15.3.4 R-GEN-4 R-INIT-1 R-FIN-1",
-    call: "MPI_T_init_thread",
-};
-pub const CVARS: CaseDef = CaseDef {
-    id: "ranks.cvars.identical",
-    clause: "MPI-4.1 §15.3.6 R-GEN-6 R-CVAR-4",
-    call: "MPI_T_cvar_get_info",
-};
-pub const PVARS: CaseDef = CaseDef {
-    id: "ranks.pvars.identical",
-    clause: "MPI-4.1 §15.3.7 R-GEN-6 R-PVAR-3",
-    call: "MPI_T_pvar_get_info",
-};
-/// Digest §8: "an equivalent name across processes implies an equivalent description".
-pub const CATEGORIES: CaseDef = CaseDef {
-    id: "ranks.categories.identical",
-    clause: "MPI-4.1 §15.3.9 R-GEN-6",
-    call: "MPI_T_category_get_info",
-};
-/// Digest §7.4: identical verbosity, datatypes, num_elements, enumtype, bind;
-/// displacements may differ.
-pub const EVENTS: CaseDef = CaseDef {
-    id: "ranks.events.identical",
-    clause: "MPI-4.1 §15.3.8 R-GEN-6",
-    call: "MPI_T_event_get_info",
-};
-/// R-GEN-6: same-named enumerations have the same meaning but may have different items.
-pub const ENUMS: CaseDef = CaseDef {
-    id: "ranks.enums.identical",
-    clause: "MPI-4.1 §15.3.5 R-GEN-6",
-    call: "MPI_T_enum_get_item",
-};
-
-/// Every case of the cross-rank run (`specs/clauses.yaml` may name them under `ranks:`).
-pub const CASES: [CaseDef; 7] = [
-    WORKS,
-    CVARS,
-    PVARS,
-    CATEGORIES,
-    EVENTS,
-    ENUMS,
-    values::VALUES,
-];
-
-impl CaseDef {
-    pub fn result(&self, subject: String, status: Status, message: String) -> CaseResult {
-        let meta = CaseMeta {
-            case: self.id,
-            area: Area::Consistency,
-            level: Level::Must,
-            clause: self.clause,
-            oracle: Oracle::RunWide,
-        };
-        CaseResult::new(meta, subject, status, message)
-    }
 }
 
 /// The cross-rank results `--case` globs and `--area` names select, as `plan::select`
@@ -347,17 +279,5 @@ mod tests {
         assert_eq!(s(&["ranks.cvars.*"], &[]), ["ranks.cvars.identical"]);
         assert!(s(&["lifecycle.*"], &[]).is_empty());
         assert!(s(&[], &["cvars"]).is_empty());
-    }
-
-    #[test]
-    fn case_ids_are_unique_and_in_the_consistency_area() {
-        let ids: std::collections::BTreeSet<&str> = CASES.iter().map(|c| c.id).collect();
-        assert_eq!(ids.len(), CASES.len());
-        for c in CASES {
-            assert!(c.id.starts_with("ranks."));
-            let r = c.result(String::new(), Status::Pass, String::new());
-            assert_eq!(r.area, Area::Consistency);
-            assert_eq!(r.oracle, Oracle::RunWide);
-        }
     }
 }

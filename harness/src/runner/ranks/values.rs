@@ -13,7 +13,8 @@
 //! the call it was in (`at-<rank>`), and the result is a `crash` naming it.
 
 use super::launch::Collected;
-use super::{CaseDef, RankDump};
+use super::RankDump;
+use crate::cases::builtin::VALUES;
 use crate::pvar_relations::{self, Between};
 use crate::target::activity::Plan;
 use crate::target::ffi::ObjArg;
@@ -24,12 +25,6 @@ use mpit_reference::value::Value;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
-
-pub const VALUES: CaseDef = CaseDef {
-    id: "ranks.pvars.values",
-    clause: "MPI-4.1 §15.3.7 R-PCLASS R-PSTART-1",
-    call: "MPI_T_pvar_read",
-};
 
 /// The MPI work between the two reads, on every rank.
 pub const WORK: Plan = Plan {

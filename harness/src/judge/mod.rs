@@ -1,10 +1,14 @@
 //! Judging: an observation against what a case expects. Pure functions over values the
 //! executor hands in; nothing here calls the library.
 
+pub mod inventory;
+pub mod return_codes;
+pub mod value;
+
 use crate::cases::expr::{Pred, RcSet};
 use crate::cases::{Builtin, Kind, StrCheck};
-use crate::exec::inventory::Inventory;
-use crate::exec::value::Val;
+use crate::judge::inventory::Inventory;
+use crate::judge::value::Val;
 use crate::target::ffi::{StrArg, StrOut};
 use mpit_reference::profile::{AbiProfile, ReturnCode};
 use mpit_reference::spec::{TErr, Verbosity};
@@ -66,7 +70,7 @@ pub fn string(
         return match &out.buf {
             Some(b) if b.iter().any(|c| *c != FILL) => Err(format!(
                 "len was NULL but the buffer was written: {}",
-                crate::exec::value::hex(b, 32)
+                crate::judge::value::hex(b, 32)
             )),
             _ => Ok(()),
         };
@@ -641,7 +645,7 @@ fn first_broken(before: &Inventory, after: &Inventory) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::inventory::Entry;
+    use crate::judge::inventory::Entry;
 
     fn out(buf: &[u8], len: Option<i32>) -> StrOut {
         StrOut {

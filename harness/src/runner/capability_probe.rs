@@ -15,7 +15,7 @@
 //! Every call is announced first (`calling`), so a crash or hang is pinned on it and the
 //! supervisor still writes the report (state `unknown`, with the death as evidence).
 
-use super::{Num, Seen, Step, MPI4_FUNCTIONS};
+use crate::capabilities::{Num, Seen, Step, MPI4_FUNCTIONS};
 use crate::exec::resolve_constant;
 use crate::target::activity::Plan;
 use crate::target::ffi::{self, ObjArg, RawHandle, Recording, StrArg};

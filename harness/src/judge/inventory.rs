@@ -458,7 +458,7 @@ pub fn read_guarded(t: &Target, g: &mut Guard) -> Inventory {
 /// NOT_INITIALIZED. The one predicate both oracles use (the suite through the
 /// `handle_args` filter, the comparator directly).
 pub fn two_errors_outside(f: Func) -> bool {
-    use crate::runner::return_codes::{Table, HANDLE_OUTSIDE_THE_INTERFACE};
+    use crate::judge::return_codes::{Table, HANDLE_OUTSIDE_THE_INTERFACE};
     f.takes_mpi_t_handle()
         && Table::shared()
             .is_some_and(|t| t.either(HANDLE_OUTSIDE_THE_INTERFACE, f.c_name()).len() > 1)

@@ -1,11 +1,26 @@
 //! The run-wide check (MPI-4.1 §15.3.10, R-RC-1/R-RC-3, R-NA-1): every return code
 //! observed during the run, per function, against specs/return-codes.yaml.
 
-use crate::exec::RcLog;
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use mpit_reference::yaml::{self, YamlError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+
+/// Every return code seen per MPI_T function during a run (the run-wide check of
+/// R-RC-1..3 and R-NA-1 is judged from it by the runner).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RcLog(pub BTreeMap<String, BTreeMap<String, u64>>);
+
+impl RcLog {
+    pub fn merge(&mut self, other: &RcLog) {
+        for (f, codes) in &other.0 {
+            let e = self.0.entry(f.clone()).or_default();
+            for (c, n) in codes {
+                *e.entry(c.clone()).or_default() += n;
+            }
+        }
+    }
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

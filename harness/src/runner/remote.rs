@@ -3,9 +3,10 @@
 //! call. A crash or hang ends the trace at the call in flight; the next sequence gets
 //! a fresh worker.
 
-use super::obs::{Died, Trace};
-use super::op::Op;
-use super::Mirror;
+use crate::differential::obs::{Died, Trace};
+use crate::differential::op::Op;
+use crate::differential::props::{Engine, EngineError};
+use crate::differential::Mirror;
 use crate::runner::pool::{Broke, Worker};
 use crate::runner::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use std::path::PathBuf;
@@ -23,18 +24,6 @@ pub struct Remote {
     seq: u64,
     /// Worker processes started so far.
     pub started: u64,
-}
-
-/// Why a sequence could not be run at all (not a divergence: the harness's problem or
-/// Ctrl-C).
-#[derive(Debug, thiserror::Error)]
-pub enum RemoteError {
-    #[error("cannot start a worker: {0}")]
-    Spawn(String),
-    #[error("interrupted")]
-    Interrupted,
-    #[error("worker: {0}")]
-    Protocol(String),
 }
 
 impl Remote {
@@ -69,23 +58,23 @@ impl Remote {
 
     /// Starts a worker: with the base init (sequences nest inside it), or none for a
     /// lifecycle sequence.
-    fn spawn(&mut self, base_init: bool) -> Result<(Worker, TargetFacts), RemoteError> {
+    fn spawn(&mut self, base_init: bool) -> Result<(Worker, TargetFacts), EngineError> {
         let hello = Hello {
             base_init,
             single_job: !base_init,
             ..self.hello.clone()
         };
         let (mut w, facts) =
-            Worker::spawn(&hello, self.timeout, self.stop.clone()).map_err(RemoteError::Spawn)?;
+            Worker::spawn(&hello, self.timeout, self.stop.clone()).map_err(EngineError::Spawn)?;
         self.started += 1;
         w.send(&ToWorker::Mirror(Box::new((*self.mirror).clone())))
-            .map_err(|b| RemoteError::Protocol(w.explain(b)))?;
+            .map_err(|b| EngineError::Protocol(w.explain(b)))?;
         Ok((w, facts))
     }
 
     /// Runs `ops`; `lifecycle` sequences get a process of their own with MPI_T not
     /// initialized.
-    pub fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, RemoteError> {
+    pub fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError> {
         let mut w = match self.worker.take() {
             Some(w) if !lifecycle => w,
             other => {
@@ -117,7 +106,7 @@ impl Remote {
             // as if the library had agreed.
             Ok(()) if trace.obs.len() != ops.len() => {
                 w.kill();
-                Err(RemoteError::Protocol(format!(
+                Err(EngineError::Protocol(format!(
                     "{} of {} calls answered before the sequence ended",
                     trace.obs.len(),
                     ops.len()
@@ -131,7 +120,7 @@ impl Remote {
                 }
                 Ok(trace)
             }
-            Err(Broke::Interrupted) => Err(RemoteError::Interrupted),
+            Err(Broke::Interrupted) => Err(EngineError::Interrupted),
             Err(Broke::Timeout) => {
                 trace.died = Some((trace.obs.len(), Died::Timeout));
                 w.kill();
@@ -144,7 +133,7 @@ impl Remote {
             Err(b) => {
                 let e = w.explain(b);
                 w.kill();
-                Err(RemoteError::Protocol(e))
+                Err(EngineError::Protocol(e))
             }
         }
     }
@@ -160,5 +149,14 @@ impl Remote {
 impl Drop for Remote {
     fn drop(&mut self) {
         self.discard();
+    }
+}
+
+impl Engine for Remote {
+    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError> {
+        Remote::run(self, ops, lifecycle)
+    }
+    fn discard(&mut self) {
+        Remote::discard(self)
     }
 }
