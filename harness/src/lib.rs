@@ -20,23 +20,43 @@
 //!    engines, cross-rank run); the fuzz oracles
 //! 6. `bench`, `abi_probe`: the benchmark; the header probe
 //! 7. `cli`
+//!
+//! Every module but `target` forbids `unsafe`; in `target`, every submodule but `ffi`.
 
+#[forbid(unsafe_code)]
 pub mod abi_probe;
+#[forbid(unsafe_code)]
 pub mod abi_tags;
+#[forbid(unsafe_code)]
 pub mod bench;
+#[forbid(unsafe_code)]
 pub mod capabilities;
+#[forbid(unsafe_code)]
 pub mod cases;
+#[forbid(unsafe_code)]
 pub mod cli;
+#[forbid(unsafe_code)]
 pub mod coverage;
+#[forbid(unsafe_code)]
 pub mod differential;
+#[forbid(unsafe_code)]
 pub mod exec;
+#[forbid(unsafe_code)]
 pub mod fuzzing;
+#[forbid(unsafe_code)]
 pub mod judge;
+#[forbid(unsafe_code)]
 pub mod pvar_relations;
+#[forbid(unsafe_code)]
 pub mod readings;
+#[forbid(unsafe_code)]
 pub mod report;
+#[forbid(unsafe_code)]
 pub mod repro;
+#[forbid(unsafe_code)]
 pub mod runner;
+#[forbid(unsafe_code)]
 pub mod specs;
 pub mod target;
+#[forbid(unsafe_code)]
 pub mod verdict;

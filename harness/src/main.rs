@@ -3,6 +3,8 @@
 //! Exit codes: 0 nothing unexpected; 1 a check failed, or the library crashed or hung;
 //! 2 could not run (bad input, library not loadable).
 
+#![forbid(unsafe_code)]
+
 use mpit_conform::{cli, target};
 use std::process::ExitCode;
 

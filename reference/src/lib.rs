@@ -4,14 +4,22 @@
 //! standard ABI, or with MPICH's ABI when loaded as `libmpi.so.12`/`libmpich.so.12`
 //! ([`ffi`], the only module with `unsafe`).
 
+#[forbid(unsafe_code)]
 pub mod catalog;
+#[forbid(unsafe_code)]
 pub mod faults;
 mod ffi;
+#[forbid(unsafe_code)]
 pub mod model;
+#[forbid(unsafe_code)]
 pub mod profile;
+#[forbid(unsafe_code)]
 pub mod spec;
+#[forbid(unsafe_code)]
 pub mod strings;
+#[forbid(unsafe_code)]
 pub mod value;
+#[forbid(unsafe_code)]
 pub mod yaml;
 
 /// Environment variable naming a catalog file to load instead of the default one.

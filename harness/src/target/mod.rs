@@ -1,12 +1,18 @@
 //! Target: one loaded library, its ABI profile, and the decoding of what it returns into
 //! the spec's names (DESIGN.md, "Target" and "AbiProfile").
 
+#[forbid(unsafe_code)]
 pub mod activity;
+#[forbid(unsafe_code)]
 pub mod catalog;
+#[forbid(unsafe_code)]
 pub mod elf;
+#[forbid(unsafe_code)]
 pub mod env;
 pub mod ffi;
+#[forbid(unsafe_code)]
 pub mod lifecycle;
+#[forbid(unsafe_code)]
 pub mod reading;
 
 pub use env::{worker_env, WorkerEnv};
