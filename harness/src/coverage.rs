@@ -16,7 +16,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 
-/// How strongly a rule binds (the digest's MUST / SHOULD / UB marks).
+/// How strongly a rule binds (`strength:` in specs/clauses.yaml).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strength {

@@ -1,9 +1,10 @@
 //! mpit-conform as a library: the binary (`main.rs`), the integration tests and the
 //! fuzz targets all enter here.
 //!
-//! Layers (DESIGN.md "Shape"): `cli` → `runner` (pool · worker · protocol) → `exec` → `judge`
-//! → `target` (safe API · ffi); `verdict` and `report` beside them. `repro` writes a case
-//! as a C program (the compiler of the case language, where `exec` is its interpreter).
+//! Layers (docs/ARCHITECTURE.md): `cli` → `runner` (pool · worker · protocol) → `exec` →
+//! `judge` → `target` (safe API · ffi); `verdict` and `report` beside them. `repro`
+//! writes a case as a C program (the compiler of the case language, where `exec` is its
+//! interpreter).
 
 pub mod abi_probe;
 pub mod abi_tags;
