@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates reports/published/: the suite run against the reference and each of the
 # seven real targets (scripts/install-targets.sh), with --strict off and on; per target
-# report.json.gz (the committed baseline of harness/tests/baseline.rs) and report.md;
+# report.json.gz (the committed baseline of harness/tests/suite.rs) and report.md;
 # the side-by-side matrix.md (committed) and matrix.html (generated, git-ignored).
 #
 #   bash scripts/publish-reports.sh            # everything (about 2 minutes here)

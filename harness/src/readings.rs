@@ -1,5 +1,6 @@
 //! The readings, conflicts and tolerances of specs/readings.yaml: the one place the
-//! harness is allowed to be lenient, each with its sentence (DESIGN.md "Readings").
+//! harness is allowed to be lenient, each with its sentence (docs/ARCHITECTURE.md,
+//! "Readings").
 //! Cases name an entry in `or_reading:` (the loader checks it exists); the comparator
 //! names the entries it applies by the constants below (a test checks they exist).
 

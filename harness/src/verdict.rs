@@ -1,5 +1,6 @@
 //! The vocabulary of a verdict, shared by the cases, the runner and the reports:
-//! status, level, area and oracle (DESIGN.md "Nouns"; issue 4's report contract).
+//! status, level, area and oracle (docs/ARCHITECTURE.md, "Verdicts"; the report
+//! contract is reports/README.md).
 //! Serialized in snake_case: these strings are part of `report.json`.
 
 use serde::{Deserialize, Serialize};
@@ -63,7 +64,8 @@ impl std::fmt::Display for Status {
     }
 }
 
-/// How strongly the standard asks for what a case checks (DESIGN.md "Level").
+/// How strongly the standard asks for what a case checks (docs/ARCHITECTURE.md,
+/// "Verdicts").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
@@ -160,7 +162,7 @@ impl std::str::FromStr for Area {
     }
 }
 
-/// Which oracle spoke (DESIGN.md "Oracles").
+/// Which oracle spoke (docs/ARCHITECTURE.md, "Oracles").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Oracle {
@@ -264,7 +266,7 @@ pub struct CaseResult {
     /// One line: why this status.
     pub message: String,
     /// The reading of an ambiguous sentence the library follows, when it is not the
-    /// literal one (DESIGN.md "Readings").
+    /// literal one (specs/readings.yaml).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading: Option<String>,
     /// Wall time of the case in the worker, milliseconds.

@@ -17,7 +17,7 @@ macro_rules! faults {
             pub fn name(self) -> &'static str { match self { $(Fault::$variant => $name),+ } }
             /// The report area whose cases must catch it.
             pub fn area(self) -> &'static str { match self { $(Fault::$variant => $area),+ } }
-            /// The rule of the digest it breaks.
+            /// The rule it breaks (an id of specs/clauses.yaml).
             pub fn rule(self) -> &'static str { match self { $(Fault::$variant => $rule),+ } }
             /// What the reference does wrong.
             pub fn description(self) -> &'static str { match self { $(Fault::$variant => $what),+ } }

@@ -15,7 +15,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
 
-/// The three binary families of MPI (DESIGN.md, AbiProfile).
+/// The three binary families of MPI (docs/ABI.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Family {
@@ -196,7 +196,7 @@ impl<K: SpecEnum, V: Serialize> Serialize for ConstMap<K, V> {
     }
 }
 
-/// One ABI family's constants (issue "load any vendor's libmpi", DESIGN.md AbiProfile).
+/// One ABI family's constants (issue "load any vendor's libmpi"; docs/ABI.md).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AbiProfile {
@@ -425,7 +425,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn standard_profile_parses_and_matches_digest_section_11() {
+    fn standard_profile_parses_and_matches_the_mpi_5_abi() {
         let p = AbiProfile::standard();
         assert_eq!(p.family, Family::Standard);
         assert_eq!(p.code(TErr::CannotInit), Some(1001));

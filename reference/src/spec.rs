@@ -222,7 +222,7 @@ spec_enum! {
         Memory = "MPI_T_ERR_MEMORY",
         Invalid = "MPI_T_ERR_INVALID",
         InvalidIndex = "MPI_T_ERR_INVALID_INDEX",
-        /// Deprecated since MPI-4.0; the constant still exists (digest §9).
+        /// Deprecated since MPI-4.0; the constant still exists (MPI-4.1 §15.3.10).
         InvalidItem = "MPI_T_ERR_INVALID_ITEM",
         InvalidSession = "MPI_T_ERR_INVALID_SESSION",
         InvalidHandle = "MPI_T_ERR_INVALID_HANDLE",

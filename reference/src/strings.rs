@@ -1,4 +1,4 @@
-//! The MPI_T string convention (MPI-4.1 §15.3.3, digest R-STR-1..4), implemented once.
+//! The MPI_T string convention (MPI-4.1 §15.3.3, R-STR-1..4), implemented once.
 //!
 //! Every string-returning function (cvar/pvar/category/enum/item/event/source names and
 //! descriptions) computes a [`StringOut`] here; the C ABI layer only carries it out.

@@ -16,9 +16,9 @@ use crate::verdict::Evidence;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The MPI_T functions MPI-4.0 added (digest §13: "The 4.0 additions (20) are:
+/// The 20 MPI_T functions MPI-4.0 added to the chapter (MPI-4.1 §15.3.8, §15.3.9):
 /// sources×3, event types×3, registration×8, instance×4, category_get_num_events,
-/// category_get_events"). `MPI_T_cvar/pvar/category_get_index` are MPI-3.1's.
+/// category_get_events. `MPI_T_cvar/pvar/category_get_index` are MPI-3.1's.
 pub const MPI4_FUNCTIONS: [&str; 20] = [
     "MPI_T_source_get_num",
     "MPI_T_source_get_info",

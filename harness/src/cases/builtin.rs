@@ -29,13 +29,14 @@ pub const PVARS: CaseDef = CaseDef {
     clause: "MPI-4.1 §15.3.7 R-GEN-6 R-PVAR-3",
     call: "MPI_T_pvar_get_info",
 };
-/// Digest §8: "an equivalent name across processes implies an equivalent description".
+/// MPI-4.1 §15.3.9 (R-GEN-6): an equivalent name across processes implies an
+/// equivalent description.
 pub const CATEGORIES: CaseDef = CaseDef {
     id: "ranks.categories.identical",
     clause: "MPI-4.1 §15.3.9 R-GEN-6",
     call: "MPI_T_category_get_info",
 };
-/// Digest §7.4: identical verbosity, datatypes, num_elements, enumtype, bind;
+/// MPI-4.1 §15.3.8 (R-GEN-6): identical verbosity, datatypes, num_elements, enumtype, bind;
 /// displacements may differ.
 pub const EVENTS: CaseDef = CaseDef {
     id: "ranks.events.identical",

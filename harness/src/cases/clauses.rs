@@ -6,7 +6,7 @@ use crate::specs::Source;
 use mpit_reference::yaml::{self, YamlError};
 use serde::Deserialize;
 
-/// How strongly a rule binds (the digest's MUST / SHOULD / UB marks).
+/// How strongly a rule binds (`strength:` in specs/clauses.yaml).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strength {

@@ -1,7 +1,8 @@
 //! The functions a case may call, with their parameters and OUT values: the vocabulary
 //! of `call:` in specs/cases/*.yaml. MPI_T functions are named without the `MPI_T_`
-//! prefix, as the digest's §10 prototypes; MPI functions with an `mpi_` prefix where
-//! the bare name would be ambiguous; harness operations say what they do.
+//! prefix (`cvar_write` is MPI-4.1 §15.3.6's `MPI_T_cvar_write`); MPI functions with an
+//! `mpi_` prefix where the bare name would be ambiguous; harness operations say what
+//! they do.
 
 use serde::{Deserialize, Serialize};
 

@@ -237,7 +237,7 @@ pub struct Expect {
     /// Every OUT value equal to those saved (with `save: {x: all}`) from an earlier call.
     #[serde(default)]
     pub same_as: Option<Expr>,
-    /// The other reading of an ambiguous sentence (DESIGN.md "Readings"): when the
+    /// The other reading of an ambiguous sentence (specs/readings.yaml): when the
     /// expectation above fails but this one holds, the result is `warn` (`fail` under
     /// `--strict`) naming the reading.
     #[serde(default)]
@@ -423,7 +423,7 @@ pub struct Case {
     pub title: String,
     /// e.g. `MPI-4.1 §15.3.3`.
     pub clause: String,
-    /// Rule ids of the digest, e.g. `R-STR-2`.
+    /// Rule ids of specs/clauses.yaml, e.g. `R-STR-2`.
     pub rules: Vec<String>,
     pub level: Level,
     #[serde(default)]

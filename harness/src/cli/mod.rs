@@ -146,7 +146,7 @@ enum Cmd {
         #[arg(long, value_name = "DIR", default_value = "reports/out")]
         out: PathBuf,
     },
-    /// How many rules of the digest the cases cover, and which they miss.
+    /// How many rules of specs/clauses.yaml the cases cover, and which they miss.
     Coverage {
         #[arg(long, value_name = "DIR")]
         specs: Option<PathBuf>,

@@ -1,9 +1,9 @@
 //! The comparator: the model's and the target's outcomes of the same sequence, call by
 //! call, judged only where the standard leaves no latitude. Return codes are compared
-//! against the set the standard allows (digest §12), live values only where the calls
-//! determine them (a stopped counter after reset, a value written and read back), and
-//! the first difference is reported with the rule it breaks. Everything after it is
-//! not compared: the two states no longer agree.
+//! against the set the standard allows (specs/return-codes.yaml), live values only where
+//! the calls determine them (a stopped counter after reset, a value written and read
+//! back), and the first difference is reported with the rule it breaks. Everything
+//! after it is not compared: the two states no longer agree.
 
 use super::gen::Gen;
 use super::obs::{Obs, Out, StrObs, Trace};
@@ -27,7 +27,7 @@ pub struct Divergence {
     /// The call, as `MPI_T_cvar_get_info(CvarGetInfo { .. })`.
     pub call: String,
     pub function: String,
-    /// Digest rule id (specs/clauses.yaml gives its clause).
+    /// Rule id (specs/clauses.yaml gives its clause).
     pub rule: String,
     pub level: Level,
     /// One line: what differs.
@@ -411,8 +411,9 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
         {
             return None
         }
-        // Digest §12: an extra finalize returns "the corresponding code"; strict
-        // reading NOT_INITIALIZED, any MPI_T error otherwise.
+        // R-FIN-1, MPI-4.1 §15.3.4 (specs/readings.yaml fin1.corresponding_return_code):
+        // an extra finalize returns "a corresponding return code"; strict reading
+        // NOT_INITIALIZED, any MPI_T error otherwise.
         Op::Finalize if m.rc == T(TErr::NotInitialized) && t.rc == Success => {
             return Some(cx.div(
                 "R-FIN-1",
@@ -452,7 +453,7 @@ fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Divergence> {
         _ if !g.initialized() => "R-INIT-1",
         // Asked for the name alone, every other OUT argument NULL: "ignored".
         Op::GetInfo { desc, .. } if *desc == super::op::Str::NONE && m.rc == Success => "R-CVAR-3",
-        // Digest §12: an invalid event index is explicitly INVALID_INDEX.
+        // R-EVT-IDX (MPI-4.1 §15.3.8): an invalid event index is explicitly INVALID_INDEX.
         Op::GetInfo {
             kind: Kind::Event, ..
         }
@@ -544,7 +545,7 @@ fn compare_str(
         // The other reading of R-STR-2 (specs/readings.yaml
         // str2.length_of_the_truncated_string): on truncation *len = n, the bytes
         // written. Careful implementers hold it; the literal reading decides under
-        // --strict (DESIGN.md "Readings").
+        // --strict (specs/readings.yaml).
         let truncated = matches!((&ms.buf, ms.len), (Some(w), Some(l)) if !w.is_empty() && (w.len() as i32) < l);
         let n = ts.buf.as_ref().map(|b| b.len() as i32);
         if truncated && ts.len.is_some() && ts.len == n {
@@ -917,7 +918,7 @@ fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
     }
 }
 
-/// The clause of each digest rule, from `specs/clauses.yaml` (data, not code).
+/// The clause of each rule, from `specs/clauses.yaml` (data, not code).
 pub fn clauses(src: &crate::specs::Source) -> BTreeMap<String, String> {
     crate::cases::clauses::Clauses::load(src)
         .map(|c| c.rules.into_iter().map(|r| (r.rule, r.clause)).collect())

@@ -85,7 +85,7 @@ fn rc_name(rc: &ReturnCode) -> String {
     }
 }
 
-/// What a call may return, as the comparator accepts it (digest §12).
+/// What a call may return, as the comparator accepts it (specs/return-codes.yaml).
 /// The `rc:` of a step: the codes the comparator accepts there
 /// (`compare::accepted`, which asks the policy of specs/return-codes.yaml), `None` when
 /// it accepts every code (the text is silent).
@@ -463,7 +463,7 @@ impl Writer<'_> {
 /// How a case written for a divergence asks a true pvar flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FlagTrue {
-    /// `1`, as the digest's R-PVAR-2 states it.
+    /// `1`, as R-PVAR-2 states it (specs/readings.yaml pvar_flags.nonzero_is_true).
     One,
     /// `{ne: 0}`, a C logical flag (the other reading).
     Nonzero,

@@ -859,7 +859,7 @@ impl Gen {
             .is_some_and(|p| p.readonly && !p.atomic)
     }
 
-    /// The level at which the standard fixes this op's outcome here (digest §12; the
+    /// The level at which the standard fixes this op's outcome here (the
     /// conditions' levels are specs/return-codes.yaml `levels:`, which the spec suite's
     /// cases follow too).
     pub fn level(&self, op: &Op) -> Level {
@@ -885,8 +885,9 @@ impl Gen {
                 desc,
                 ..
             } if *desc == Str::NONE => Table::shared_level(NULL_OUT_UNSTATED),
-            // Digest §12: a bad index is table-only (SHOULD) for cvar, pvar, category
-            // and enum; explicit (MUST) for events and source timestamps.
+            // specs/return-codes.yaml `levels:`: a bad index is table-only (SHOULD) for
+            // cvar, pvar, category and enum; explicit (MUST) for events and source
+            // timestamps.
             Op::GetInfo { kind, index, .. } if !self.in_range(*kind, *index) => match kind {
                 Kind::Event => explicit,
                 _ => table_only,
@@ -973,7 +974,7 @@ impl Gen {
             }
             // R-EVT-INST: an instance is valid only during its callback.
             Op::EventReadAfter { .. } => undefined,
-            // Digest §12: INVALID_HANDLE for a freed or NULL registration is explicit;
+            // R-EVT-FREE: INVALID_HANDLE for a freed or NULL registration is explicit;
             // a foreign value is undefined.
             Op::EventHandleFree {
                 registration: Ref::Foreign(_),
@@ -1017,8 +1018,8 @@ impl Gen {
                 let bit = 1u8 << (*safety as u8);
                 l.cbs = if *set { l.cbs | bit } else { l.cbs & !bit };
             }
-            // Digest §7.5: each live registration of the event with a callback at a
-            // level valid here gets one instance; the others drop it.
+            // R-EVT-CB (MPI-4.1 §15.3.8): each live registration of the event with a
+            // callback at a level valid here gets one instance; the others drop it.
             Op::RaiseEvent { index, required } => {
                 let valid = !0u8 << (*required as u8);
                 let n = self

@@ -1,7 +1,7 @@
-//! The differential oracle (DESIGN.md "Oracles"): the reference model, loaded with the
-//! target's own catalog, runs the same sequence of MPI_T calls as the target, and the
-//! comparator reports every outcome the standard determines that differs, with the
-//! clause it breaks.
+//! The differential oracle (docs/ARCHITECTURE.md, "Oracles"): the reference model,
+//! loaded with the target's own catalog, runs the same sequence of MPI_T calls as the
+//! target, and the comparator reports every outcome the standard determines that
+//! differs, with the clause it breaks.
 //!
 //! - [`op`]: one call and its arguments ([`Op`]), in a form both engines carry out;
 //! - [`gen`]: which calls make sense next ([`Gen`], the shape of the model's state:

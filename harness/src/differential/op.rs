@@ -306,7 +306,7 @@ pub fn members_word(m: Members) -> &'static str {
 pub struct Mode {
     /// Also invalid arguments the standard leaves undefined (stale, NULL and foreign
     /// handles, indices out of range, ALL_HANDLES to read/write): judged at robustness
-    /// level (R-GEN-3, digest §12).
+    /// level (R-GEN-3; specs/return-codes.yaml `levels: undefined_argument`).
     pub robustness: bool,
     /// The sequence starts with MPI_T not initialized, in a process of its own, and may
     /// call anything before init and after the last finalize (R-INIT-1, R-FIN-1).

@@ -6,9 +6,9 @@
 //! The contract of every oracle: it decodes any byte string into an input (with
 //! `arbitrary::Unstructured`, so every byte string is a valid input), runs it, and
 //! panics only when the input shows a bug, with a message naming the rule broken
-//! (digest ids, e.g. R-STR-1). A panic is what libFuzzer records as a crash, so a setup
-//! problem (no library to load) is never a panic: it is one line on stderr and exit
-//! status 2 ([`setup_failed`]).
+//! (specs/clauses.yaml ids, e.g. R-STR-1). A panic is what libFuzzer records as a
+//! crash, so a setup problem (no library to load) is never a panic: it is one line on
+//! stderr and exit status 2 ([`setup_failed`]).
 
 pub mod catalog_yaml;
 pub mod ops_differential;

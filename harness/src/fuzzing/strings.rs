@@ -1,6 +1,6 @@
 //! Oracle `strings`: the reference's string convention (`mpit_reference::strings`, the
 //! code every name and description of the cdylib goes through) against an independent
-//! restatement of MPI-4.1 §15.3.3 (digest R-STR-1..4, R-STR-6), for arbitrary strings,
+//! restatement of MPI-4.1 §15.3.3 (R-STR-1..4, R-STR-6), for arbitrary strings,
 //! buffer sizes, NULL buffers and NULL length pointers.
 //!
 //! The restatement is written from the rules, not from the model's code, so a bug in

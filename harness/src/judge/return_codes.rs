@@ -208,7 +208,7 @@ pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
                 }
             };
             let (bad_valid, bad_erroneous) = (bad(&valid), bad(&erroneous));
-            // R-NA-1's harness rule (digest §7.3): NOT_ACCESSIBLE where it is allowed is
+            // R-NA-1's harness rule (MPI-4.1 §15.3.8): NOT_ACCESSIBLE where it is allowed is
             // still a quality warning outside a callback, and the harness calls these
             // functions from no callback.
             let not_accessible =

@@ -1,4 +1,4 @@
-//! Reports: the product vendors gate releases on (DESIGN.md "Reports are the product").
+//! Reports: the product vendors gate releases on (docs/ARCHITECTURE.md, "Reports").
 //!
 //! The runner and the reports meet only through [`RunEvent`]s: a [`Builder`] turns the
 //! stream into a [`Report`], which is the contract (`report.json`, documented in

@@ -321,8 +321,8 @@ fn lane(
                     };
                     let mut status = status;
                     // A crash or hang inside a call with an argument the standard leaves
-                    // undefined (R-GEN-3) is reported at the case's level (DESIGN.md:
-                    // robustness warns), with the call named.
+                    // undefined (R-GEN-3) is reported at the case's level
+                    // (docs/ARCHITECTURE.md, "Verdicts": robustness warns), with the call named.
                     if let Some((_, call, returned)) =
                         erroneous.as_ref().filter(|(m, _, _)| *m == n)
                     {

@@ -1,5 +1,6 @@
 //! Target: one loaded library, its ABI profile, and the decoding of what it returns into
-//! the spec's names (DESIGN.md, "Target" and "AbiProfile").
+//! the spec's names (docs/ARCHITECTURE.md; the ABI families and their detection:
+//! docs/ABI.md).
 
 #[forbid(unsafe_code)]
 pub mod activity;
@@ -243,8 +244,9 @@ pub struct Target {
 }
 
 /// Tells the family from what the library exports, before any call that could fail
-/// (abi-facts.md: check MPI_Abi_get_version's value first; native MPICH 5 and Intel export
-/// it too but return -1.-1, and Intel's standard-ABI library also has Intel symbols).
+/// (docs/ABI.md, "Detection": check MPI_Abi_get_version's value first; native MPICH 5
+/// and Intel export it too but return -1.-1, and Intel's standard-ABI library also has
+/// Intel symbols).
 pub fn detect(lib: &ffi::Lib) -> Option<Detection> {
     let version = lib
         .get_library_version()

@@ -145,8 +145,9 @@ pub(crate) struct Abi {
 }
 
 /// MPICH's `MPI_T_PVAR_ALL_HANDLES` is not a constant but this exported variable
-/// (`specs/abi/mpich-*.yaml`: `{symbol: MPI_T_PVAR_ALL_HANDLES, deref: true}`); MPICH
-/// stores `(MPI_T_pvar_handle)-1` in it (abi-facts.md), a value no model handle takes.
+/// (`specs/abi/mpich-*.yaml`: `{symbol: MPI_T_PVAR_ALL_HANDLES, deref: true}`; MPICH
+/// itself stores the address of an internal object there: docs/ABI.md). The reference
+/// stores `(MPI_T_pvar_handle)-1` in it, a value no model handle takes.
 /// Exported under both ABIs: the standard ABI's constant (1) does not read it.
 #[no_mangle]
 pub static MPI_T_PVAR_ALL_HANDLES: usize = usize::MAX;

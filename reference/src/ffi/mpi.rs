@@ -142,7 +142,7 @@ fn library_version() -> String {
 
 export! {
     /// The standard ABI 1.0; under MPICH's ABI -1.-1, what native MPICH 5 and Intel MPI
-    /// answer (abi-facts.md: they export the function but speak no standard ABI).
+    /// answer (docs/ABI.md: they export the function but speak no standard ABI).
     fn MPI_Abi_get_version(abi_major: *mut c_int, abi_minor: *mut c_int) -> c_int {
         mpi_guard(|| {
             arg(abi_major)?;

@@ -56,7 +56,7 @@ export! {
                 out_desc(&info.desc, desc, desc_len, f);
                 put(bind, p.bind.num(info.bind) as c_int);
                 // Fault `flag-returned-as-2`: "true" as 2, a C logical flag but not the
-                // 0/1 the digest's R-PVAR-2 states.
+                // 0/1 R-PVAR-2 states.
                 let two = f.has(Fault::FlagReturnedAsTwo);
                 put(readonly, c_int::from(info.readonly) * if two { 2 } else { 1 });
                 put(continuous, c_int::from(info.continuous));

@@ -200,7 +200,7 @@ impl Model {
         self.event.regs.get_mut(&r).ok_or(TErr::InvalidHandle)
     }
 
-    /// An instance the caller may read: one being delivered now (digest §7.5: valid only
+    /// An instance the caller may read: one being delivered now (R-EVT-INST: valid only
     /// during that invocation), or any not cleared under fault `event-read-outside-callback`.
     fn instance(&self, inst: Instance) -> TResult<&InstState> {
         self.require_init()?;
@@ -232,7 +232,7 @@ impl Model {
             ticks_per_second: s.ticks_per_second,
             max_ticks: s.max_ticks,
         };
-        // Digest §7.2: a new info object each call, empty if there are no hints.
+        // R-SRC-INFO: a new info object each call, empty if there are no hints.
         let info = want_info.then(|| self.info_new_from(self.cat.sources[i].info.clone()));
         Ok((out, info))
     }
@@ -243,7 +243,7 @@ impl Model {
         let i = self.index(i, self.source_visible())?;
         if !self.cat.sources[i].timestamps && !self.fault(Fault::SourceTimestampUnsupportedSucceeds)
         {
-            // Digest §7.2: no ad-hoc timestamps → NOT_SUPPORTED.
+            // R-SRC-TS: no ad-hoc timestamps → NOT_SUPPORTED.
             return Err(TErr::NotSupported);
         }
         Ok(self.stamp(i))
@@ -263,7 +263,7 @@ impl Model {
         want_info: bool,
     ) -> TResult<(EventInfo, Option<InfoHandle>)> {
         self.require_init()?;
-        // Digest §7.4: bad index → INVALID_INDEX (explicit).
+        // R-EVT-IDX: bad index → INVALID_INDEX (explicit).
         let i = self.index(i, self.event_visible())?;
         let e = &self.cat.events[i];
         let out = EventInfo {
@@ -327,7 +327,7 @@ impl Model {
     ) -> TResult<()> {
         self.reg(r)?;
         let hints = self.info_entries(info)?;
-        // Digest §7.5: no effect on hints not in `info`.
+        // MPI-4.1 §15.3.8: no effect on hints not in `info`.
         self.reg_mut(r)?.hints.extend(hints);
         Ok(())
     }
@@ -349,7 +349,7 @@ impl Model {
     ) -> TResult<()> {
         self.reg(r)?;
         let hints = self.info_entries(info)?;
-        // Digest §7.5: one slot per level; re-registering overwrites; NULL removes.
+        // R-EVT-CB: one slot per level; re-registering overwrites; NULL removes.
         self.reg_mut(r)?.callbacks[safety as usize] = cb.map(|cb| CbSlot {
             cb,
             user_data,
@@ -396,7 +396,7 @@ impl Model {
         free_cb: Option<usize>,
     ) -> TResult<Vec<Delivery>> {
         self.require_init()?;
-        // Digest §7.5: INVALID_HANDLE if not a valid allocated registration (explicit).
+        // R-EVT-FREE: INVALID_HANDLE if not a valid allocated registration (explicit).
         self.event.regs.remove(&r).ok_or(TErr::InvalidHandle)?;
         // Called from inside a callback, the free callback inherits that context's level.
         let safety = self
@@ -422,7 +422,7 @@ impl Model {
     pub fn event_set_dropped_handler(&mut self, r: Registration, cb: Option<usize>) -> TResult<()> {
         let reg = self.reg_mut(r)?;
         reg.dropped_cb = cb;
-        // Digest §7.6: the count runs from when the handler was set; NULL stops recording.
+        // R-EVT-DROP: the count runs from when the handler was set; NULL stops recording.
         reg.dropped.clear();
         Ok(())
     }
@@ -487,13 +487,13 @@ impl Model {
                 // Not yet active: events are raised once a callback is registered.
                 continue;
             }
-            // Digest §7.5: the registered callback with the lowest level valid here.
+            // R-EVT-CB: the registered callback with the lowest level valid here.
             let pick = CbSafety::ALL
                 .iter()
                 .filter(|l| **l >= required)
                 .find_map(|l| reg.callbacks[*l as usize].clone().map(|s| (*l, s)));
             let Some((level, slot)) = pick else {
-                // Dropped; recorded only while a handler is set (digest §7.6).
+                // Dropped; recorded only while a handler is set (R-EVT-DROP).
                 if reg.dropped_cb.is_some() {
                     let c = reg.dropped.entry(source).or_insert(0);
                     *c = c.saturating_add(1);
@@ -534,7 +534,7 @@ impl Model {
                 safety,
                 user_data: slot.user_data,
             };
-            // Digest §7.6 MUST: the dropped handler runs before the next event of the source.
+            // R-EVT-DROP (must): the dropped handler runs before the next event of the source.
             if self.fault(Fault::DroppedAfterEvent) {
                 out.push(ev);
                 out.extend(dropped);
@@ -620,7 +620,7 @@ mod tests {
             .expect("an event delivery")
     }
 
-    /// Digest §7.2 / §7.4 / §7.5, §12: every info OUT argument is a NEW info object (never
+    /// R-SRC-INFO, R-EVT-INFO: every info OUT argument is a NEW info object (never
     /// MPI_INFO_NULL), holding the catalog's or the user's hints.
     #[test]
     fn info_objects_are_new_on_every_call() {
@@ -667,8 +667,9 @@ mod tests {
         assert_eq!(m.info_live(), live + 10);
     }
 
-    /// Digest §7.5: set_info only adds or changes the hints it names; get_info reports the
-    /// hints in force; callback hints are per level and re-registering replaces them.
+    /// R-EVT-INFO, R-EVT-CB: set_info only adds or changes the hints it names; get_info
+    /// reports the hints in force; callback hints are per level and re-registering
+    /// replaces them.
     #[test]
     fn handle_and_callback_hints() {
         let mut m = model(Faults::none());
@@ -720,8 +721,8 @@ mod tests {
         );
     }
 
-    /// Digest §7.4: get_info is immutable; displacements ascend from 0, one per datatype;
-    /// a bad index is INVALID_INDEX.
+    /// R-EVT-1, R-EVT-ELEM, R-EVT-IDX: get_info is immutable; displacements ascend from
+    /// 0, one per datatype; a bad index is INVALID_INDEX.
     #[test]
     fn displacements_ascend_from_zero_and_info_is_immutable() {
         let mut m = model(Faults::none());
@@ -752,8 +753,8 @@ mod tests {
         assert_eq!(m.source_get_info(2, false).unwrap_err(), TErr::InvalidIndex);
     }
 
-    /// Digest §7.4: get_index(name of i) == i; unknown → INVALID_NAME; events that appear
-    /// at MPI_Init are appended.
+    /// R-EVT-IDX, R-EVT-1: get_index(name of i) == i; unknown → INVALID_NAME; events
+    /// that appear at MPI_Init are appended.
     #[test]
     fn index_round_trip() {
         let mut m = model(Faults::none());
@@ -777,7 +778,7 @@ mod tests {
         );
     }
 
-    /// Digest §7.2: bad index → INVALID_INDEX; no ad-hoc timestamps → NOT_SUPPORTED;
+    /// R-SRC-TS, R-EVT-TS: bad index → INVALID_INDEX; no ad-hoc timestamps → NOT_SUPPORTED;
     /// ORDERED sources give increasing timestamps (ad hoc and on events alike).
     #[test]
     fn source_timestamp_codes_and_order() {
@@ -801,7 +802,7 @@ mod tests {
         m.event_handle_free(r, 0, None).unwrap();
     }
 
-    /// Digest §7.5: the callback with the lowest level >= the required one is invoked;
+    /// R-EVT-CB: the callback with the lowest level >= the required one is invoked;
     /// re-registering overwrites (function and user_data); a NULL function removes.
     #[test]
     fn callback_selection_overwrite_and_removal() {
@@ -847,7 +848,7 @@ mod tests {
         m.event_handle_free(other, 0, None).unwrap();
     }
 
-    /// Digest §7.6 MUST: drops since the last notification are reported before the next
+    /// R-EVT-DROP (must): drops since the last notification are reported before the next
     /// event of that source, with the user_data of the callback being invoked (4.0 errata).
     #[test]
     fn dropped_handler_runs_before_next_event() {
@@ -885,7 +886,7 @@ mod tests {
         );
     }
 
-    /// Digest §7.6: a NULL handler disables recording; a (new) handler counts from when it
+    /// R-EVT-DROP: a NULL handler disables recording; a (new) handler counts from when it
     /// was set; a registration with no callbacks at all neither delivers nor drops.
     #[test]
     fn dropped_recording_follows_the_handler() {
@@ -924,7 +925,7 @@ mod tests {
         assert_eq!(raise(&mut m, SEND, CbSafety::None).len(), 1);
     }
 
-    /// Digest §7.5 / §7.7: an instance is valid only during its callback; element data
+    /// R-EVT-INST, R-EVT-ELEM: an instance is valid only during its callback; element data
     /// are laid out at the get_info displacements, padding zeroed.
     #[test]
     fn instance_valid_only_during_delivery() {
@@ -992,7 +993,7 @@ mod tests {
         assert_eq!(&a[1].0[8..16], &6i64.to_ne_bytes());
     }
 
-    /// Digest §7.5: free → INVALID_HANDLE the second time; the free callback is delivered
+    /// R-EVT-FREE: free → INVALID_HANDLE the second time; the free callback is delivered
     /// once; no events afterwards; a NULL free callback is allowed.
     #[test]
     fn handle_free_once() {
@@ -1035,8 +1036,9 @@ mod tests {
         assert_eq!(m.event_handle_free(r2, 0, None), Ok(vec![]));
     }
 
-    /// Digest §7.5: a registration freed from inside its callback: the instance being
-    /// delivered stays readable, the free callback gets that context's level.
+    /// R-EVT-FREE, R-EVT-INST: a registration freed from inside its callback: the
+    /// instance being delivered stays readable, the free callback gets that context's
+    /// level.
     #[test]
     fn handle_free_from_inside_a_callback() {
         let mut m = model(Faults::none());
@@ -1181,7 +1183,7 @@ mod tests {
     }
 
     proptest! {
-        /// Digest §7.5 / §7.6: with one callback at level `l` and a dropped handler, every
+        /// R-EVT-CB, R-EVT-DROP: with one callback at level `l` and a dropped handler, every
         /// raised instance is either delivered (iff required <= l) or counted as dropped,
         /// and the counts reported before deliveries add up.
         #[test]

@@ -181,7 +181,7 @@ impl Model {
     fn index(&self, i: i32, n: usize) -> TResult<usize> {
         match usize::try_from(i) {
             Ok(u) if u < n => Ok(u),
-            // Digest §9: bad indices give INVALID_INDEX.
+            // MPI-4.1 §15.3.10: bad indices give INVALID_INDEX.
             _ if self.fault(Fault::BadIndexWrongCode) => Err(TErr::InvalidName),
             _ => Err(TErr::InvalidIndex),
         }

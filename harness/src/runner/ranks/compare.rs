@@ -6,10 +6,11 @@
 //! - cvars: verbosity, datatype, enumtype, bind, scope, description (R-CVAR-4);
 //! - pvars of the same name and class: verbosity, class, datatype, enumtype, bind,
 //!   readonly, continuous, atomic, description (R-PVAR-3);
-//! - categories: description (digest §8: "an equivalent name across processes implies
-//!   an equivalent description"; members may differ, variables being per process);
+//! - categories: description (MPI-4.1 §15.3.9, R-GEN-6: an equivalent name across
+//!   processes implies an equivalent description; members may differ, variables being
+//!   per process);
 //! - events: verbosity, element datatypes, num_elements, enumtype, bind; displacements
-//!   may differ (digest §7.4);
+//!   may differ (MPI-4.1 §15.3.8, R-GEN-6);
 //! - enumerations: same name, same meaning, but the items may differ (R-GEN-6); nothing
 //!   is required of their values, so same-named items with other values are noted in
 //!   the evidence, not judged.
@@ -349,7 +350,7 @@ fn enums(ranks: &[(i32, &Catalog)]) -> CaseResult {
         .collect();
     if !other.is_empty() {
         r.message.push_str(&format!(
-            "; {} same-named items have other values on other ranks (noted, not judged: the digest asks only for the same meaning)",
+            "; {} same-named items have other values on other ranks (noted, not judged: R-GEN-6 asks only for the same meaning)",
             other.len()
         ));
         r.evidence.push(Evidence {

@@ -1,9 +1,10 @@
 //! Cross-rank consistency (issue 6 §4): the workers run as one MPI job under the
 //! library's own launcher (`--launcher "mpiexec -n 4"`), each rank dumps its decoded
 //! catalog to a file, and the supervisor compares same-named entries across ranks
-//! (MPI-4.1 §15.3, R-GEN-6; R-CVAR-4, R-PVAR-3 and the digest's category and event
-//! rules). Indices and the set of names may differ between processes (R-GEN-7), so
-//! entries are matched by name and names seen on some ranks only are information.
+//! (MPI-4.1 §15.3, R-GEN-6; R-CVAR-4, R-PVAR-3, and for categories and events
+//! §15.3.9 and §15.3.8). Indices and the set of names may differ between processes
+//! (R-GEN-7), so entries are matched by name and names seen on some ranks only are
+//! information.
 //!
 //! `launch` starts the job and collects the files, `worker` is one rank, `judge` says
 //! whether MPI_T worked on every rank, `compare` compares the dumps.

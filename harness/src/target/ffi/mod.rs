@@ -8,7 +8,7 @@
 //!
 //! Widths: the MPI_T handles are pointer-sized in every family; `MPI_Datatype`,
 //! `MPI_Comm` and `MPI_Info` are an `int` in the MPICH family and pointer-sized
-//! elsewhere (abi-facts.md), so [`Lib`] carries the family's width
+//! elsewhere (docs/ABI.md), so [`Lib`] carries the family's width
 //! ([`Lib::set_handle_width`]): OUT parameters of those types get an 8-byte zeroed slot
 //! decoded with it, IN parameters are passed as a 64-bit register value (why that is
 //! sound: `raw.rs`). Only pointers this module made itself are passed to the library.

@@ -1,6 +1,6 @@
 //! The raw entry points: one `Option<fn pointer>` per symbol, resolved once at open.
 //!
-//! Every prototype is the MPI-4.1 one (digest §10; MPI-4.1 §15.3) written with this
+//! Every prototype is the MPI-4.1 one (MPI-4.1 §15.3) written with this
 //! module's fixed-width stand-ins:
 //! * MPI_T handles (`MPI_T_enum`, `MPI_T_cvar_handle`, `MPI_T_pvar_handle`,
 //!   `MPI_T_pvar_session`, `MPI_T_event_registration`, `MPI_T_event_instance`) are
@@ -16,7 +16,7 @@
 //!   be re-argued.
 //! * MPI object handles returned through a pointer (`MPI_Datatype *`, `MPI_Info *`) get an
 //!   8-byte zeroed slot; the callee writes 4 or 8 bytes and `Lib::obj_out` decodes them
-//!   with the family's width (abi-facts.md, "Widths and handles").
+//!   with the family's width (docs/ABI.md, "Handle widths").
 //! * `MPI_Count` is `int64_t` (`long long`) in every family.
 
 use super::{RawHandle, RawObj};
@@ -167,7 +167,7 @@ symbols! {
 mod tests {
     use super::*;
 
-    /// The listed entry points are the 51 MPI-4.1 MPI_T functions (digest §10: 31 from
+    /// The listed entry points are the 51 MPI-4.1 MPI_T functions (MPI-4.1 §15.3: 31 from
     /// MPI-3.1, 20 added by MPI-4.0) plus the five MPI calls usable before MPI_Init.
     #[test]
     fn the_51_mpi_t_functions_are_listed() {
