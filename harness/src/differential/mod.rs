@@ -28,6 +28,7 @@ pub use gen::Gen;
 pub use obs::{Obs, Out, Trace};
 pub use op::{Kind, Mode, Op, Ref};
 
+use crate::target::catalog::CatalogDump;
 use mpit_reference::catalog::Catalog;
 use mpit_reference::spec::{Bind, Datatype};
 use mpit_reference::value::Value;
@@ -392,7 +393,7 @@ impl Slots {
 
 impl Mirror {
     /// The mirror of a catalog read from the target (`mpit-conform catalog`).
-    pub fn from_dump(d: crate::target::catalog::CatalogDump) -> Mirror {
+    pub fn from_dump(d: CatalogDump) -> Mirror {
         let c = &d.counts;
         let target_counts = [
             (Kind::Cvar, c.cvars),

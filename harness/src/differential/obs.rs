@@ -2,6 +2,7 @@
 //! constants by spelling, handles by whether they are NULL, strings as the buffer and
 //! `*len` the caller sees.
 
+use crate::judge::value::hex;
 use mpit_reference::profile::ReturnCode;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -220,7 +221,7 @@ impl std::fmt::Display for Out {
             Out::Handle { null: false } => f.write_str("a non-NULL handle"),
             Out::Enum(None) => f.write_str("MPI_T_ENUM_NULL"),
             Out::Enum(Some(n)) => write!(f, "enum #{n}"),
-            Out::Bytes(b) => write!(f, "{}", crate::judge::value::hex(b, 32)),
+            Out::Bytes(b) => write!(f, "{}", hex(b, 32)),
         }
     }
 }

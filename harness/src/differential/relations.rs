@@ -6,7 +6,7 @@
 
 use super::gen::Gen;
 use super::op::{Act, Op, Ref};
-use crate::pvar_relations::Between;
+use crate::pvar_relations::{self, Between};
 use mpit_reference::spec::PvarClass;
 use mpit_reference::value::Value;
 
@@ -59,7 +59,7 @@ pub(super) fn check(g: &Gen, samples: &[Sample], op: &Op, now: &[u8]) -> Option<
     let between = Between {
         active: continuous || s.is_some_and(|s| s.active_since),
     };
-    crate::pvar_relations::check(class, between, before.as_deref(), &v)
+    pvar_relations::check(class, between, before.as_deref(), &v)
 }
 
 /// Updates the samples with the library's answer `ok` to `op`. `made` says whether the

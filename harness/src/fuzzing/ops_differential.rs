@@ -9,7 +9,7 @@
 use crate::differential::compare::Known;
 use crate::differential::props::{check, InProcess};
 use crate::differential::{gen, Divergence, Gen, Mirror};
-use crate::target::{AbiChoice, Target};
+use crate::target::{catalog, AbiChoice, Target};
 use crate::verdict::Level;
 use mpit_reference::catalog::Catalog;
 use std::sync::{Arc, OnceLock};
@@ -65,7 +65,7 @@ pub fn open(lib: &std::path::Path) -> Result<Setup, String> {
         };
         Mirror::of_catalog(c, "the reference's catalog".into())
     } else {
-        Mirror::from_dump(crate::target::catalog::read(&t, false))
+        Mirror::from_dump(catalog::read(&t, false))
     };
     m.exact_values = false;
     m.hooks = false;

@@ -2,17 +2,26 @@
 //! `target::ffi`, outputs decoded with the target's ABI profile into [`Obs`] form and
 //! renumbered into the mirror's numbering. Runs in a worker process (`remote`) or, for
 //! the in-process fuzzer, in the fuzzer's own process.
+//!
+//! This module holds the engine, its handles, and the calls whose outputs are a code,
+//! a handle, a value read or an index; two larger calls have a module each:
+//!
+//! - `info`: `*_get_info` of each kind, every OUT argument decoded (MPI-4.1 §15.3.6
+//!   to §15.3.9), or the name alone with every other OUT argument NULL;
+//! - `events`: the reference's raised events and the callbacks the recorder saw run
+//!   (§15.3.8), and what a callback reads.
 
-use super::obs::{Obs, Out, Ran, StrObs};
-use super::op::{callback_tag, Act, Kind, Op, Str};
+mod events;
+mod info;
+
+use super::obs::{Obs, Out, StrObs};
+use super::op::{callback_tag, Act, Data, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
-use crate::cases::funcs::Func;
 use crate::target::ffi::{self, Called, Nulls, ObjArg, StrArg, StrOut};
 use crate::target::Target;
 use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::{CbSafety, SpecEnum};
+use mpit_reference::spec::SpecEnum;
 
 /// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
 pub const SENTINEL: i32 = -7;
@@ -37,15 +46,6 @@ fn str_out(o: &StrOut) -> Out {
         len: o.len,
         stray: o.stray.clone(),
     })
-}
-
-/// A pvar flag as the library returned it: 0 and 1 as flags, any other number as
-/// itself, so the comparator sees a 2 (specs/readings.yaml pvar_flags.nonzero_is_true).
-fn flag(v: i32) -> Out {
-    match v {
-        0 | 1 => Out::Flag(v == 1),
-        n => Out::Int(n.into()),
-    }
 }
 
 fn name<K: SpecEnum>(table: &ConstMap<K, Option<i64>>, n: i64) -> Out {
@@ -97,7 +97,7 @@ impl<'a> TargetEngine<'a> {
 
     /// A call's outcome: "unsupported" when the symbol is missing, the code, and the OUT
     /// values `outs` adds when the call succeeded (they are undefined otherwise).
-    fn answer<T>(&self, c: crate::target::ffi::Called<T>, outs: impl FnOnce(Obs, T) -> Obs) -> Obs {
+    fn answer<T>(&self, c: Called<T>, outs: impl FnOnce(Obs, T) -> Obs) -> Obs {
         let Some((rc, v)) = c else {
             return Obs::unsupported();
         };
@@ -118,7 +118,7 @@ impl<'a> TargetEngine<'a> {
             .map_or(64, |(dt, n)| dt.size() * n)
     }
 
-    fn write_bytes(&self, k: HandleKind, r: Ref, d: super::op::Data) -> Vec<u8> {
+    fn write_bytes(&self, k: HandleKind, r: Ref, d: Data) -> Vec<u8> {
         self.slots.write_bytes(k, r, d, &self.m.catalog)
     }
 
@@ -479,89 +479,6 @@ impl<'a> TargetEngine<'a> {
         }
     }
 
-    /// Byte sizes of an event type's elements (model numbering), for the recorder's
-    /// `event_read` calls inside the callback.
-    fn element_sizes(&self, index: i32) -> Vec<usize> {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| self.m.catalog.events.get(i))
-            .map(|e| e.elements.iter().map(|x| x.datatype.size()).collect())
-            .unwrap_or_default()
-    }
-
-    /// The reference's `MPIT_Reference_raise_event`, and the callbacks the recorder saw
-    /// it run (events and dropped-handler calls, in the order they ran).
-    fn raise_event(&mut self, index: i32, required: CbSafety) -> Obs {
-        // Anything a callback recorded before (a library thread) is not this event's.
-        let _ = (
-            ffi::take_deliveries(),
-            ffi::take_dropped(),
-            ffi::take_dropped_positions(),
-        );
-        let level = self.t.profile.cb_safety.num(required).unwrap_or(-1) as i32;
-        let Some((rc, ())) = self
-            .t
-            .lib
-            .reference_raise_event(self.m.target_index(Kind::Event, index), level)
-        else {
-            return Obs::unsupported();
-        };
-        let events = ffi::take_deliveries();
-        let dropped = ffi::take_dropped();
-        let at = ffi::take_dropped_positions();
-        let success = |rc: i32| self.t.rc(rc) == ReturnCode::Success;
-        let mut ran = Vec::new();
-        let mut drops = dropped.iter().zip(&at).peekable();
-        for (k, d) in events.iter().enumerate() {
-            while let Some(((tag, count, source), _)) = drops.next_if(|(_, p)| **p <= k) {
-                ran.push(self.dropped(*tag, *count, *source));
-            }
-            let calls = d
-                .timestamp
-                .iter()
-                .map(|x| x.0)
-                .chain(d.source.iter().map(|x| x.0))
-                .chain(d.elements.iter().map(|x| x.0))
-                .chain(d.copy.iter().map(|x| x.0));
-            ran.push(Ran::Event {
-                tag: d.tag,
-                safety: self.safety_position(d.safety),
-                source: d
-                    .source
-                    .filter(|s| success(s.0))
-                    .map(|s| self.m.model_index(Kind::Source, s.1).into()),
-                elements: d
-                    .elements
-                    .iter()
-                    .map(|(rc, b)| success(*rc).then(|| b.bytes.clone()))
-                    .collect(),
-                failed: calls.filter(|rc| !success(*rc)).count() as i64,
-            });
-            self.made(HandleKind::Instance, d.instance, index, 0);
-        }
-        for ((tag, count, source), _) in drops {
-            ran.push(self.dropped(*tag, *count, *source));
-        }
-        Obs::deliveries(self.t.rc(rc), &ran)
-    }
-
-    fn dropped(&self, tag: usize, count: u64, source: i32) -> Ran {
-        Ran::Dropped {
-            tag,
-            count: count as i64,
-            source: self.m.model_index(Kind::Source, source).into(),
-        }
-    }
-
-    /// A `cb_safety` value's position in `CbSafety::ALL` (-1: none of the four).
-    fn safety_position(&self, raw: i32) -> i64 {
-        self.t
-            .profile
-            .cb_safety
-            .lookup(raw.into())
-            .map_or(-1, |s| s as i64)
-    }
-
     fn enum_handle(&self, n: u16) -> usize {
         self.slots.enums.get(n as usize).copied().unwrap_or(0) as usize
     }
@@ -570,148 +487,5 @@ impl<'a> TargetEngine<'a> {
         self.answer(c, |o, i| {
             o.with("index", Out::Int(self.m.model_index(k, i).into()))
         })
-    }
-
-    fn get_info(&mut self, kind: Kind, i: i32, n: Str, d: Str) -> Obs {
-        let (t, p) = (self.t, &self.t.profile);
-        let lib = &t.lib;
-        let enull = self.constant("MPI_T_ENUM_NULL");
-        let dt = |raw: u64| {
-            Out::Name(t.datatype(raw).map_or_else(
-                || format!("unknown({})", t.describe_datatype(raw)),
-                |d| d.spelling().to_string(),
-            ))
-        };
-        // The name alone, every other OUT argument NULL (R-CVAR-3): only the name to see.
-        if d == Str::NONE {
-            // Every OUT argument but the name (the description pair is `d`, NULL).
-            let others = |f: Func| -> Vec<&'static str> {
-                f.nullable_outs()
-                    .iter()
-                    .copied()
-                    .filter(|n| *n != "name")
-                    .collect()
-            };
-            let got = match kind {
-                Kind::Cvar => lib.cvar_get_info_name_only(i, arg(n)),
-                Kind::Pvar => lib.pvar_get_info_name_only(i, arg(n)),
-                Kind::Category => lib.category_get_info_name_only(i, arg(n)),
-                Kind::Event => {
-                    let nulls = others(Func::EventGetInfo);
-                    lib.event_get_info_nulls(i, arg(n), StrArg::NULL, 0, Nulls(&nulls))
-                        .map(|(rc, o)| (rc, o.name))
-                }
-                Kind::Source => {
-                    let nulls = others(Func::SourceGetInfo);
-                    lib.source_get_info_nulls(i, arg(n), StrArg::NULL, Nulls(&nulls))
-                        .map(|(rc, o)| (rc, o.name))
-                }
-            };
-            let Some((rc, name)) = got else {
-                return Obs::unsupported();
-            };
-            let o = self.rc_obs(rc);
-            return if o.ok() {
-                o.with("name", str_out(&name))
-            } else {
-                o
-            };
-        }
-        match kind {
-            Kind::Cvar => {
-                let Some((rc, v)) = lib.cvar_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let en = self.slots.enum_out(v.enumtype as u64, enull);
-                o.with("name", str_out(&v.name))
-                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
-                    .with("datatype", dt(v.datatype))
-                    .with("enumtype", en)
-                    .with("desc", str_out(&v.desc))
-                    .with("bind", name(&p.bind, v.bind.into()))
-                    .with("scope", name(&p.scope, v.scope.into()))
-            }
-            Kind::Pvar => {
-                let Some((rc, v)) = lib.pvar_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let en = self.slots.enum_out(v.enumtype as u64, enull);
-                o.with("name", str_out(&v.name))
-                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
-                    .with("var_class", name(&p.pvar_class, v.var_class.into()))
-                    .with("datatype", dt(v.datatype))
-                    .with("enumtype", en)
-                    .with("desc", str_out(&v.desc))
-                    .with("bind", name(&p.bind, v.bind.into()))
-                    .with("readonly", flag(v.readonly))
-                    .with("continuous", flag(v.continuous))
-                    .with("atomic", flag(v.atomic))
-            }
-            Kind::Category => {
-                let Some((rc, v)) = lib.category_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                o.with("name", str_out(&v.name))
-                    .with("desc", str_out(&v.desc))
-                    .with("num_cvars", Out::Int(v.num_cvars.into()))
-                    .with("num_pvars", Out::Int(v.num_pvars.into()))
-                    .with("num_categories", Out::Int(v.num_categories.into()))
-            }
-            Kind::Event => {
-                let Some((rc, v)) = lib.event_get_info(i, arg(n), arg(d), 64) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let k = (v.num_elements.max(0) as usize).min(v.datatypes.len());
-                let types: Vec<String> = v.datatypes[..k]
-                    .iter()
-                    .map(|raw| match dt(*raw) {
-                        Out::Name(s) => s,
-                        _ => String::new(),
-                    })
-                    .collect();
-                let en = self.slots.enum_out(v.enumtype as u64, enull);
-                o.with("name", str_out(&v.name))
-                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
-                    .with("num_elements", Out::Int(v.num_elements.into()))
-                    .with("datatypes", Out::Name(types.join(",")))
-                    .with(
-                        "displacements",
-                        Out::Ints(v.displacements[..k].iter().map(|x| *x as i64).collect()),
-                    )
-                    .with("enumtype", en)
-                    .with("desc", str_out(&v.desc))
-                    .with("bind", name(&p.bind, v.bind.into()))
-            }
-            Kind::Source => {
-                let Some((rc, v)) = lib.source_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                o.with("name", str_out(&v.name))
-                    .with("desc", str_out(&v.desc))
-                    .with("ordering", name(&p.source_order, v.ordering.into()))
-                    .with("ticks_per_second", Out::Int(v.ticks_per_second))
-                    .with("max_ticks", Out::Int(v.max_ticks))
-            }
-        }
     }
 }

@@ -1,0 +1,122 @@
+//! Which values the calls so far determine, tracked call by call after both engines
+//! answered: a cvar written and accepted reads back what was written (MPI-4.1
+//! §15.3.6); a pvar handle reset while stopped holds its class's starting value
+//! (§15.3.7, R-PRESET-1); the library's own readings of a variable, for the relations
+//! its class fixes between them; the last update number of each engine (§15.3.9).
+//! Only the reference's values are determined by the calls alone
+//! (`Mirror::exact_values`).
+
+use crate::differential::gen::Gen;
+use crate::differential::obs::{Obs, Out};
+use crate::differential::op::{Act, Op, Ref};
+use crate::differential::relations::{self, Sample};
+
+/// What the comparator tracks to know which values the calls determine.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Determined {
+    /// Per pvar handle (creation order): started, value determined.
+    pub(super) pvars: Vec<(bool, bool)>,
+    /// Pvar handles reset (by themselves or through ALL_HANDLES) at least once.
+    pub(super) reset: std::collections::BTreeSet<usize>,
+    /// Per cvar handle: value determined (written and accepted by both).
+    pub(super) cvars: Vec<bool>,
+    /// The target's last `category_changed` (R-CAT: it never decreases).
+    pub(super) update_number: Option<i64>,
+    /// The model's last `category_changed`: when it moved, the categories changed.
+    pub(super) model_update_number: Option<i64>,
+    /// Per pvar handle, the library's own readings (relations::check).
+    pub(super) samples: Vec<Sample>,
+}
+
+/// Whether the value this read returns is fixed by the calls so far.
+pub(super) fn determined(g: &Gen, det: &Determined, op: &Op) -> bool {
+    if g.mirror.exact_values {
+        return true;
+    }
+    match op {
+        Op::CvarRead {
+            handle: Ref::Made(n),
+        } => det.cvars.get(*n as usize).copied().unwrap_or(false),
+        Op::PvarRead {
+            handle: Ref::Made(n),
+            ..
+        } => det.pvars.get(*n as usize).is_some_and(|(_, d)| *d),
+        _ => false,
+    }
+}
+
+pub(super) fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
+    let both = m.ok() && t.ok();
+    let read = match t.out("value") {
+        Some(Out::Bytes(b)) => Some(b.as_slice()),
+        _ => None,
+    };
+    relations::track(g, &mut det.samples, op, m.ok(), t.ok(), read);
+    let pvar = |n: usize| {
+        g.pvar_handles
+            .get(n)
+            .and_then(|l| g.mirror.catalog.pvars.get(l.index as usize))
+    };
+    if let (Some(Out::Int(mn)), Some(Out::Int(n))) =
+        (m.out("update_number"), t.out("update_number"))
+    {
+        det.update_number = Some(*n);
+        det.model_update_number = Some(*mn);
+    }
+    match op {
+        Op::CvarHandleAlloc { .. } if m.ok() => det.cvars.push(false),
+        Op::CvarWrite {
+            handle: Ref::Made(n),
+            ..
+        } => {
+            if let Some(d) = det.cvars.get_mut(*n as usize) {
+                *d = both;
+            }
+        }
+        Op::PvarHandleAlloc { index, .. } if m.ok() => {
+            det.pvars.push((g.continuous(*index), false));
+        }
+        Op::Pvar {
+            act,
+            handle,
+            session,
+        } if both => {
+            for n in g.pvar_targets(*handle, *session) {
+                let Some(p) = pvar(n) else { continue };
+                let (cont, ro) = (p.continuous, p.readonly);
+                let zero = p.class.starts_at_zero();
+                if let Some(s) = det.pvars.get_mut(n) {
+                    match act {
+                        Act::Start if !cont => *s = (true, false),
+                        Act::Stop if !cont => s.0 = false,
+                        // R-PRESET-1: reset sets the start value; it stays while stopped.
+                        Act::Reset if !ro => {
+                            s.1 = !s.0 && zero;
+                            det.reset.insert(n);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Op::PvarRead {
+            handle: Ref::Made(n),
+            reset: true,
+            ..
+        } if both => {
+            let zero = pvar(*n as usize).is_some_and(|p| p.class.starts_at_zero());
+            if let Some(s) = det.pvars.get_mut(*n as usize) {
+                s.1 = !s.0 && zero;
+            }
+        }
+        Op::PvarWrite {
+            handle: Ref::Made(n),
+            ..
+        } => {
+            if let Some(s) = det.pvars.get_mut(*n as usize) {
+                s.1 = both && !s.0;
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,268 @@
+//! The OUT values of a call that succeeded in both engines, one by one: strings through
+//! `strings`, then the values the standard fixes: `provided` one of the four
+//! thread levels (MPI-4.1 §15.3.4), category members and a growing update number
+//! (§15.3.9), handles nulled by their free (§15.3.6, §15.3.7), pvar flags 0 or 1 and
+//! values the calls determine (§15.3.7), and no write past a buffer the standard
+//! sizes. A vendor's catalog read in another process is judged by form only where the
+//! library may change it (member counts, a pvar's count).
+
+use super::determined::{determined, Determined};
+use super::strings::compare_str;
+use super::{rule_of, Ctx, Divergence};
+use crate::differential::gen::Gen;
+use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
+use crate::differential::op::{Kind, Op, Ref};
+use crate::differential::relations;
+use crate::differential::target::SENTINEL;
+use crate::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
+use crate::verdict::Level;
+
+pub(super) fn compare_outs(
+    cx: &Ctx<'_>,
+    g: &Gen,
+    det: &Determined,
+    m: &Obs,
+    t: &Obs,
+) -> Option<Divergence> {
+    let op = cx.op;
+    for (name, mo) in &m.outs {
+        let Some(to) = t.out(name) else {
+            continue;
+        };
+        match (mo, to) {
+            (Out::Str(ms), Out::Str(ts)) => {
+                if let Some(mut d) = compare_str(cx, name, ms, ts, m, t) {
+                    // Other characters (not a missing NUL or a short buffer): the
+                    // index named another entry.
+                    let text_differs = match (&ms.buf, &ts.buf) {
+                        (Some(w), Some(b)) => {
+                            let n = w.iter().position(|x| *x == 0).unwrap_or(w.len());
+                            b.len() >= n && b[..n] != w[..n]
+                        }
+                        _ => false,
+                    };
+                    d.other_entry = name == "name"
+                        && text_differs
+                        && ts.stray.is_empty()
+                        && matches!(op, Op::GetInfo { .. });
+                    // Other bytes name another entry (the catalog); anything else is the
+                    // string convention itself.
+                    d.convention = !d.other_entry;
+                    // After MPI_Init an index naming another entry is R-CVAR-1 (indices
+                    // never move), whatever the string convention says of the bytes.
+                    let moved = d.level == Level::Must && name == "name";
+                    if g.mpi && moved && matches!(op, Op::GetInfo { .. }) {
+                        d.rule = "R-CVAR-1".into();
+                        d.what = format!("after MPI_Init, {}", d.what);
+                    }
+                    return Some(d);
+                }
+            }
+            // A nested init that leaves provided as the harness set it (-1): the other
+            // reading of "no effect beyond increasing the reference count"
+            // (specs/readings.yaml init.nested_call_has_no_effect), as the spec suite.
+            (_, Out::Name(p)) if name == "provided" && p == "unknown(-1)" && g.initialized() => {
+                return Some(cx.div(
+                    "R-INIT-1",
+                    Level::Should,
+                    format!(
+                        "a nested MPI_T_init_thread left provided unwritten (the other \
+                         reading, {})",
+                        INIT_NESTED_CALL_HAS_NO_EFFECT
+                    ),
+                    m,
+                    t,
+                ));
+            }
+            // R-INIT-1: provided is one of the four levels (not necessarily `required`).
+            (_, Out::Name(p)) if name == "provided" && p.starts_with("unknown") => {
+                return Some(cx.convention(
+                    "R-INIT-1",
+                    format!("provided is {p}, not a thread level"),
+                    m,
+                    t,
+                ));
+            }
+            (_, Out::Name(_)) if name == "provided" => {}
+            (Out::Ints(mv), Out::Ints(tv)) if name == "indices" => {
+                let k = mv.len();
+                let sentinel = |x: &i64| *x == i64::from(SENTINEL);
+                let ok = if g.mirror.declared {
+                    tv.len() >= k && tv[..k] == mv[..] && tv[k..].iter().all(sentinel)
+                } else {
+                    // R-CAT: a library's categories may change as it registers
+                    // variables (category_changed says so), and the mirror was read in
+                    // another process: only the form is fixed, members then untouched
+                    // entries (a write past `len` is the engine's `overrun`).
+                    let written = tv.iter().take_while(|x| !sentinel(x)).count();
+                    tv[written..].iter().all(sentinel)
+                };
+                if !ok {
+                    return Some(cx.div(
+                        "R-CAT-1",
+                        Level::Must,
+                        format!("indices {tv:?} where {mv:?} then untouched entries were expected"),
+                        m,
+                        t,
+                    ));
+                }
+            }
+            (Out::Bytes(mb), Out::Bytes(tb))
+                if determined(g, det, op) && !same_value(g, op, mb, tb) =>
+            {
+                let rule = match op {
+                    Op::CvarRead { .. } => "R-CVAR-9",
+                    Op::RaiseEvent { .. } => "R-EVT-CB",
+                    // A handle never reset: the class's semantics (R-PCLASS).
+                    Op::PvarRead {
+                        handle: Ref::Made(n),
+                        ..
+                    } if !det.reset.contains(&(*n as usize)) => "R-PCLASS",
+                    _ => "R-PRESET-1",
+                };
+                return Some(cx.div(
+                    rule,
+                    Level::Must,
+                    format!("the value read is {to} where the calls made it {mo}"),
+                    m,
+                    t,
+                ));
+            }
+            (Out::Bytes(_), Out::Bytes(tb)) => {
+                if let Some(b) = relations::check(g, &det.samples, op, tb) {
+                    return Some(Divergence {
+                        relation: Some(b.relation.into()),
+                        ..cx.div(b.rule, Level::Must, b.what, m, t)
+                    });
+                }
+            }
+            // R-CAT: the update number is the library's own; only its growth is fixed.
+            (Out::Int(mn), Out::Int(n)) if name == "update_number" => {
+                if let Some(prev) = det.update_number.filter(|p| n < p) {
+                    return Some(cx.convention(
+                        "R-CAT",
+                        format!("update_number went down from {prev} to {n}"),
+                        m,
+                        t,
+                    ));
+                }
+                // §15.3.9: "If two calls to this routine return the same update number,
+                // it is guaranteed that the category information has not changed
+                // between the two calls". With the catalog declared (the same in both
+                // engines), the model's number moving says the categories changed.
+                if let (true, Some(mp), Some(tp)) = (
+                    g.mirror.declared,
+                    det.model_update_number,
+                    det.update_number,
+                ) {
+                    if *mn != mp && *n == tp {
+                        return Some(Divergence {
+                            relation: Some("gt".into()),
+                            ..cx.convention(
+                                "R-CAT",
+                                format!(
+                                    "update_number is {n} again although the categories \
+                                     changed since the last call"
+                                ),
+                                m,
+                                t,
+                            )
+                        });
+                    }
+                }
+            }
+            // R-CAT: member counts of a library's category may change (see `indices`).
+            (Out::Int(_), Out::Int(_))
+                if name.starts_with("num_")
+                    && matches!(
+                        op,
+                        Op::GetInfo {
+                            kind: Kind::Category,
+                            ..
+                        }
+                    )
+                    && !g.mirror.declared => {}
+            (Out::Int(_), Out::Int(_))
+                if matches!(op, Op::CategoryGetNumEvents { .. }) && !g.mirror.declared => {}
+            // A pvar's count is read back only from a handle; unless the catalog was
+            // declared, the model's count is a guess (1).
+            (Out::Int(_), Out::Int(_))
+                if name == "count"
+                    && matches!(op, Op::PvarHandleAlloc { .. })
+                    && !g.mirror.declared => {}
+            // R-PVAR-2 states the flags as 0 and 1; a C logical flag is true when
+            // nonzero (MPI-4.1 §2.6.3): the other reading, SHOULD (specs/readings.yaml
+            // pvar_flags.nonzero_is_true), as in the spec suite.
+            (Out::Flag(true), Out::Int(n)) if *n != 0 && PVAR_FLAGS.contains(&name.as_str()) => {
+                let id = PVAR_FLAGS_NONZERO_IS_TRUE;
+                return Some(Divergence {
+                    reading: Some(id.into()),
+                    ..cx.div(
+                        "R-PVAR-2",
+                        Level::Should,
+                        format!("{name} is {n}: true as a C logical flag, not 1 (the other reading, {id})"),
+                        m,
+                        t,
+                    )
+                });
+            }
+            (a, b) if a != b => {
+                let rule = match (op, name.as_str()) {
+                    (Op::RaiseEvent { .. }, d) if d.starts_with("dropped") => "R-EVT-DROP",
+                    (Op::CvarHandleFree { .. }, _) => "R-CVAR-7",
+                    (Op::SessionFree { .. }, _) => "R-SESS-1",
+                    (Op::PvarHandleFree { .. }, _) => "R-PH-1",
+                    _ => rule_of(op),
+                };
+                let what = format!("{name} is {b} where {a} was expected");
+                // A free that does not null its handle breaks a convention, not the catalog.
+                let freed = matches!(
+                    op,
+                    Op::CvarHandleFree { .. } | Op::SessionFree { .. } | Op::PvarHandleFree { .. }
+                );
+                return Some(match freed {
+                    true => cx.convention(rule, what, m, t),
+                    false => cx.div(rule, Level::Must, what, m, t),
+                });
+            }
+            _ => {}
+        }
+    }
+    // Outputs only the target has: a write past a read buffer or a member array.
+    for (name, to) in &t.outs {
+        if m.out(name).is_none() && (name == "stray" || name == "overrun") {
+            let rule = match op {
+                Op::CategoryMembers { .. } => "R-CAT-1",
+                Op::CvarRead { .. } => "R-CVAR-8",
+                _ => "R-PREAD-1",
+            };
+            return Some(cx.convention(
+                rule,
+                format!("wrote past the buffer the standard sizes ({name}: {to})"),
+                m,
+                t,
+            ));
+        }
+    }
+    None
+}
+
+/// Two reads of the same variable: MPI_CHAR values are defined up to the first NUL
+/// (R-TYPE-2); a vendor pvar's count may differ from the model's guess, so lists of
+/// different lengths are compared only for being all zero (a reset counter).
+fn same_value(g: &Gen, op: &Op, m: &[u8], t: &[u8]) -> bool {
+    let dt = g.read_datatype(op);
+    if dt == Some(mpit_reference::spec::Datatype::Char) {
+        let text = |b: &[u8]| {
+            b.iter()
+                .take_while(|x| **x != 0)
+                .copied()
+                .collect::<Vec<u8>>()
+        };
+        return text(m) == text(t);
+    }
+    if m.len() != t.len() && !g.mirror.declared {
+        return !m.iter().all(|x| *x == 0) || t.iter().all(|x| *x == 0);
+    }
+    m == t
+}

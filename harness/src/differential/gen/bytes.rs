@@ -1,0 +1,51 @@
+//! A whole sequence from cargo-fuzz's bytes (the `ops_differential` target and
+//! `mpit-conform replay` read inputs the same way): picks decoded with
+//! `arbitrary::Unstructured`, each kept only if valid, so every byte string is a
+//! sequence.
+
+use super::{Gen, Pick};
+use crate::differential::op::{Mode, Op};
+use crate::differential::Mirror;
+use std::sync::Arc;
+
+impl Gen {
+    /// A whole sequence from cargo-fuzz's bytes: picks until the bytes run out or `max`
+    /// calls, each kept only if valid here (so the input's bytes map to calls the way
+    /// proptest's would).
+    pub fn ops_from(&mut self, u: &mut arbitrary::Unstructured<'_>, max: usize) -> Vec<Op> {
+        let mut ops = Vec::new();
+        while ops.len() < max {
+            let Ok(p) = u.arbitrary::<Pick>() else {
+                break;
+            };
+            let op = self.pick(p);
+            if self.valid(&op) {
+                self.apply(&op);
+                ops.push(op);
+            }
+            if u.is_empty() {
+                break;
+            }
+        }
+        ops
+    }
+}
+
+/// Decodes a cargo-fuzz input into a sequence (the `ops_differential` target and
+/// `mpit-conform replay` read inputs the same way): the first byte chooses robustness,
+/// the rest are picks. `None` when the bytes make no call. Lifecycle sequences are
+/// not generated here: the fuzzer runs every input in one process.
+///
+/// Robustness sequences only for a library whose catalog is declared (the reference):
+/// an invalid argument may crash a vendor's library (undefined behaviour, R-GEN-3), and
+/// in-process that crash would end the fuzzer without being a finding.
+pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Op>)> {
+    let (first, rest) = data.split_first()?;
+    let mode = Mode {
+        robustness: first & 1 == 1 && m.declared,
+        lifecycle: false,
+    };
+    let mut u = arbitrary::Unstructured::new(rest);
+    let ops = Gen::new(m.clone(), mode).ops_from(&mut u, 64);
+    (!ops.is_empty()).then_some((mode, ops))
+}

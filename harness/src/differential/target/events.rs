@@ -1,0 +1,98 @@
+//! Events on the reference (MPI-4.1 §15.3.8): `MPIT_Reference_raise_event` raises one,
+//! and the callbacks the recorder saw run (events delivered, dropped-handler calls, in
+//! the order they ran) become the observation, with what each callback could read of
+//! its instance (timestamp, source, elements). The sizes of an event type's elements
+//! are what the recorder reads inside the callback.
+
+use super::TargetEngine;
+use crate::differential::obs::{Obs, Ran};
+use crate::differential::op::Kind;
+use crate::differential::HandleKind;
+use crate::target::ffi;
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::CbSafety;
+
+impl TargetEngine<'_> {
+    /// Byte sizes of an event type's elements (model numbering), for the recorder's
+    /// `event_read` calls inside the callback.
+    pub(super) fn element_sizes(&self, index: i32) -> Vec<usize> {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| self.m.catalog.events.get(i))
+            .map(|e| e.elements.iter().map(|x| x.datatype.size()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The reference's `MPIT_Reference_raise_event`, and the callbacks the recorder saw
+    /// it run (events and dropped-handler calls, in the order they ran).
+    pub(super) fn raise_event(&mut self, index: i32, required: CbSafety) -> Obs {
+        // Anything a callback recorded before (a library thread) is not this event's.
+        let _ = (
+            ffi::take_deliveries(),
+            ffi::take_dropped(),
+            ffi::take_dropped_positions(),
+        );
+        let level = self.t.profile.cb_safety.num(required).unwrap_or(-1) as i32;
+        let Some((rc, ())) = self
+            .t
+            .lib
+            .reference_raise_event(self.m.target_index(Kind::Event, index), level)
+        else {
+            return Obs::unsupported();
+        };
+        let events = ffi::take_deliveries();
+        let dropped = ffi::take_dropped();
+        let at = ffi::take_dropped_positions();
+        let success = |rc: i32| self.t.rc(rc) == ReturnCode::Success;
+        let mut ran = Vec::new();
+        let mut drops = dropped.iter().zip(&at).peekable();
+        for (k, d) in events.iter().enumerate() {
+            while let Some(((tag, count, source), _)) = drops.next_if(|(_, p)| **p <= k) {
+                ran.push(self.dropped(*tag, *count, *source));
+            }
+            let calls = d
+                .timestamp
+                .iter()
+                .map(|x| x.0)
+                .chain(d.source.iter().map(|x| x.0))
+                .chain(d.elements.iter().map(|x| x.0))
+                .chain(d.copy.iter().map(|x| x.0));
+            ran.push(Ran::Event {
+                tag: d.tag,
+                safety: self.safety_position(d.safety),
+                source: d
+                    .source
+                    .filter(|s| success(s.0))
+                    .map(|s| self.m.model_index(Kind::Source, s.1).into()),
+                elements: d
+                    .elements
+                    .iter()
+                    .map(|(rc, b)| success(*rc).then(|| b.bytes.clone()))
+                    .collect(),
+                failed: calls.filter(|rc| !success(*rc)).count() as i64,
+            });
+            self.made(HandleKind::Instance, d.instance, index, 0);
+        }
+        for ((tag, count, source), _) in drops {
+            ran.push(self.dropped(*tag, *count, *source));
+        }
+        Obs::deliveries(self.t.rc(rc), &ran)
+    }
+
+    fn dropped(&self, tag: usize, count: u64, source: i32) -> Ran {
+        Ran::Dropped {
+            tag,
+            count: count as i64,
+            source: self.m.model_index(Kind::Source, source).into(),
+        }
+    }
+
+    /// A `cb_safety` value's position in `CbSafety::ALL` (-1: none of the four).
+    fn safety_position(&self, raw: i32) -> i64 {
+        self.t
+            .profile
+            .cb_safety
+            .lookup(raw.into())
+            .map_or(-1, |s| s as i64)
+    }
+}
