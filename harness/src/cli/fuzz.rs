@@ -5,8 +5,10 @@
 use super::TargetArgs;
 use crate::differential::compare::Known;
 use crate::differential::props::{self, Found, Search};
-use crate::differential::{emit, Gen, Mirror, Mode};
-use crate::runner::pool;
+use crate::differential::{emit, gen, Gen, Mirror, Mode};
+use crate::runner::pool::{self, Worker};
+use crate::runner::protocol::Hello;
+use crate::runner::readers;
 use crate::runner::remote::Remote;
 use anyhow::{anyhow, bail, Context, Result};
 use mpit_reference::catalog::Catalog;
@@ -82,11 +84,11 @@ pub struct ReplayArgs {
 /// a reference with a fault in its catalog code is judged against the true one), or
 /// the library's catalog read in a worker.
 fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
-    let hello = crate::runner::protocol::Hello {
+    let hello = Hello {
         single_job: true,
         ..setup.hello.clone()
     };
-    let (w, facts) = crate::runner::pool::Worker::spawn(&hello, setup.timeout, setup.stop.clone())
+    let (w, facts) = Worker::spawn(&hello, setup.timeout, setup.stop.clone())
         .map_err(|e| anyhow!("{}: {e}", setup.hello.lib.display()))?;
     let _ = w.quit();
     if facts.library_version.starts_with("mpit-reference ") && catalog.is_none() {
@@ -111,7 +113,7 @@ fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
         m.unsupported = facts.unsupported;
         return Ok(m);
     }
-    let dump = crate::runner::readers::catalog(setup, false).map_err(|e| {
+    let dump = readers::catalog(setup, false).map_err(|e| {
         anyhow!(
             "{}: {e} while its catalog was read",
             setup.hello.lib.display()
@@ -349,7 +351,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
         timeout: a.timeout,
     })?;
     let m = Arc::new(mirror(&setup, None)?);
-    let Some((mode, ops)) = crate::differential::gen::decode(&m, &bytes) else {
+    let Some((mode, ops)) = gen::decode(&m, &bytes) else {
         bail!(
             "{}: not an ops_differential artifact: its {} bytes decode to no MPI_T call",
             a.artifact.display(),

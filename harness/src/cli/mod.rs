@@ -9,6 +9,13 @@ mod repro;
 mod run;
 
 use crate::abi_probe::{self, Compiler, Probe};
+use crate::bench::child;
+use crate::report::diff_command;
+use crate::runner::pool::Setup;
+use crate::runner::protocol::Hello;
+use crate::runner::{ranks, worker};
+use crate::specs;
+use crate::target::AbiChoice;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use mpit_reference::faults::Faults;
@@ -234,8 +241,8 @@ fn version_line() -> &'static str {
         format!(
             "{} (spec bundle sha256:{}; cases for MPI-{})",
             env!("CARGO_PKG_VERSION"),
-            crate::specs::hash(),
-            crate::specs::MPI_STANDARD
+            specs::hash(),
+            specs::MPI_STANDARD
         )
     })
 }
@@ -252,21 +259,21 @@ pub fn main() -> Result<u8> {
     match cli.cmd {
         Some(Cmd::SuiteWorker { hello }) => {
             let h = serde_json::from_str(&hello).context("malformed worker hello")?;
-            Ok(crate::runner::worker::serve(&h) as u8)
+            Ok(worker::serve(&h) as u8)
         }
         Some(Cmd::RankWorker { hello }) => {
             let h = serde_json::from_str(&hello).context("malformed rank worker hello")?;
-            Ok(crate::runner::ranks::worker::serve(&h) as u8)
+            Ok(ranks::worker::serve(&h) as u8)
         }
         Some(Cmd::BenchProbe { probe }) => {
             let p = serde_json::from_str(&probe).context("malformed bench probe")?;
-            Ok(crate::bench::child::serve(&p) as u8)
+            Ok(child::serve(&p) as u8)
         }
         Some(Cmd::Bench(args)) => bench::bench(&args, &std::env::args().collect::<Vec<_>>()),
         Some(Cmd::Specs {
             action: SpecsCmd::Export { dir },
         }) => {
-            let n = crate::specs::export(&dir).map_err(anyhow::Error::msg)?;
+            let n = specs::export(&dir).map_err(anyhow::Error::msg)?;
             println!("{n} files written under {}", dir.display());
             Ok(0)
         }
@@ -324,7 +331,7 @@ pub fn main() -> Result<u8> {
         Some(Cmd::Replay(a)) => fuzz::replay(&a),
         Some(Cmd::Repro(a)) => repro::repro(&a),
         Some(Cmd::Diff { old, new }) => {
-            let (text, code) = crate::report::diff_command(&old, &new)?;
+            let (text, code) = diff_command(&old, &new)?;
             print!("{text}");
             Ok(code)
         }
@@ -350,22 +357,19 @@ pub fn main() -> Result<u8> {
 
 /// The worker setup for a one-question command (`catalog`), with the input checked
 /// before any worker loads vendor code.
-fn request(t: &TargetArgs) -> Result<crate::runner::pool::Setup> {
+fn request(t: &TargetArgs) -> Result<Setup> {
     let Some(lib) = &t.lib else {
         bail!("--lib PATH is required (the MPI library to judge)")
     };
     if !lib.exists() {
         bail!("{}: no such file", lib.display());
     }
-    let abi = t
-        .abi
-        .parse::<crate::target::AbiChoice>()
-        .map_err(anyhow::Error::msg)?;
-    if let crate::target::AbiChoice::File(p) = &abi {
+    let abi = t.abi.parse::<AbiChoice>().map_err(anyhow::Error::msg)?;
+    if let AbiChoice::File(p) = &abi {
         mpit_reference::profile::AbiProfile::load(p)?;
     }
-    Ok(crate::runner::pool::Setup {
-        hello: crate::runner::protocol::Hello {
+    Ok(Setup {
+        hello: Hello {
             lib: lib.clone(),
             abi: t.abi.clone(),
             force: t.force,

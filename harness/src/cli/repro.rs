@@ -1,9 +1,11 @@
 //! `mpit-conform repro`: the standalone C program of one fail or crash (`crate::repro`).
 
 use crate::cases::clauses::Clauses;
+use crate::cases::Suite;
 use crate::report;
 use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config, Progress};
+use crate::specs::Source;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,7 +43,7 @@ pub struct ReproArgs {
 
 pub fn repro(a: &ReproArgs) -> Result<u8> {
     let specs = super::run::specs_dir(a.specs.clone());
-    let suite = crate::cases::Suite::load(&specs)?;
+    let suite = Suite::load(&specs)?;
     let clauses = Clauses::load(&specs)?;
     let Some(case) = suite.get(&a.case) else {
         bail!(
@@ -88,7 +90,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
 
 /// The case run on `lib` by the runner (its workers load the library; this process
 /// never does), the report kept in memory.
-fn run_case(lib: &Path, case: &str, specs: crate::specs::Source) -> Result<report::Report> {
+fn run_case(lib: &Path, case: &str, specs: Source) -> Result<report::Report> {
     if !lib.exists() {
         bail!("{}: no such file", lib.display());
     }

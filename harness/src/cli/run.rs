@@ -2,10 +2,15 @@
 //! line to the reports on disk and the exit code.
 
 use super::RunArgs;
+use crate::bench::suite::RunUsage;
+use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
+use crate::coverage;
 use crate::report::{self, Report, Waivers};
+use crate::repro;
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
+use crate::target::AbiChoice;
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -45,8 +50,8 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     }
     let specs = specs_dir(a.case_file.clone().or_else(|| a.specs.clone()));
     Suite::load(&specs)?;
-    let abi: crate::target::AbiChoice = a.abi.parse().map_err(anyhow::Error::msg)?;
-    if let crate::target::AbiChoice::File(p) = &abi {
+    let abi: AbiChoice = a.abi.parse().map_err(anyhow::Error::msg)?;
+    if let AbiChoice::File(p) = &abi {
         mpit_reference::profile::AbiProfile::load(p)?;
     }
     let waivers = a.waivers.as_deref().map(Waivers::load).transpose()?;
@@ -112,9 +117,9 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         if a.repro {
             // Written before the reports, which link each file.
             let suite = Suite::load(&specs)?;
-            let clauses = crate::cases::clauses::Clauses::load(&specs)?;
+            let clauses = Clauses::load(&specs)?;
             let (n, unsupported) =
-                crate::repro::write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
+                repro::write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
                     .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
             eprintln!(
                 "mpit-conform: {n} reproducers in {}{}",
@@ -145,7 +150,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     }
     if let Some(f) = &a.bench_stats {
         // Last, so the peak RSS covers writing the reports too.
-        let u = crate::bench::suite::RunUsage::now();
+        let u = RunUsage::now();
         std::fs::write(f, serde_json::to_string(&u)?)
             .with_context(|| format!("--bench-stats {}", f.display()))?;
     }
@@ -199,7 +204,7 @@ fn print_summary(r: &Report, json: &Path) {
         println!("workers: {} at once, {n} started", r.options.jobs);
     }
     if let Some(c) = &r.capabilities {
-        let [e, s, f] = c.rows().map(|(k, c)| crate::report::capability_cell(c, k));
+        let [e, s, f] = c.rows().map(|(k, c)| report::capability_cell(c, k));
         println!("capabilities: events {e}, sources {s}, MPI-4.0 functions {f}");
     }
     let by: Vec<String> = r
@@ -245,13 +250,12 @@ pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Resul
 pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> Result<u8> {
     let src = specs_dir(specs);
     let suite = Suite::load(&src)?;
-    let clauses = crate::cases::clauses::Clauses::load(&src)?;
-    let mut c = crate::coverage::measure(&clauses, &suite, with_launcher)?;
+    let clauses = Clauses::load(&src)?;
+    let mut c = coverage::measure(&clauses, &suite, with_launcher)?;
     let reference = reports.join("reference/report.json.gz");
     if reference.is_file() {
-        let read = |p: &Path| {
-            crate::report::json::read(p).with_context(|| format!("reading {}", p.display()))
-        };
+        let read =
+            |p: &Path| report::json::read(p).with_context(|| format!("reading {}", p.display()));
         let mut real = Vec::new();
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(reports)
             .with_context(|| format!("reading {}", reports.display()))?

@@ -6,7 +6,7 @@
 use super::escape::{first_line, html as h, shorten};
 use super::markdown::{by_importance, counts_line, lib_name};
 use super::{headline, oracle_name, rank, Report};
-use crate::verdict::{Area, CaseResult, Status};
+use crate::verdict::{Area, CaseResult, Json, Status};
 use std::fmt::Write;
 
 pub(super) const CSS: &str = include_str!("assets/report.css");
@@ -203,7 +203,7 @@ fn evidence(out: &mut String, r: &CaseResult) {
              <th>out</th><th>expected</th></tr></thead><tbody>\n",
         );
         for (i, e) in r.evidence.iter().enumerate() {
-            let json = |v: &crate::verdict::Json| {
+            let json = |v: &Json| {
                 if v.is_null() {
                     String::new()
                 } else {

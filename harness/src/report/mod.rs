@@ -36,6 +36,8 @@ pub use commands::{
 pub use order::{natural_cmp, rank, result_order, worst};
 pub use waivers::{WaiverOutcome, Waivers};
 
+use crate::capabilities::Capabilities;
+use crate::specs::Provenance;
 use crate::verdict::{Area, CaseResult, Oracle, Status};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -139,7 +141,7 @@ pub enum RunEvent {
     /// streams and reports without it stay valid).
     Workers(WorkerCount),
     /// What the capability probe found (optional, as `Workers`).
-    Capabilities(Box<crate::capabilities::Capabilities>),
+    Capabilities(Box<Capabilities>),
 }
 
 /// Worker processes a run started: every process that loaded the library, the
@@ -158,7 +160,7 @@ pub struct Tool {
     /// The cases the run used: their source, the spec bundle's hash and the MPI
     /// standard they target (absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub specs: Option<crate::specs::Provenance>,
+    pub specs: Option<Provenance>,
 }
 
 impl Default for Tool {
@@ -276,7 +278,7 @@ pub struct Report {
     /// Events, sources and the MPI-4.0 functions: absent, empty, present, alive
     /// (reports/README.md "Capabilities"; absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capabilities: Option<crate::capabilities::Capabilities>,
+    pub capabilities: Option<Capabilities>,
     pub results: Vec<CaseResult>,
 }
 
@@ -297,7 +299,7 @@ pub struct Builder {
     interrupted: Option<bool>,
     stopped_by: Option<String>,
     workers: Option<WorkerCount>,
-    capabilities: Option<crate::capabilities::Capabilities>,
+    capabilities: Option<Capabilities>,
 }
 
 impl Default for Builder {

@@ -8,6 +8,7 @@ use super::table::out_type;
 use crate::cases::expr::{Expr, Pred, RcSet, Term};
 use crate::cases::funcs::Func;
 use crate::cases::{Builtin, Expect, Step, StrCheck};
+use crate::readings::cite;
 use crate::verdict::Level;
 
 impl Emitter<'_> {
@@ -18,7 +19,7 @@ impl Emitter<'_> {
         self.checks(x, func, strings)?;
         if let Some(r) = &x.or_reading {
             // The other reading of a sentence: a deviation only under REPRO_STRICT.
-            let quote = c_string(&crate::readings::cite(&r.reading));
+            let quote = c_string(&cite(&r.reading));
             self.open("if (why)");
             self.line("char keep[1024]; snprintf(keep, sizeof keep, \"%s\", why); why = NULL;");
             self.checks(&r.expect, func, strings)?;

@@ -2,7 +2,7 @@
 //! fixed C functions a check needs. Pure functions from the case language to C source.
 
 use crate::cases::expr::{Expr, Pred, Term};
-use crate::cases::{FilterValues, Step};
+use crate::cases::{FilterValues, Scalar, Step};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -41,10 +41,10 @@ pub fn filter_cond(key: &str, want: &FilterValues) -> R<String> {
         | "datatype" => format!("it_e.{key}"),
         other => return Err(format!("a `where: {other}` in C")),
     };
-    let val = |s: &crate::cases::Scalar| match s {
-        crate::cases::Scalar::Bool(b) => u8::from(*b).to_string(),
-        crate::cases::Scalar::Int(i) => i.to_string(),
-        crate::cases::Scalar::Str(s) => s.clone(),
+    let val = |s: &Scalar| match s {
+        Scalar::Bool(b) => u8::from(*b).to_string(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::Str(s) => s.clone(),
     };
     Ok(match want {
         FilterValues::One(s) => format!("{field} == {}", val(s)),

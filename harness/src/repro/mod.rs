@@ -6,19 +6,23 @@
 //! library's `mpi.h` predates the rule).
 //!
 //! `emit` writes a case as C (the compiler of the case language, beside `exec`, its
-//! interpreter); `table` is how each function of the call table is written in C; the
-//! helpers every program carries are C files beside this one.
+//! interpreter), with `loops` (a step's `for_all` and `repeat`), `call` (one MPI call)
+//! and `checks` (what a step expects); `table` is how each function of the call table
+//! is written in C; the helpers every program carries are C files beside this one.
 
+mod call;
 mod checks;
 pub mod ctext;
 pub mod emit;
+mod loops;
 pub mod table;
 
 use crate::cases::clauses::Clauses;
 use crate::cases::funcs::Func;
 use crate::cases::{Case, Kind, Suite};
+use crate::report::json::atomic_write;
 use crate::report::Report;
-use crate::verdict::{CaseResult, Status};
+use crate::verdict::{CaseResult, Oracle, Status};
 pub use emit::{Subject, Unsupported};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -380,7 +384,7 @@ pub fn pick<'r>(
 pub fn reproducible(r: &CaseResult) -> bool {
     matches!(r.status, Status::Fail | Status::Crash | Status::Timeout)
         && !r.case.starts_with("ranks.")
-        && r.oracle == crate::verdict::Oracle::Spec
+        && r.oracle == Oracle::Spec
 }
 
 /// A file name for a result: `<case>--<subject>.c`, the subject made filename-safe.
@@ -433,8 +437,7 @@ pub fn write_all(
             Ok(text) => {
                 let name = file_name(r);
                 let path: PathBuf = dir.join(&name);
-                crate::report::json::atomic_write(&path, text.as_bytes())
-                    .map_err(std::io::Error::other)?;
+                atomic_write(&path, text.as_bytes()).map_err(std::io::Error::other)?;
                 r.repro = Some(format!(
                     "{}/{name}",
                     dir.file_name().and_then(|d| d.to_str()).unwrap_or("repro")

@@ -17,11 +17,12 @@ pub mod remote;
 mod startup;
 pub mod worker;
 
-use crate::cases::{Case, Suite};
+use crate::cases::{Case, Require, Suite};
 use crate::judge::inventory::Inventory;
 use crate::judge::return_codes;
 use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
-use crate::verdict::CaseResult;
+use crate::specs::Source;
+use crate::verdict::{CaseResult, Status};
 use protocol::{Hello, TargetFacts};
 use readers::ReadError;
 use std::path::PathBuf;
@@ -40,7 +41,7 @@ pub struct Config {
     /// mostly waits ([`lanes`]).
     pub jobs: Option<usize>,
     pub timeout: Duration,
-    pub specs: crate::specs::Source,
+    pub specs: Source,
     pub cases: Vec<String>,
     pub areas: Vec<String>,
     /// Show a progress bar (a terminal) or plain lines.
@@ -138,9 +139,7 @@ fn run_until(
         timeout: cfg.timeout,
         stop: stop.clone(),
     };
-    let after_read = selected
-        .iter()
-        .any(|c| c.requires(crate::cases::Require::MpiInit));
+    let after_read = selected.iter().any(|c| c.requires(Require::MpiInit));
     // With two lanes or more, the inventory after MPI_Init (a worker that spends most
     // of its life in MPI_Init: 0.3 s for some libraries) is read beside everything
     // else: the pool starts with the cases that do not need it, and the MPI_Init cases
@@ -184,9 +183,8 @@ fn run_until(
     let (tx, rx) = mpsc::channel::<CaseResult>();
     let (jobs, later_jobs, runner, peak) = match after_reader {
         Some(h) => {
-            let (with_init, without): (Vec<&Case>, Vec<&Case>) = selected
-                .iter()
-                .partition(|c| c.requires(crate::cases::Require::MpiInit));
+            let (with_init, without): (Vec<&Case>, Vec<&Case>) =
+                selected.iter().partition(|c| c.requires(Require::MpiInit));
             let now = plan::jobs(&without, &before, &Ok(Inventory::default()), &mut early);
             clock.plan(&now);
             let n_now: usize = now.iter().map(|j| j.subjects.len()).sum();
@@ -341,7 +339,7 @@ fn unread(e: ReadError, timeout: Duration) -> plan::Unread {
             evidence: vec![d.evidence(timeout)],
         },
         e => plan::Unread {
-            status: crate::verdict::Status::Error,
+            status: Status::Error,
             message: format!("failed: {e}"),
             evidence: Vec::new(),
         },

@@ -9,6 +9,7 @@ use super::queue::{fresh_first, Queue};
 use crate::judge::inventory::Entry;
 use crate::judge::inventory::Inventory;
 use crate::judge::return_codes::RcLog;
+use crate::target::ffi::block_sigpipe_in_thread;
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -178,7 +179,7 @@ fn lane(
     started: &[AtomicU64; 2],
 ) {
     // A single-job worker exits on its own; writing `Quit` to it must not kill the run.
-    crate::target::ffi::block_sigpipe_in_thread();
+    block_sigpipe_in_thread();
     let mut reusable: Option<Worker> = None;
     // The job the reusable worker served last: a death at its exit is that job's.
     let mut last: Option<Job> = None;

@@ -3,8 +3,11 @@
 //! stdin/stdout it shares with the library before the library is loaded). The marker
 //! stays on every line as a second line of defence: a line without it is not a message.
 
+use crate::capabilities::Step;
+use crate::differential::{Mirror, Obs, Op};
 use crate::judge::inventory::{Entry, Inventory};
 use crate::judge::return_codes::RcLog;
+use crate::specs::Source;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::CaseResult;
 use serde::{Deserialize, Serialize};
@@ -22,7 +25,7 @@ pub struct Hello {
     pub force: bool,
     pub strict: bool,
     /// Where the cases come from (the worker loads the same cases; jobs name them by id).
-    pub specs: crate::specs::Source,
+    pub specs: Source,
     /// Call MPI_Init (singleton) before anything else.
     pub mpi_init: bool,
     /// Serve one job, then exit (cases that change process state for good).
@@ -62,11 +65,11 @@ pub enum ToWorker {
     },
     /// The mirror the differential ops are numbered in (`differential::Mirror`), once
     /// before the first `Ops`.
-    Mirror(Box<crate::differential::Mirror>),
+    Mirror(Box<Mirror>),
     /// Carry out these differential ops in order, one `Observed` each.
     Ops {
         seq: u64,
-        ops: Vec<crate::differential::Op>,
+        ops: Vec<Op>,
     },
     /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.
@@ -147,14 +150,14 @@ pub enum FromWorker {
     Observed {
         seq: u64,
         n: usize,
-        obs: Box<crate::differential::Obs>,
+        obs: Box<Obs>,
     },
     /// The sequence is over.
     OpsDone {
         seq: u64,
     },
     /// A phase of the capability probe is over: what it saw.
-    Probe(Box<crate::capabilities::Step>),
+    Probe(Box<Step>),
     /// The capability probe is over.
     ProbeDone,
     /// The job is over; `clean` when MPI_T is finalized again and the worker can be
@@ -180,12 +183,13 @@ impl FromWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cases::Kind;
 
     /// The borrowed job is the same line as the owned one (the worker parses `ToWorker`).
     #[test]
     fn a_borrowed_job_serializes_as_the_owned_one() {
         let entry = |index: i32, name: &str| Entry {
-            kind: crate::cases::Kind::Cvar,
+            kind: Kind::Cvar,
             index,
             name: name.into(),
             desc: "d".into(),

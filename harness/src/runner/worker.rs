@@ -4,14 +4,18 @@
 //! told to quit; a crash or hang is the supervisor's to observe. Whatever the library
 //! prints goes to stderr, which the supervisor keeps the tail of.
 
+use super::capability_probe;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::cases::Suite;
+use crate::differential::target::TargetEngine;
+use crate::differential::Mirror;
 use crate::exec::{self, Ctx};
 use crate::judge::inventory::{self, Inventory};
 use crate::judge::return_codes::RcLog;
+use crate::target::ffi::rusage::usage_self;
 use crate::target::ffi::{in_flight, stdio};
 use crate::target::reading::Guard;
-use crate::target::{AbiChoice, Target};
+use crate::target::{catalog, AbiChoice, Target};
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
 use std::collections::BTreeMap;
@@ -116,7 +120,7 @@ pub fn serve(hello: &Hello) -> i32 {
     in_flight::set(None);
     send(&FromWorker::Ready(Box::new(facts)));
     let mut own: Option<Inventory> = None;
-    let mut mirror: Option<crate::differential::Mirror> = None;
+    let mut mirror: Option<Mirror> = None;
     // The catalog entries the supervisor lost in its readers: reading them again here
     // would only die the same way.
     // Not announced: the supervisor waits for a job's results then, and a crash names
@@ -136,7 +140,7 @@ pub fn serve(hello: &Hello) -> i32 {
                     send(&FromWorker::CannotRun("Ops before Mirror".into()));
                     return 2;
                 };
-                let mut e = crate::differential::target::TargetEngine::new(&t, m);
+                let mut e = TargetEngine::new(&t, m);
                 for (n, op) in ops.iter().enumerate() {
                     let obs = Box::new(e.apply(op));
                     send(&FromWorker::Observed { seq, n, obs });
@@ -145,13 +149,13 @@ pub fn serve(hello: &Hello) -> i32 {
             }
             ToWorker::Capabilities => {
                 let step = |s| send(&FromWorker::Probe(Box::new(s)));
-                crate::runner::capability_probe::run(&t, &step, &calling);
+                capability_probe::run(&t, &step, &calling);
                 in_flight::set(None);
                 send(&FromWorker::ProbeDone);
             }
             ToWorker::Catalog { skip } => {
                 let g = Guard::new(&skip, &calling);
-                let d = crate::target::catalog::read_guarded(&t, hello.mpi_init, g);
+                let d = catalog::read_guarded(&t, hello.mpi_init, g);
                 send(&FromWorker::Catalog(Box::new(d)));
             }
             ToWorker::Inventory { skip } => {
@@ -246,7 +250,7 @@ fn facts(t: &Target) -> TargetFacts {
             Some((f.next()?? / 1000, f.next()?? / 1000))
         })
         .unwrap_or_else(|| {
-            let cpu = crate::target::ffi::rusage::usage_self().cpu();
+            let cpu = usage_self().cpu();
             (cpu.as_micros() as u64, 0)
         });
     TargetFacts {

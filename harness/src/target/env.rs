@@ -6,6 +6,7 @@
 //! session directory, scripts/TARGETS.md). `{tmp}` in a value names that directory.
 
 use super::elf;
+use crate::specs;
 use mpit_reference::yaml::{self, YamlError};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 const FILE: &str = "specs/env/workers.yaml";
 /// The rules' text, from the spec bundle.
 fn text() -> &'static str {
-    crate::specs::text("env/workers.yaml").unwrap_or_default()
+    specs::text("env/workers.yaml").unwrap_or_default()
 }
 /// What `{tmp}` in a value stands for.
 const TMP: &str = "{tmp}";

@@ -18,6 +18,7 @@ pub mod reading;
 
 pub use env::{worker_env, WorkerEnv};
 
+use crate::specs;
 use mpit_reference::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
 use mpit_reference::spec::Datatype;
 use mpit_reference::yaml::YamlError;
@@ -101,7 +102,7 @@ impl Bundled {
     /// The parsed profile (the texts are compiled in and unit-tested, but a parse error
     /// is still reported, as `specs/abi/<name>.yaml:line:col`, never a panic).
     pub fn profile(&self) -> Result<AbiProfile, TargetError> {
-        let text = crate::specs::text(self.rel).unwrap_or_default();
+        let text = specs::text(self.rel).unwrap_or_default();
         Ok(AbiProfile::from_yaml(text, self.file)?)
     }
 }

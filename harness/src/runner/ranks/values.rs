@@ -15,8 +15,10 @@
 use super::launch::Collected;
 use super::RankDump;
 use crate::cases::builtin::VALUES;
+use crate::exec::resolve_constant;
 use crate::pvar_relations::{self, Between};
 use crate::target::activity::Plan;
+use crate::target::catalog;
 use crate::target::ffi::ObjArg;
 use crate::target::Target;
 use crate::verdict::{CaseResult, Evidence, Status};
@@ -79,9 +81,9 @@ pub struct Measured {
 pub fn measure(t: &Target, ask: &Ask, at: &dyn Fn(&str)) -> Result<Measured, String> {
     let lib = &t.lib;
     let mut m = Measured::default();
-    let dump = crate::target::catalog::read(t, true);
-    let world = crate::exec::resolve_constant(t, "MPI_COMM_WORLD")? as u64;
-    let all = crate::exec::resolve_constant(t, "MPI_T_PVAR_ALL_HANDLES")? as u64 as usize;
+    let dump = catalog::read(t, true);
+    let world = resolve_constant(t, "MPI_COMM_WORLD")? as u64;
+    let all = resolve_constant(t, "MPI_T_PVAR_ALL_HANDLES")? as u64 as usize;
     let avoid: BTreeSet<&str> = ask.avoid.iter().map(String::as_str).collect();
     at("MPI_T_pvar_session_create");
     let (rc, s) = lib
@@ -352,6 +354,8 @@ fn note(rank: i32, call: &str, out: serde_json::Value) -> Evidence {
 mod tests {
     use super::super::launch::Ended;
     use super::*;
+    use crate::runner::child;
+    use crate::verdict::{Area, CaseMeta, Level, Oracle};
 
     fn rank(r: i32, samples: Vec<Sample>) -> (String, RankDump) {
         let d = RankDump {
@@ -463,12 +467,12 @@ mod tests {
 
     #[test]
     fn the_pvar_of_a_crashed_allocation_is_named() {
-        let meta = crate::verdict::CaseMeta {
+        let meta = CaseMeta {
             case: "pvars.handle.alloc_free",
-            area: crate::verdict::Area::Pvars,
-            level: crate::verdict::Level::Must,
+            area: Area::Pvars,
+            level: Level::Must,
             clause: "",
-            oracle: crate::verdict::Oracle::Spec,
+            oracle: Oracle::Spec,
         };
         let died_in = |call: &str| {
             let mut r = CaseResult::new(
@@ -477,7 +481,7 @@ mod tests {
                 Status::Crash,
                 "worker killed by SIGSEGV".into(),
             );
-            r.evidence.push(crate::runner::child::evidence(
+            r.evidence.push(child::evidence(
                 call.into(),
                 Status::Crash,
                 &[],

@@ -6,7 +6,8 @@
 //! in its file.
 
 use super::{RankCall, RankDump, RankHello};
-use crate::target::{AbiChoice, Target};
+use crate::exec::resolve_constant;
+use crate::target::{catalog, AbiChoice, Target};
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
 use serde_json::json;
@@ -87,7 +88,7 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
     if !record(&t, d, "MPI_Init", init)? {
         return Err("MPI_Init failed".into());
     }
-    let world = crate::exec::resolve_constant(&t, "MPI_COMM_WORLD")? as u64;
+    let world = resolve_constant(&t, "MPI_COMM_WORLD")? as u64;
     let rank = t.lib.comm_rank(world);
     let size = t.lib.comm_size(world);
     let ok_rank = record(
@@ -143,7 +144,7 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
                 Err(e) => d.error = Some(e),
             }
         }
-        None => d.dump = Some(Box::new(crate::target::catalog::read(&t, true))),
+        None => d.dump = Some(Box::new(catalog::read(&t, true))),
     }
     let fin = t.lib.finalize().map(|(rc, ())| (rc, json!({})));
     let fin_ok = record(&t, d, "MPI_T_finalize", fin)?;

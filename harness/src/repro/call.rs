@@ -1,0 +1,337 @@
+//! One MPI call written as C, as the executor makes it: each argument declared (given,
+//! a saved value, the subject's, or the function's NULL), string buffers sized as the
+//! case says, OUT values in variables filled with FILL, then the call, its return code
+//! and what it wrote printed, and the step's checks and saves.
+
+use super::ctext::{c_string, capacity, expr_text, fill, print_out, size_label};
+use super::emit::{Emitter, Loop, Subject, R};
+use super::table::{c_args, null_of, out_type, param_type};
+use crate::cases::expr::{Expr, Size, Term};
+use crate::cases::funcs::{Func, Param};
+use crate::cases::{Step, StringField};
+use std::collections::BTreeMap;
+
+impl Emitter<'_> {
+    pub(super) fn call(&mut self, func: Func, step: &Step) -> R<()> {
+        let template = c_args(func).ok_or_else(|| format!("{} is not an MPI call", func.yaml()))?;
+        if matches!(func, Func::Simulate | Func::RaiseEvent) {
+            self.needs_reference = true;
+        }
+        if matches!(func, Func::Activity | Func::Wtime) {
+            self.needs_activity = true;
+        }
+        // MPI-4.0's functions: an older mpi.h does not declare them.
+        let c = func.c_name();
+        if c.starts_with("MPI_T_event")
+            || c.starts_with("MPI_T_source")
+            || matches!(func, Func::CategoryGetNumEvents | Func::CategoryGetEvents)
+        {
+            self.needs_events = true;
+        }
+        self.open("");
+        let mut subst: BTreeMap<String, String> = BTreeMap::new();
+        let mut shown: Vec<String> = Vec::new();
+        let mut strings: Vec<(String, String)> = Vec::new(); // (param, C ident)
+        for (name, p) in func.params() {
+            let given = step.args.get(*name);
+            let a = format!("a_{name}");
+            match p {
+                Param::Int | Param::Handle => {
+                    let ty = param_type(func, name);
+                    let c = match given {
+                        Some(e) => self.expr(e, ty)?,
+                        None => match self.var(name) {
+                            Ok(v) if *name != "name" => v,
+                            _ => match (null_of(func, name), *name) {
+                                (Some(n), _) => n.to_string(),
+                                (None, "len" | "capacity" | "bytes") => "64".into(),
+                                _ => "0".into(),
+                            },
+                        },
+                    };
+                    let c = if *name == "len"
+                        && matches!(
+                            func,
+                            Func::CategoryGetCvars
+                                | Func::CategoryGetPvars
+                                | Func::CategoryGetEvents
+                                | Func::CategoryGetCategories
+                        ) {
+                        // As the executor passes it: a count below 0 is 0.
+                        format!("({c} < 0 ? 0 : {c})")
+                    } else if ty == "int"
+                        || c.starts_with("MPI_")
+                        || c.starts_with("((")
+                        || self.typed_as(&c, ty)
+                    {
+                        c
+                    } else {
+                        // A number or a saved value of another C type.
+                        format!("({ty})(intptr_t)({c})")
+                    };
+                    self.line(format!("{ty} {a} = {c};"));
+                    shown.push(format!("{name}={}", given.map_or(c, expr_text)));
+                    subst.insert(name.to_string(), a.clone());
+                }
+                Param::Str => {
+                    let (cap, len, null_buf, null_len, want) = self.str_arg(func, name, given)?;
+                    self.line(format!(
+                        "sarg_t {a} = sarg({cap}, {len}, {null_buf}, {null_len});"
+                    ));
+                    shown.push(format!("{name}=<{}>", size_label(null_buf, null_len, &cap)));
+                    subst.insert(name.to_string(), format!("SBUF({a}), SLEN({a})"));
+                    strings.push((name.to_string(), want));
+                }
+                Param::Text => {
+                    let c = match given {
+                        Some(Expr::Text(t)) => c_string(t),
+                        Some(Expr::Null) => "\"\"".into(),
+                        Some(Expr::Sum(t))
+                            if t.len() == 1 && t[0].1 == Term::Var("name".into()) =>
+                        {
+                            self.subject_name()?
+                        }
+                        None => self.subject_name()?,
+                        Some(e) => self.expr(e, "const char *")?,
+                    };
+                    self.line(format!("const char *{a} = {c};"));
+                    shown.push(format!("{name}={c}"));
+                    subst.insert(name.to_string(), a.clone());
+                }
+                Param::Obj => match given {
+                    None | Some(Expr::Null) => {
+                        subst.insert(name.to_string(), "NULL".into());
+                        shown.push(format!("{name}=NULL"));
+                    }
+                    Some(e) => {
+                        let c = self.expr(e, "MPI_Comm")?;
+                        self.line(format!("MPI_Comm {a} = {c};"));
+                        subst.insert(name.to_string(), format!("&{a}"));
+                        shown.push(format!("{name}=&{c}"));
+                    }
+                },
+                Param::Data => {
+                    let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
+                    let c = match given {
+                        None => "vbuf(0)".to_string(),
+                        Some(Expr::Sum(t))
+                            if t.len() == 1
+                                && matches!(&t[0].1, Term::Var(v) if self.vars.get(v).is_some_and(|c| c.ty == "vbuf_t")) =>
+                        {
+                            let v = self.expr(given.expect("matched"), "vbuf_t")?;
+                            format!("vbuf_copy(&{v})")
+                        }
+                        Some(e) => {
+                            let n = self.expr(e, "long long")?;
+                            format!("vbuf_number((uintptr_t){h}, {n})")
+                        }
+                    };
+                    self.line(format!("vbuf_t {a} = {c};"));
+                    shown.push(format!("{name}=<value>"));
+                    subst.insert(name.to_string(), format!("{a}.g.buf"));
+                }
+                Param::Flag => {
+                    let on = match given {
+                        Some(e) => self.expr(e, "int")? != "0",
+                        None => true,
+                    };
+                    let cb = match *name {
+                        "callback" => "repro_event_cb",
+                        "free_callback" => "repro_free_cb",
+                        _ => "repro_dropped_cb",
+                    };
+                    let c = if on { cb } else { "NULL" };
+                    subst.insert(name.to_string(), c.into());
+                    shown.push(format!("{name}={c}"));
+                }
+            }
+        }
+        // OUT values: written into variables filled with FILL, so "never written" shows.
+        let mut outs: Vec<(String, &'static str)> = Vec::new();
+        for o in func.outs() {
+            let key = format!("&{o}");
+            if !template.contains(&format!("{{{key}}}")) {
+                continue;
+            }
+            let ident = format!("o_{o}");
+            match (*o, out_type(func, o)) {
+                ("value", _) => {
+                    let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
+                    self.line(format!("vbuf_t {ident} = vbuf_for((uintptr_t){h});"));
+                    subst.insert(key, format!("{ident}.g.buf"));
+                }
+                ("indices", _) => {
+                    let n = subst.get("len").cloned().unwrap_or_else(|| "0".into());
+                    self.line(format!(
+                        "int {ident}[({n} > 0 ? {n} : 0) + 4]; for (int i = 0; i < ({n} > 0 ? {n} : 0) + 4; i++) {ident}[i] = -7; /* no valid index */"
+                    ));
+                    subst.insert(key, ident.clone());
+                }
+                ("datatypes", _) => {
+                    let cap = capacity(step);
+                    // Filled as the harness fills them: a library that reads them
+                    // before writing sees the same bytes.
+                    self.line(format!(
+                        "MPI_Datatype {ident}[{cap} + 4]; memset({ident}, FILL, sizeof {ident});"
+                    ));
+                    subst.insert(key, ident.clone());
+                }
+                ("displacements", _) => {
+                    let cap = capacity(step);
+                    self.line(format!(
+                        "MPI_Aint {ident}[{cap} + 4]; for (int i = 0; i < {cap} + 4; i++) {ident}[i] = -1;"
+                    ));
+                    subst.insert(key, ident.clone());
+                }
+                ("num_elements", _) => {
+                    self.line(format!("int {ident} = {};", capacity(step)));
+                    subst.insert(key, format!("&{ident}"));
+                }
+                (_, Some(ty)) => {
+                    match subst.get(*o) {
+                        // INOUT: the handle or session passed is the variable written.
+                        Some(a) if func.param(o).is_some() => {
+                            self.line(format!("{ty} {ident} = {a};"));
+                        }
+                        _ => self.line(format!(
+                            "{ty} {ident}; memset(&{ident}, FILL, sizeof {ident});"
+                        )),
+                    }
+                    subst.insert(key, format!("&{ident}"));
+                    outs.push((o.to_string(), ty));
+                }
+                (_, None) => return Err(format!("OUT `{o}` of {}", func.yaml())),
+            }
+        }
+        if matches!(func, Func::PvarHandleAlloc | Func::CvarHandleAlloc) {
+            let kind = if func == Func::PvarHandleAlloc {
+                "pvar"
+            } else {
+                "cvar"
+            };
+            let idx = subst.get("index").cloned().unwrap_or_default();
+            self.line(format!(
+                "MPI_Datatype hdt; int typed = {kind}_datatype({idx}, &hdt);"
+            ));
+        }
+        let args = fill(template, &subst)?;
+        let call = match func {
+            Func::PvarReadInSignal => format!("read_in_signal_handler({args})"),
+            Func::MpiInit => "MPI_Init(NULL, NULL)".to_string(),
+            Func::Wtime => format!("wtime({args})"),
+            _ => format!("{}({args})", func.c_name()),
+        };
+        let text = format!("{}({})", func.c_name(), shown.join(", "));
+        self.line(format!("rc = {call};"));
+        self.line(format!("show_call({}, rc);", c_string(&text)));
+        match func {
+            Func::InitThread | Func::MpiInit => self.depth += i32::from(func == Func::InitThread),
+            Func::Finalize => self.depth -= 1,
+            _ => {}
+        }
+        if func == Func::InitThread {
+            self.line("if (rc == MPI_SUCCESS) t_depth++;");
+            self.after_init();
+        }
+        if func == Func::Finalize {
+            self.line("if (rc == MPI_SUCCESS) t_depth--;");
+        }
+        for (o, ty) in &outs {
+            self.line(print_out(o, ty));
+        }
+        for (p, _) in &strings {
+            self.line(format!("show_string(\"{p}\", &a_{p});"));
+        }
+        if subst.contains_key("&value") {
+            self.line("if (rc == MPI_SUCCESS) printf(\"      value: %zu bytes, first element %g, %d bytes written outside\\n\", o_value.g.len, vbuf_num(&o_value, 0), vbuf_overrun(&o_value));");
+        }
+        if matches!(func, Func::PvarHandleAlloc | Func::CvarHandleAlloc) {
+            self.line(
+                "if (rc == MPI_SUCCESS) note_handle((uintptr_t)o_handle, o_count, hdt, typed);",
+            );
+        }
+        if let Some(x) = &step.expect {
+            self.expect(x, func, &strings)?;
+        }
+        for (var, out) in &step.save {
+            self.save(func, var, out)?;
+        }
+        self.close();
+        Ok(())
+    }
+
+    fn subject_name(&mut self) -> R<String> {
+        match self.subject {
+            Subject::Entry { name, .. } => Ok(c_string(name)),
+            _ => Err("`$name` without a catalog subject".into()),
+        }
+    }
+
+    /// The buffer of a string parameter: (capacity, *len, NULL buffer, NULL length,
+    /// the C expression of the whole string it is judged against).
+    fn str_arg(
+        &mut self,
+        func: Func,
+        param: &str,
+        e: Option<&Expr>,
+    ) -> R<(String, String, u8, u8, String)> {
+        let want = self.string_for(func, param)?;
+        let l = match &want {
+            Some(_) => format!("subj.{}", if param == "desc" { "desc_len" } else { "len" }),
+            None => "4096".into(),
+        };
+        let size = match e {
+            None => Size::Full,
+            Some(Expr::Shape(s)) => *s,
+            Some(Expr::Sum(t)) if t.len() == 1 && t[0].1 == Term::Var("buffer".into()) => {
+                let field = self.case.buffers.as_ref().map(|b| b.string);
+                let mine = if param == "desc" {
+                    StringField::Desc
+                } else {
+                    StringField::Name
+                };
+                if field == Some(mine) {
+                    self.buffer.unwrap_or(Size::Full)
+                } else {
+                    Size::Full
+                }
+            }
+            Some(other) => {
+                let n = self.expr(other, "int")?;
+                return Ok((n.clone(), n, 0, 0, want.unwrap_or_else(|| "\"\"".into())));
+            }
+        };
+        let want = want.unwrap_or_else(|| "\"\"".into());
+        Ok(match size {
+            Size::Fixed(n) => (n.to_string(), n.to_string(), 0, 0, want),
+            Size::Len(k) => {
+                let c = format!("({l} + {k} > 0 ? {l} + {k} : 0)");
+                (c.clone(), c, 0, 0, want)
+            }
+            Size::NullBuf => ("0".into(), l, 1, 0, want),
+            Size::NullLen => (l.clone(), l, 0, 1, want),
+            Size::Full => {
+                let c = format!("({l} + 64)");
+                (c.clone(), c, 0, 0, want)
+            }
+        })
+    }
+
+    /// The subject's string a (buf, len) parameter is judged against (the executor's
+    /// `string_for`).
+    fn string_for(&mut self, func: Func, param: &str) -> R<Option<String>> {
+        let Subject::Entry { kind, .. } = self.subject else {
+            return Ok(None);
+        };
+        let matches = func.strings_of() == Some(*kind);
+        if !matches || matches!(self.lp, Some(Loop::Entry)) {
+            return Ok(None);
+        }
+        self.subject_var("len")?;
+        Ok(Some(if param == "desc" {
+            "subj.desc".into()
+        } else {
+            "subj.name".into()
+        }))
+    }
+}
