@@ -8,6 +8,7 @@
 //! Rules only the cross-rank run checks (`ranks:`, a run with `--launcher`) count only
 //! when asked (`coverage --with-launcher`): a run without a launcher does not check them.
 
+use crate::cases::builtin;
 use crate::cases::clauses::{Clauses, Strength};
 use crate::cases::Suite;
 use crate::report::Report;
@@ -79,7 +80,7 @@ fn is_verdict(s: Status) -> bool {
 /// `with_launcher`: count the rules the cross-rank run checks.
 pub fn measure(c: &Clauses, suite: &Suite, with_launcher: bool) -> Result<Coverage, YamlError> {
     let ids: BTreeSet<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
-    let ranks: BTreeSet<&str> = crate::cases::builtin::CASES.iter().map(|c| c.id).collect();
+    let ranks: BTreeSet<&str> = builtin::CASES.iter().map(|c| c.id).collect();
     let bad = |message: String| YamlError {
         origin: "specs/clauses.yaml".into(),
         line: 0,

@@ -4,6 +4,7 @@
 //! Cases name an entry in `or_reading:` (the loader checks it exists); the comparator
 //! names the entries it applies by the constants below (a test checks they exist).
 
+use crate::specs;
 use mpit_reference::yaml::{self, YamlError};
 use serde::Deserialize;
 use std::sync::OnceLock;
@@ -91,7 +92,7 @@ struct File {
 
 /// The bundled list.
 pub fn bundled() -> Result<Vec<Reading>, YamlError> {
-    let text = crate::specs::text("readings.yaml").unwrap_or_default();
+    let text = specs::text("readings.yaml").unwrap_or_default();
     yaml::parse::<File>(text, "specs/readings.yaml").map(|f| f.readings)
 }
 

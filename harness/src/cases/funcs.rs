@@ -4,6 +4,7 @@
 //! `mpi_` prefix where the bare name would be ambiguous; harness operations say what
 //! they do.
 
+use super::Kind;
 use serde::{Deserialize, Serialize};
 
 /// What a parameter takes.
@@ -223,8 +224,7 @@ impl Func {
 
     /// The kind of catalog entry whose name and description the function's (buf, len)
     /// pairs return, if any: the strings a string check compares with.
-    pub fn strings_of(self) -> Option<super::Kind> {
-        use super::Kind;
+    pub fn strings_of(self) -> Option<Kind> {
         Some(match self {
             Func::CvarGetInfo | Func::CvarGetInfoNameOnly => Kind::Cvar,
             Func::PvarGetInfo | Func::PvarGetInfoNameOnly => Kind::Pvar,

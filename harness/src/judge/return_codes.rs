@@ -1,6 +1,7 @@
 //! The run-wide check (MPI-4.1 §15.3.10, R-RC-1/R-RC-3, R-NA-1): every return code
 //! observed during the run, per function, against specs/return-codes.yaml.
 
+use crate::specs;
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use mpit_reference::yaml::{self, YamlError};
 use serde::{Deserialize, Serialize};
@@ -82,7 +83,7 @@ pub struct Group {
 
 /// The table's text, from the spec bundle.
 pub fn table_text() -> &'static str {
-    crate::specs::text("return-codes.yaml").unwrap_or_default()
+    specs::text("return-codes.yaml").unwrap_or_default()
 }
 pub const CASE: &str = "errors.return_codes.allowed";
 pub const CLAUSE: &str = "MPI-4.1 §15.3.10 R-RC-1 R-RC-3 R-NA-1";
@@ -264,15 +265,20 @@ pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::cases::expr::RcSet;
+    use crate::cases::funcs::Func;
+    use crate::cases::Suite;
+    use crate::readings;
+    use crate::specs::Source;
 
     /// Every case an `either:` entry names accepts exactly its codes at one step, and
     /// every case a `levels:` condition names has its level: the spec suite and the
     /// comparator read one policy. And every name the code asks for exists.
     #[test]
     fn the_suites_cases_follow_the_policy() {
-        use crate::cases::{expr::RcSet, Suite};
         let t = Table::bundled().expect("table");
-        let suite = Suite::load(&crate::specs::Source::Bundled).expect("suite");
+        let suite = Suite::load(&Source::Bundled).expect("suite");
         let case = |id: &str| {
             suite
                 .cases
@@ -344,7 +350,6 @@ mod tests {
     /// Checked against the policy, not against the model that wrote them.
     #[test]
     fn written_cases_accept_only_what_the_policy_allows() {
-        use crate::cases::{expr::RcSet, Suite};
         let t = Table::bundled().expect("table");
         let mut allowed: Vec<BTreeSet<String>> = t
             .either
@@ -352,13 +357,13 @@ mod tests {
             .map(|e| e.codes.iter().cloned().collect())
             .collect();
         allowed.extend(
-            crate::readings::bundled()
+            readings::bundled()
                 .expect("readings")
                 .iter()
                 .filter(|r| !r.codes.is_empty())
                 .map(|r| r.codes.iter().cloned().collect()),
         );
-        let suite = Suite::load(&crate::specs::Source::Bundled).expect("suite");
+        let suite = Suite::load(&Source::Bundled).expect("suite");
         let mut sets = 0;
         for c in suite
             .cases
@@ -385,12 +390,10 @@ mod tests {
         );
     }
 
-    use super::*;
-
     #[test]
     fn table_parses_and_covers_the_51_functions() {
         let t = Table::bundled().unwrap();
-        for f in crate::cases::funcs::Func::mpi_t() {
+        for f in Func::mpi_t() {
             let covered = t
                 .groups
                 .values()

@@ -1,0 +1,250 @@
+//! One call: resolved arguments in, the target's safe wrapper called, OUT values named
+//! as `Func::outs` lists them. No judging here.
+//!
+//! This module holds the argument and OUT value types and the dispatch by the kind of
+//! function: the chapter's MPI_T functions (`mpi_t`), the MPI functions the cases need
+//! beside them (`mpi`), and the harness operations (`harness_ops`). `data` sizes,
+//! decodes and encodes a variable's buffer by its datatype.
+
+mod data;
+mod harness_ops;
+mod mpi;
+mod mpi_t;
+
+pub use data::{decode, encode, read_bytes};
+
+use crate::cases::funcs::Func;
+use crate::cases::Kind;
+use crate::judge::inventory::Inventory;
+use crate::judge::value::{self, Val};
+use crate::target::ffi::{ObjArg, StrArg};
+use crate::target::Target;
+use serde_json::{json, Value as Json};
+use std::collections::BTreeMap;
+
+/// An argument as passed.
+#[derive(Debug, Clone)]
+pub enum Arg {
+    Int(i64),
+    Str(StrArg),
+    Text(String),
+    Obj(Option<u64>),
+    Data(Vec<u8>),
+    Flag(bool),
+    /// The OUT arguments passed as NULL (`for_all: null_outs`), under the key `null`.
+    Nulls(Vec<&'static str>),
+}
+
+impl Arg {
+    pub fn to_json(&self) -> Json {
+        match self {
+            Arg::Int(i) => json!(i),
+            Arg::Str(s) => {
+                json!({"buf": s.cap.map_or(json!("NULL"), |c| json!(c)), "len": s.len.map_or(json!("NULL"), |l| json!(l))})
+            }
+            Arg::Text(t) => json!(t),
+            Arg::Obj(None) => json!("NULL"),
+            Arg::Obj(Some(v)) => json!(format!("&{v:#x}")),
+            Arg::Data(d) => json!(value::hex(d, 64)),
+            Arg::Flag(b) => json!(b),
+            Arg::Nulls(n) => json!(n),
+        }
+    }
+}
+
+/// What the executor knows about a handle it got from the library.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandleMeta {
+    pub kind: Kind,
+    pub index: i32,
+    pub count: i32,
+}
+
+/// The named OUT values of one call, or `None` when the symbol is not exported.
+pub type Outs = Option<(i32, BTreeMap<String, Val>)>;
+
+fn int(v: impl Into<i128>) -> Val {
+    Val::Int(v.into())
+}
+
+fn outs<const N: usize>(rc: i32, kv: [(&str, Val); N]) -> (i32, BTreeMap<String, Val>) {
+    (
+        rc,
+        kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    )
+}
+
+/// Arguments by parameter name.
+pub struct Args<'a>(pub &'a BTreeMap<&'static str, Arg>);
+
+impl Args<'_> {
+    fn int(&self, k: &str) -> i32 {
+        match self.0.get(k) {
+            Some(Arg::Int(i)) => *i as i32,
+            Some(Arg::Flag(b)) => *b as i32,
+            _ => 0,
+        }
+    }
+    fn handle(&self, k: &str) -> usize {
+        match self.0.get(k) {
+            Some(Arg::Int(i)) => *i as u64 as usize,
+            _ => 0,
+        }
+    }
+    fn obj(&self, k: &str, width: usize) -> ObjArg {
+        match self.0.get(k) {
+            Some(Arg::Obj(Some(v))) => ObjArg::Local { value: *v, width },
+            _ => ObjArg::Null,
+        }
+    }
+    fn s(&self, k: &str) -> StrArg {
+        match self.0.get(k) {
+            Some(Arg::Str(s)) => *s,
+            _ => StrArg::sized(4096),
+        }
+    }
+    fn text(&self, k: &str) -> &str {
+        match self.0.get(k) {
+            Some(Arg::Text(t)) => t,
+            _ => "",
+        }
+    }
+    fn data(&self, k: &str) -> &[u8] {
+        match self.0.get(k) {
+            Some(Arg::Data(d)) => d,
+            _ => &[],
+        }
+    }
+    /// The OUT arguments to pass as NULL (`for_all: null_outs`).
+    fn nulls(&self) -> &[&'static str] {
+        match self.0.get("null") {
+            Some(Arg::Nulls(n)) => n,
+            _ => &[],
+        }
+    }
+    fn flag(&self, k: &str) -> bool {
+        match self.0.get(k) {
+            Some(Arg::Flag(b)) => *b,
+            Some(Arg::Int(i)) => *i != 0,
+            _ => false,
+        }
+    }
+}
+
+/// Calls `f` on the target. The OUT values of arguments passed as NULL are left out:
+/// nothing was returned for them (R-CVAR-3).
+pub fn invoke(
+    t: &Target,
+    inv: &Inventory,
+    handles: &BTreeMap<u64, HandleMeta>,
+    f: Func,
+    a: &Args,
+) -> Outs {
+    let (rc, mut outs) = call(t, inv, handles, f, a)?;
+    let nulls = a.nulls();
+    for n in nulls {
+        outs.remove(*n);
+    }
+    // §15.3.8: "If num_elements is NULL, num_elements and both arrays are ignored".
+    if nulls.contains(&"num_elements") {
+        outs.remove("datatypes");
+        outs.remove("displacements");
+    }
+    Some((rc, outs))
+}
+
+/// The call itself, by the kind of function. Every function is named here, so a new one
+/// does not compile until it has its place.
+fn call(
+    t: &Target,
+    inv: &Inventory,
+    handles: &BTreeMap<u64, HandleMeta>,
+    f: Func,
+    a: &Args,
+) -> Outs {
+    match f {
+        Func::InitThread
+        | Func::Finalize
+        | Func::EnumGetInfo
+        | Func::EnumGetItem
+        | Func::CvarGetNum
+        | Func::PvarGetNum
+        | Func::CategoryGetNum
+        | Func::EventGetNum
+        | Func::SourceGetNum
+        | Func::CategoryChanged
+        | Func::CvarGetInfo
+        | Func::PvarGetInfo
+        | Func::CategoryGetInfo
+        | Func::CategoryGetNumEvents
+        | Func::SourceGetInfo
+        | Func::EventGetInfo
+        | Func::CvarGetIndex
+        | Func::CategoryGetIndex
+        | Func::EventGetIndex
+        | Func::PvarGetIndex
+        | Func::CategoryGetCvars
+        | Func::CategoryGetPvars
+        | Func::CategoryGetEvents
+        | Func::CategoryGetCategories
+        | Func::CvarHandleAlloc
+        | Func::CvarHandleFree
+        | Func::CvarRead
+        | Func::CvarWrite
+        | Func::PvarSessionCreate
+        | Func::PvarSessionFree
+        | Func::PvarHandleAlloc
+        | Func::PvarHandleFree
+        | Func::PvarStart
+        | Func::PvarStop
+        | Func::PvarReset
+        | Func::PvarRead
+        | Func::PvarReadreset
+        | Func::PvarReadInSignal
+        | Func::PvarWrite
+        | Func::CvarGetInfoNameOnly
+        | Func::PvarGetInfoNameOnly
+        | Func::CategoryGetInfoNameOnly
+        | Func::SourceGetInfoObject
+        | Func::EventGetInfoObject
+        | Func::SourceGetTimestamp
+        | Func::EventHandleAlloc
+        | Func::EventHandleSetInfo
+        | Func::EventHandleGetInfo
+        | Func::EventRegisterCallback
+        | Func::EventCallbackSetInfo
+        | Func::EventCallbackGetInfo
+        | Func::EventHandleFree
+        | Func::EventSetDroppedHandler
+        | Func::EventRead
+        | Func::EventCopy
+        | Func::EventGetTimestamp
+        | Func::EventGetSource => mpi_t::call(t, inv, handles, f, a),
+        Func::GetVersion
+        | Func::MpiInit
+        | Func::MpiFinalize
+        | Func::Initialized
+        | Func::Finalized
+        | Func::CommRank
+        | Func::CommSize
+        | Func::InfoCreate
+        | Func::InfoSet
+        | Func::InfoGetNkeys
+        | Func::InfoFree
+        | Func::MpiInitThread
+        | Func::QueryThread
+        | Func::SessionInit
+        | Func::SessionFinalize
+        | Func::CommDup
+        | Func::CommFree
+        | Func::Wtime => mpi::call(t, f, a),
+        Func::InitCycles
+        | Func::InitThreads
+        | Func::CatalogSnapshot
+        | Func::PmpiTwins
+        | Func::Deliveries
+        | Func::Activity
+        | Func::Simulate
+        | Func::RaiseEvent => harness_ops::call(t, handles, f, a),
+    }
+}

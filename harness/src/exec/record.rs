@@ -1,0 +1,112 @@
+//! One call made and recorded: the evidence of the result (at most `EVIDENCE_CAP`
+//! calls), the run-wide return-code log, and the handles the library handed out (their
+//! kind, index and element count, for reads and writes through them) and the MPI_T
+//! init depth.
+
+use super::calls::{self, Arg, Args, HandleMeta};
+use super::{Exec, EVIDENCE_CAP};
+use crate::cases::funcs::Func;
+use crate::cases::Kind;
+use crate::judge::return_codes::log_key;
+use crate::judge::value::Val;
+use crate::verdict::Evidence;
+use mpit_reference::profile::ReturnCode;
+use std::collections::BTreeMap;
+
+impl Exec<'_, '_> {
+    /// One call: evidence, return-code log, handle bookkeeping. `None` when the symbol
+    /// is missing (recorded as unsupported).
+    pub(super) fn call_outs(
+        &mut self,
+        func: Func,
+        args: &BTreeMap<&'static str, Arg>,
+    ) -> Option<(ReturnCode, BTreeMap<String, Val>)> {
+        let t = self.ctx.t;
+        let Some((rc, outs)) = calls::invoke(t, self.ctx.inv, &self.handles, func, &Args(args))
+        else {
+            self.unsupported = Some(func.c_name().to_string());
+            return None;
+        };
+        let code = t.rc(rc);
+        if func.c_name().starts_with("MPI_T_") {
+            let key = log_key(func.c_name(), self.erroneous_now);
+            *self
+                .log
+                .0
+                .entry(key)
+                .or_default()
+                .entry(code.to_string())
+                .or_default() += 1;
+        }
+        if code == ReturnCode::Success {
+            self.track(func, args, &outs);
+        }
+        if self.evidence.len() < EVIDENCE_CAP {
+            self.evidence.push(Evidence {
+                call: func.c_name().to_string(),
+                args: serde_json::Value::Object(
+                    args.iter()
+                        .map(|(k, v)| (k.to_string(), v.to_json()))
+                        .collect(),
+                )
+                .into(),
+                rc: Some(code.to_string()),
+                out: serde_json::Value::Object(
+                    outs.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
+                )
+                .into(),
+                expected: None,
+            });
+        }
+        Some((code, outs))
+    }
+
+    pub(super) fn call(
+        &mut self,
+        func: Func,
+        args: &BTreeMap<&'static str, Arg>,
+    ) -> Option<ReturnCode> {
+        self.call_outs(func, args).map(|(c, _)| c)
+    }
+
+    fn track(
+        &mut self,
+        func: Func,
+        args: &BTreeMap<&'static str, Arg>,
+        outs: &BTreeMap<String, Val>,
+    ) {
+        let index = match args.get("index") {
+            Some(Arg::Int(i)) => *i as i32,
+            _ => 0,
+        };
+        let count = outs.get("count").and_then(Val::int).unwrap_or(0) as i32;
+        let handle = |k: &str| outs.get(k).and_then(Val::int).map(|h| h as u64);
+        match func {
+            Func::InitThread => self.depth += 1,
+            Func::Finalize => self.depth -= 1,
+            Func::CvarHandleAlloc | Func::PvarHandleAlloc => {
+                let kind = if func == Func::CvarHandleAlloc {
+                    Kind::Cvar
+                } else {
+                    Kind::Pvar
+                };
+                if let Some(h) = handle("handle") {
+                    self.handles.insert(h, HandleMeta { kind, index, count });
+                }
+            }
+            Func::EventHandleAlloc => {
+                if let Some(h) = handle("registration") {
+                    self.handles.insert(
+                        h,
+                        HandleMeta {
+                            kind: Kind::Event,
+                            index,
+                            count: 0,
+                        },
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
