@@ -14,6 +14,7 @@ pub mod cli;
 pub mod coverage;
 pub mod differential;
 pub mod exec;
+pub mod exit_code;
 pub mod fuzzing;
 pub mod judge;
 pub mod pvar_relations;

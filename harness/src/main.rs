@@ -3,7 +3,7 @@
 //! Exit codes: 0 nothing unexpected; 1 a check failed, or the library crashed or hung;
 //! 2 could not run (bad input, library not loadable).
 
-use mpit_conform::{cli, target};
+use mpit_conform::{cli, exit_code, target};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line, no backtrace: bad input is the user's to fix.
             eprintln!("mpit-conform: error: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(exit_code::CANNOT_RUN)
         }
     }
 }

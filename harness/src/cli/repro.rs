@@ -6,7 +6,7 @@ use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config, Progress};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -107,9 +107,6 @@ fn run_case(lib: &Path, case: &str, specs: crate::specs::Source) -> Result<repor
         max_time: Some(Duration::from_secs(30 * 60)),
     };
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
+    let _ = mpit_process::on_ctrl_c(stop.clone());
     Ok(runner::run(&cfg, stop)?)
 }

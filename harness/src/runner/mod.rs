@@ -3,7 +3,6 @@
 //! reports meet only through `RunEvent`s.
 
 pub mod capabilities;
-pub mod capture;
 pub mod child;
 pub mod deadline;
 pub mod plan;

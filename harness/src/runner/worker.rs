@@ -30,7 +30,7 @@ fn send(m: &FromWorker) {
         .is_some_and(|mut out| out.write_all(line.as_bytes()).is_ok());
     // A closed channel means the supervisor is gone; nothing to do but stop.
     if !sent {
-        std::process::exit(3);
+        std::process::exit(crate::exit_code::WORKER_ORPHANED);
     }
 }
 
@@ -245,7 +245,7 @@ fn facts(t: &Target) -> TargetFacts {
             Some((f.next()?? / 1000, f.next()?? / 1000))
         })
         .unwrap_or_else(|| {
-            let cpu = crate::target::ffi::rusage::usage_self().cpu();
+            let cpu = mpit_process::usage_self().cpu();
             (cpu.as_micros() as u64, 0)
         });
     TargetFacts {
