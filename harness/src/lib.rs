@@ -6,10 +6,12 @@
 //! module graph stays acyclic (docs/ARCHITECTURE.md walks through it).
 //!
 //! `specs`, `verdict`, `readings` and `cases` are the crate `mpit-spec` (spec/), which
-//! cannot call a library at all; the others are here.
+//! cannot call a library at all; the others are here. Child processes (workers, the
+//! rank launcher, the bench's runs, the compiler) start only through the crate
+//! `mpit-process` (process/).
 //!
-//! 0. `specs`, `verdict`, `abi_tags`, `pvar_relations`: the embedded spec bundle, the
-//!    result types, and data with no behaviour of their own
+//! 0. `specs`, `verdict`, `abi_tags`, `pvar_relations`, `exit_code`: the embedded spec
+//!    bundle, the result types, and data with no behaviour of their own
 //! 1. `readings`, `target`, `capabilities`: strictness readings; the library under test
 //!    (ELF, ABI profiles, detection, the catalog reader, `target::ffi`: all the MPI
 //!    `unsafe`); the capability states
@@ -45,6 +47,8 @@ pub mod coverage;
 pub mod differential;
 #[forbid(unsafe_code)]
 pub mod exec;
+#[forbid(unsafe_code)]
+pub mod exit_code;
 #[forbid(unsafe_code)]
 pub mod fuzzing;
 #[forbid(unsafe_code)]

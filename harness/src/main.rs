@@ -5,7 +5,7 @@
 
 #![forbid(unsafe_code)]
 
-use mpit_conform::{cli, target};
+use mpit_conform::{cli, exit_code, target};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         Err(e) => {
             // One line, no backtrace: bad input is the user's to fix.
             eprintln!("mpit-conform: error: {e:#}");
-            ExitCode::from(2)
+            ExitCode::from(exit_code::CANNOT_RUN)
         }
     }
 }

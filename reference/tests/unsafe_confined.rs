@@ -1,8 +1,9 @@
 //! One module per crate holds all `unsafe` and raw pointer types: `reference/src/ffi/`
-//! and `harness/src/target/ffi/` (every file in those directories). Every other source
-//! file of both crates is free of both (comments aside), and every `unsafe` block in
-//! either `ffi` carries a `// SAFETY:` comment (also enforced by
-//! `clippy::undocumented_unsafe_blocks`, denied in both `ffi/mod.rs`).
+//! and `harness/src/target/ffi/` (every file in those directories), and
+//! `process/src/sys.rs` (the one file of mpit-process). Every other source file of the
+//! three crates is free of both (comments aside), and every `unsafe` block in those
+//! modules carries a `// SAFETY:` comment (also enforced by
+//! `clippy::undocumented_unsafe_blocks`, denied in both `ffi/mod.rs` and in `sys.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -38,12 +39,13 @@ fn unsafe_and_raw_pointers_only_in_ffi() {
     for (crate_src, allowed) in [
         ("reference/src", "reference/src/ffi"),
         ("harness/src", "harness/src/target/ffi"),
+        ("process/src", "process/src/sys.rs"),
     ] {
         let src = root.join(crate_src);
         let allowed = root.join(allowed);
         let mut files = Vec::new();
         rust_files(&src, &mut files);
-        assert!(files.len() > 5, "{crate_src}");
+        assert!(files.len() > 3, "{crate_src}");
         assert!(
             files.iter().any(|f| f.starts_with(&allowed)),
             "{} exists",
@@ -78,6 +80,7 @@ fn every_unsafe_block_in_ffi_has_a_safety_comment() {
         rust_files(&root.join(dir), &mut files);
     }
     assert!(files.len() > 10, "both ffi directories were read");
+    files.push(root.join("process/src/sys.rs"));
     for f in &files {
         let text = std::fs::read_to_string(f).expect("read");
         let lines: Vec<&str> = text.lines().collect();

@@ -7,11 +7,12 @@ use super::names::{handle_names, int_names, key, VERSION_MACROS};
 use super::preprocess::{names_file, Preprocessed, Value};
 use super::vendor::{description, family, release};
 use super::{display_path, Compiler, Generated, Probe, ProbeError};
+use mpit_process::{Cmd, Ended};
 use mpit_reference::profile::AbiProfile;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::Command;
+use std::time::Duration;
 
 /// The C source of the probe, compiled in so an installed binary can probe too.
 const PROBE_C: &str = include_str!("../../../c-tests/abi_probe.c");
@@ -61,7 +62,7 @@ fn triple() -> String {
 }
 
 /// The plain C compiler, found the way `cc` finds it for build scripts.
-fn c_compiler() -> Result<Command, ProbeError> {
+fn c_compiler() -> Result<Cmd, ProbeError> {
     let t = triple();
     cc::Build::new()
         .cargo_metadata(false)
@@ -71,19 +72,36 @@ fn c_compiler() -> Result<Command, ProbeError> {
         .target(&t)
         .host(&t)
         .try_get_compiler()
-        .map(|c| c.to_command())
+        .map(|c| Cmd::from(c.to_command()))
         .map_err(|e| ProbeError::NoCompiler(e.to_string()))
 }
 
-/// Runs a compiler step; on failure, the first error line of its output.
-fn run(step: &str, mut cmd: Command) -> Result<String, ProbeError> {
+/// How long one step (preprocessing, compiling, linking, running the probe) may take:
+/// a safety net, far above what any of them needs.
+const STEP_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// Bytes of a step's output kept (the preprocessed header is the largest, a few MB).
+const STEP_OUTPUT_CAP: usize = 256 << 20;
+
+/// Runs a compiler step (in its own process group, killed past [`STEP_TIMEOUT`] or on
+/// Ctrl-C); on failure, the first error line of its output.
+fn run(step: &str, mut cmd: Cmd) -> Result<String, ProbeError> {
     let shown = format!("{cmd:?}");
-    let out = cmd.output().map_err(|e| ProbeError::Spawn {
-        cmd: shown.clone(),
-        reason: e.to_string(),
-    })?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
+    let out = cmd
+        .timeout(STEP_TIMEOUT)
+        .stop_on(mpit_process::ctrl_c())
+        .capture_limit(STEP_OUTPUT_CAP)
+        .run()
+        .map_err(|e| ProbeError::Spawn {
+            cmd: shown.clone(),
+            reason: e.to_string(),
+        })?;
+    let status = match out.exit.ended {
+        Ended::Exited(c) => format!("exit status: {c}"),
+        e => e.to_string(),
+    };
+    if !out.exit.ended.success() {
+        let err = out.stderr.text();
         let first_error = err
             .lines()
             .find(|l| l.contains("error"))
@@ -92,11 +110,17 @@ fn run(step: &str, mut cmd: Command) -> Result<String, ProbeError> {
             .trim()
             .to_string();
         return Err(ProbeError::Step {
-            step: format!("{step} ({})", out.status),
+            step: format!("{step} ({status})"),
             first_error,
         });
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    if out.stdout.dropped() > 0 {
+        return Err(ProbeError::Step {
+            step: step.to_string(),
+            first_error: format!("more than {STEP_OUTPUT_CAP} bytes of output"),
+        });
+    }
+    Ok(out.stdout.text())
 }
 
 /// What the compiled probe printed.
@@ -148,7 +172,7 @@ impl Probe {
                 b.arg("-I").arg(dir);
                 (a, b)
             }
-            Compiler::Wrapper(w) => (Command::new(w), Command::new(w)),
+            Compiler::Wrapper(w) => (Cmd::new(w), Cmd::new(w)),
         };
         let tmp = TempDir::new()?;
 
@@ -201,7 +225,7 @@ impl Probe {
         let mut link = c_compiler()?;
         link.arg(&object).arg("-o").arg(&exe);
         run("linking the probe", link)?;
-        let printed = parse_printed(&run("running the probe", Command::new(&exe))?)?;
+        let printed = parse_printed(&run("running the probe", Cmd::new(&exe))?)?;
 
         // 3. The profile.
         let family = family(header, &pp);

@@ -6,8 +6,8 @@
 use super::child::{Answer, PerCall, Phases, Probe, Task, MARK};
 use super::spawn::{measure, Measured};
 use super::{BenchError, LibSpec, Spread};
+use mpit_process::Cmd;
 use serde::{Deserialize, Serialize};
-use std::process::Command;
 use std::time::Duration;
 
 /// Floor figures of one library.
@@ -45,7 +45,7 @@ pub(crate) fn probe(
     // The environment a worker for this library gets (Open MPI: a private TMPDIR), kept
     // alive until the child is gone.
     let env = crate::target::worker_env(&lib.path);
-    let mut cmd = Command::new(exe);
+    let mut cmd = Cmd::new(exe);
     cmd.arg("__bench-probe")
         .arg(json)
         .envs(env.vars())
@@ -59,7 +59,7 @@ pub(crate) fn probe(
         .and_then(|j| serde_json::from_str::<Answer>(j).ok());
     match answer {
         Some(a) => Ok((m, a)),
-        None if m.timed_out => Err(format!("no answer within {timeout:?}")),
+        None if m.timed_out() => Err(format!("no answer within {timeout:?}")),
         None => Err(format!(
             "no answer ({:?}); stderr: {}",
             m.ended,

@@ -44,6 +44,8 @@ pub enum BenchError {
     Input(String),
     #[error("cannot write bench.json: {0}")]
     Json(#[from] serde_json::Error),
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// A library to bench: its name in the tables, path and `--abi`.
@@ -244,6 +246,15 @@ fn progress(msg: &str) {
     eprintln!("bench: {msg}");
 }
 
+/// Ctrl-C kills the measured child (`spawn`) and ends the bench at the next step, with
+/// no bench.json.
+fn stop_if_interrupted() -> Result<(), BenchError> {
+    match spawn::interrupted() {
+        true => Err(BenchError::Interrupted),
+        false => Ok(()),
+    }
+}
+
 /// Makes the whole bench and writes `bench.json` and `BENCH.md` into `o.out`.
 pub fn run(o: &Options) -> Result<Bench, BenchError> {
     let started = Instant::now();
@@ -275,6 +286,7 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
             Ok(fl) => f.floor = Some(fl),
             Err(e) => f.errors.push(e.to_string()),
         }
+        stop_if_interrupted()?;
         if f.floor.is_some() {
             let most = judged_jobs(&o.settings.jobs);
             for &jobs in &o.settings.jobs {
@@ -293,6 +305,7 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
                     Ok(s) => f.suites.push(s),
                     Err(e) => f.errors.push(e.to_string()),
                 }
+                stop_if_interrupted()?;
             }
         }
         derive(&mut f, machine.cores);
@@ -315,6 +328,7 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
         }
         _ => None,
     };
+    stop_if_interrupted()?;
     let scaling = match o.libs.iter().find(|l| l.name == "reference") {
         Some(r) if !o.settings.scale.is_empty() => {
             let jobs = o.settings.jobs.iter().copied().max().unwrap_or(2);
@@ -340,6 +354,7 @@ pub fn run(o: &Options) -> Result<Bench, BenchError> {
         }
         _ => None,
     };
+    stop_if_interrupted()?;
     let mut machine = machine;
     machine.load_after = loadavg();
     let mut verdicts = verdicts(&libraries, scaling.as_ref(), &o.settings);

@@ -1,94 +1,55 @@
-//! Starting one measured process: wall time from spawn to reaping, CPU and peak RSS from
-//! wait4(2), its output collected on threads (so a chatty library cannot block on a
-//! full pipe), and a watchdog that kills its process group past the deadline.
+//! Starting one measured process through `mpit_process`: wall time from spawn to its
+//! end, CPU and peak RSS from wait4(2), its output collected on threads (so a chatty
+//! library cannot block on a full pipe), its process group killed past the deadline or
+//! on Ctrl-C (which ends the bench: [`BenchError::Interrupted`]).
 
 use super::BenchError;
-use crate::target::ffi::rusage::{self, Ended, Usage};
-use std::io::Read;
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use mpit_process::{Cmd, Ended, Usage};
+use std::time::Duration;
 
 /// One measured process.
 #[derive(Debug, Clone)]
 pub struct Measured {
     pub wall: Duration,
+    /// Never `Interrupted` (that is an error).
     pub ended: Ended,
     /// The process and its waited-for descendants.
     pub usage: Usage,
     pub stdout: String,
     pub stderr: String,
-    pub timed_out: bool,
-}
-
-fn collect(mut r: impl Read + Send + 'static) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = r.read_to_end(&mut b);
-        let _ = tx.send(String::from_utf8_lossy(&b).into_owned());
-    });
-    rx
 }
 
 /// Runs `cmd` to its end in a process group of its own and measures it.
-pub fn measure(mut cmd: Command, timeout: Duration) -> Result<Measured, BenchError> {
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| BenchError::Spawn(format!("{cmd:?}: {e}")))?;
-    let pid = child.id();
-    let out = child.stdout.take().map(collect);
-    let err = child.stderr.take().map(collect);
-    let (done_tx, done_rx) = mpsc::channel::<()>();
-    let watchdog = std::thread::spawn(move || {
-        let late = matches!(
-            done_rx.recv_timeout(timeout),
-            Err(mpsc::RecvTimeoutError::Timeout)
-        );
-        if late {
-            crate::target::ffi::kill_process_group(pid as i32);
-        }
-        late
-    });
-    // Reaped here, not through `child` (std would not report rusage).
-    let waited = rusage::wait4(pid);
-    let wall = start.elapsed();
-    let _ = done_tx.send(());
-    let timed_out = watchdog.join().unwrap_or(false);
-    let (ended, usage) = waited.map_err(|e| BenchError::Spawn(format!("wait4({pid}): {e}")))?;
-    // Output ends when every holder of the pipes is gone; something the library left
-    // running in the group would hold them, so it is killed after a grace period.
-    let grace = Duration::from_secs(2);
-    let text = |rx: Option<mpsc::Receiver<String>>| {
-        rx.map(|rx| match rx.recv_timeout(grace) {
-            Ok(s) => s,
-            Err(_) => {
-                crate::target::ffi::kill_process_group(pid as i32);
-                rx.recv_timeout(grace).unwrap_or_default()
-            }
-        })
-        .unwrap_or_default()
-    };
-    let stdout = text(out);
-    let stderr = text(err);
-    drop(child);
+pub fn measure(mut cmd: Cmd, timeout: Duration) -> Result<Measured, BenchError> {
+    let shown = format!("{cmd:?}");
+    let o = cmd
+        .timeout(timeout)
+        .stop_on(mpit_process::ctrl_c())
+        .run()
+        .map_err(|e| BenchError::Spawn(format!("{shown}: {e}")))?;
+    if o.exit.ended == Ended::Interrupted {
+        return Err(BenchError::Interrupted);
+    }
     Ok(Measured {
-        wall,
-        ended,
-        usage,
-        stdout,
-        stderr,
-        timed_out,
+        wall: o.exit.wall,
+        ended: o.exit.ended,
+        usage: o.exit.usage,
+        stdout: o.stdout.text(),
+        stderr: o.stderr.text(),
     })
 }
 
+/// Whether Ctrl-C was pressed (the bench stops between its steps too).
+pub fn interrupted() -> bool {
+    mpit_process::ctrl_c().load(std::sync::atomic::Ordering::SeqCst)
+}
+
 impl Measured {
+    /// Killed past its deadline.
+    pub fn timed_out(&self) -> bool {
+        matches!(self.ended, Ended::TimedOut(_))
+    }
+
     /// The last line of stderr, for one-line error messages.
     pub fn last_words(&self) -> String {
         self.stderr

@@ -6,11 +6,11 @@
 
 use super::spawn::measure;
 use super::{BenchError, LibSpec, Spread};
-use crate::target::ffi::rusage::{Ended, Usage};
+use crate::exit_code;
+use mpit_process::{Cmd, Ended, Usage};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 /// What a run writes to `--bench-stats FILE` as it ends.
@@ -30,9 +30,9 @@ pub struct RunUsage {
 impl RunUsage {
     pub fn now() -> RunUsage {
         RunUsage {
-            supervisor: crate::target::ffi::rusage::usage_self(),
+            supervisor: mpit_process::usage_self(),
             supervisor_hwm_kb: vm_hwm_kb().unwrap_or(0),
-            workers: crate::target::ffi::rusage::usage_children(),
+            workers: mpit_process::usage_children(),
         }
     }
 }
@@ -130,7 +130,7 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
     })?;
     let stats = scratch.join("bench-stats.json");
     let exe = std::env::current_exe().map_err(|e| BenchError::Spawn(e.to_string()))?;
-    let mut cmd = Command::new(exe);
+    let mut cmd = Cmd::new(exe);
     cmd.arg("run")
         .arg("--lib")
         .arg(&lib.path)
@@ -156,9 +156,12 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
                 format!("the run died by signal {s}"),
             ))
         }
+        e @ (Ended::TimedOut(_) | Ended::Interrupted) => {
+            return Err(BenchError::Run(lib.name.clone(), format!("the run {e}")))
+        }
     };
     // Exit 1 (findings) is a normal run; 2 could not run.
-    if code > 1 || m.timed_out {
+    if code > i32::from(exit_code::FINDINGS) {
         return Err(BenchError::Run(
             lib.name.clone(),
             format!("exit {code}: {}", m.last_words()),

@@ -205,10 +205,7 @@ fn print_found(found: &Found) {
 
 pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
     let setup = super::request(&a.target)?;
-    {
-        let stop = setup.stop.clone();
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
+    let _ = mpit_process::on_ctrl_c(setup.stop.clone());
     let lib = setup.hello.lib.clone();
     let known = Known::parse(&a.known).map_err(|e| anyhow!(e))?;
     let mut m = mirror(&setup, a.catalog.as_deref())?;

@@ -8,7 +8,7 @@ use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -109,9 +109,6 @@ fn run_case(lib: &Path, case: &str, specs: Source) -> Result<report::Report> {
         max_time: Some(Duration::from_secs(30 * 60)),
     };
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
+    let _ = mpit_process::on_ctrl_c(stop.clone());
     Ok(runner::run(&cfg, stop)?)
 }

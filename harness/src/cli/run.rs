@@ -14,7 +14,7 @@ use crate::target::AbiChoice;
 use anyhow::{bail, Context, Result};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,11 +62,8 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         .transpose()
         .context("--baseline")?;
     let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        // Ctrl-C: stop the workers, write what there is, marked interrupted.
-        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
-    }
+    // Ctrl-C: stop the workers, write what there is, marked interrupted.
+    let _ = mpit_process::on_ctrl_c(stop.clone());
     let progress = if a.quiet {
         Progress::Quiet
     } else if std::io::stderr().is_terminal() {

@@ -1,17 +1,18 @@
-//! The supervisor's handle on one worker process: started in a process group of its
-//! own with the library family's environment, spoken to over the worker's private
-//! channel (its stdin/stdout, which the worker moves away from the library before
-//! loading it), its stdout+stderr drained into a bounded tail (`capture`), its death
-//! or silence explained as a [`Death`] that names the call in flight.
+//! The supervisor's handle on one worker process: started by `mpit_process` (a process
+//! group of its own, killed as a whole, reaped with wait4) with the library family's
+//! environment, spoken to over the worker's private channel (its stdin/stdout, which
+//! the worker moves away from the library before loading it), the library's output
+//! (the worker's stderr) drained into a bounded [`Tail`], its death or silence
+//! explained as a [`Death`] that names the call in flight. The protocol's per-call
+//! deadline is kept here: each announced call starts it anew.
 
-use super::capture::Tail;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::target::ffi::in_flight;
 use crate::verdict::{Evidence, Status};
+use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use serde::Serialize;
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::ChildStdin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
@@ -19,7 +20,8 @@ use std::time::{Duration, Instant};
 
 /// A running worker process.
 pub struct Worker {
-    child: Child,
+    /// Killed with its group and reaped when dropped (before `_env` goes).
+    proc: Running,
     stdin: ChildStdin,
     rx: Receiver<Result<FromWorker, String>>,
     /// The library's output (the worker's stdout and stderr), its last lines.
@@ -122,22 +124,17 @@ impl Worker {
             .map_err(|e| Start::CannotRun(format!("cannot find own executable: {e}")))?;
         let json = serde_json::to_string(hello).map_err(|e| Start::CannotRun(e.to_string()))?;
         let born = Instant::now();
-        let mut child = Command::new(exe)
+        // Own process group: a kill reaches whatever the library started too.
+        let mut proc = Cmd::new(exe)
             .arg("__suite-worker")
             .arg(json)
             .envs(env.vars())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Own process group: a timeout kills whatever the library started too.
-            .process_group(0)
-            .spawn()
+            .start()
             .map_err(|e| Start::CannotRun(format!("cannot start a worker: {e}")))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
+        let (Some(stdin), Some(stdout)) = (proc.take_stdin(), proc.take_stdout()) else {
             return Err(Start::CannotRun("worker pipes missing".into()));
         };
+        let output = proc.tail().clone();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             // The channel is the worker's alone: every line is a message.
@@ -151,10 +148,10 @@ impl Worker {
             }
         });
         let mut w = Worker {
-            child,
+            proc,
             stdin,
             rx,
-            output: Tail::drain(stderr),
+            output,
             calling: None,
             _env: env,
             stop,
@@ -236,34 +233,28 @@ impl Worker {
     fn ended(&mut self) -> Broke {
         let status = self.wait_exit(Duration::from_secs(5));
         self.kill();
-        match status {
-            Some(s) => match s.signal() {
-                Some(sig) => Broke::Crash(signal_name(sig)),
-                // A Rust panic (101) is the harness's own failure; any other exit in
-                // the middle of a job is the library ending the process (MPI_Abort,
-                // exit()), which is a crash of the call in flight.
-                None if s.code() == Some(101) => {
-                    Broke::Other(format!("worker exited with {s} in the middle of a job"))
-                }
-                None => Broke::Crash(format!(
-                    "exit({}) inside the library",
-                    s.code().map_or_else(|| "?".into(), |c| c.to_string())
-                )),
-            },
+        match status.map(|e| e.ended) {
+            Some(Ended::Signaled(sig)) => Broke::Crash(signal_name(sig)),
+            // A Rust panic is the harness's own failure; any other exit in the middle
+            // of a job is the library ending the process (MPI_Abort, exit()), which is
+            // a crash of the call in flight.
+            Some(Ended::Exited(exit_code::RUST_PANIC)) => Broke::Other(format!(
+                "worker exited with exit status: {} in the middle of a job",
+                exit_code::RUST_PANIC
+            )),
+            Some(Ended::Exited(c)) => Broke::Crash(format!("exit({c}) inside the library")),
+            // The worker is started without a deadline or stop flag of its own (the
+            // waits here keep them), so these are not seen; told as what they are.
+            Some(Ended::TimedOut(_)) => Broke::Timeout,
+            Some(Ended::Interrupted) => Broke::Interrupted,
             None => Broke::Other("worker closed its output but did not exit".into()),
         }
     }
 
-    fn wait_exit(&mut self, wait: Duration) -> Option<ExitStatus> {
-        let deadline = Instant::now() + wait;
-        let mut nap = Backoff::default();
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(s)) => return Some(s),
-                Ok(None) if Instant::now() < deadline => nap.sleep(),
-                _ => return None,
-            }
-        }
+    /// The worker's end within `wait` (polled from 50 µs doubling to 5 ms: a worker
+    /// usually exits within a millisecond of its last answer).
+    fn wait_exit(&mut self, wait: Duration) -> Option<Exit> {
+        self.proc.wait_for(wait).ok().flatten()
     }
 
     /// The library's last lines, once its output has ended (or a moment has passed).
@@ -356,10 +347,9 @@ impl Worker {
     /// Asks a silent worker for the call it hangs in, and gives it a moment to answer
     /// (the marker line lands in the output's tail).
     fn query_in_flight(&self) {
-        let Ok(pid) = i32::try_from(self.child.id()) else {
+        if self.proc.signal(in_flight::QUERY).is_err() {
             return;
-        };
-        crate::target::ffi::query_in_flight(pid);
+        }
         let deadline = Instant::now() + Duration::from_millis(200);
         let marker = in_flight::MARKER.trim_end();
         while Instant::now() < deadline {
@@ -375,12 +365,9 @@ impl Worker {
         }
     }
 
-    /// Kills the worker's whole process group and reaps it.
+    /// Kills the worker's whole process group and reaps it (once: afterwards a no-op).
     pub fn kill(&mut self) {
-        if let Ok(pgid) = i32::try_from(self.child.id()) {
-            crate::target::ffi::kill_process_group(pgid);
-        }
-        let _ = self.child.wait();
+        let _ = self.proc.kill();
     }
 
     /// Asks the worker to quit, then makes sure of it. A worker that dies by a signal
@@ -390,37 +377,11 @@ impl Worker {
         let _ = self.send(&ToWorker::Quit);
         let status = self.wait_exit(Duration::from_secs(2));
         self.kill();
-        let sig = status.and_then(|s| s.signal())?;
+        let sig = status.and_then(|e| e.ended.signal())?;
         let mut d = self.death(Broke::Crash(signal_name(sig)));
         d.message = format!("at the worker's exit, after its last job: {}", d.message);
         Some(d)
     }
 }
 
-/// Sleeps between polls for a worker's exit: 50 µs doubling to 5 ms. A worker usually
-/// exits within a millisecond of its last answer; a fixed 5 ms sleep added a few
-/// milliseconds to each of a run's (often more than a hundred) workers.
-#[derive(Default)]
-struct Backoff(u32);
-
-impl Backoff {
-    fn sleep(&mut self) {
-        let us = (50u64 << self.0.min(7)).min(5000);
-        self.0 += 1;
-        std::thread::sleep(Duration::from_micros(us));
-    }
-}
-
-pub fn signal_name(sig: i32) -> String {
-    match sig {
-        4 => "SIGILL".into(),
-        6 => "SIGABRT".into(),
-        7 => "SIGBUS".into(),
-        8 => "SIGFPE".into(),
-        9 => "SIGKILL".into(),
-        11 => "SIGSEGV".into(),
-        13 => "SIGPIPE".into(),
-        15 => "SIGTERM".into(),
-        n => format!("signal {n}"),
-    }
-}
+pub use mpit_process::signal_name;

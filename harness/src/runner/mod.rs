@@ -4,7 +4,6 @@
 
 pub mod capabilities;
 pub mod capability_probe;
-pub mod capture;
 pub mod child;
 pub mod deadline;
 pub mod plan;

@@ -12,10 +12,10 @@ use crate::differential::Mirror;
 use crate::exec::{self, Ctx};
 use crate::judge::inventory::{self, Inventory};
 use crate::judge::return_codes::RcLog;
-use crate::target::ffi::rusage::usage_self;
 use crate::target::ffi::{in_flight, stdio};
 use crate::target::reading::Guard;
 use crate::target::{catalog, AbiChoice, Target};
+use mpit_process::usage_self;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ fn send(m: &FromWorker) {
         .is_some_and(|mut out| out.write_all(line.as_bytes()).is_ok());
     // A closed channel means the supervisor is gone; nothing to do but stop.
     if !sent {
-        std::process::exit(3);
+        std::process::exit(crate::exit_code::WORKER_ORPHANED);
     }
 }
 

@@ -25,10 +25,10 @@ pub struct Judged<'a> {
 /// or exited cleanly, `crash` when it died or failed. Both jobs use it (`values`).
 pub fn lost_ranks_status(c: &Collected) -> Status {
     match &c.ended {
-        Some(Ended::Timeout(_)) => Status::Timeout,
+        Some(Ended::TimedOut(_)) => Status::Timeout,
         _ if c.started == 0 => Status::Error,
-        Some(Ended::Signal(_)) => Status::Crash,
-        Some(Ended::Exit(code)) if *code != 0 => Status::Crash,
+        Some(Ended::Signaled(_)) => Status::Crash,
+        Some(Ended::Exited(code)) if *code != 0 => Status::Crash,
         _ => Status::Error,
     }
 }
@@ -93,7 +93,7 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
                     let m: Vec<String> = missing.iter().map(|r| r.to_string()).collect();
                     format!("no dump from rank {}", m.join(", "))
                 },
-                c.ended.as_ref().map_or("?".into(), |e| e.to_string()),
+                c.ended.as_ref().map_or("?".into(), super::launch::said),
                 if said.is_empty() {
                     String::new()
                 } else {
@@ -174,7 +174,7 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
         args: (json!({"command": launcher, "ranks": n})).into(),
         rc: None,
         out: (json!({
-            "ended": c.ended.as_ref().map(|e| e.to_string()),
+            "ended": c.ended.as_ref().map(super::launch::said),
             "wall_s": (c.wall.as_secs_f64() * 10.0).round() / 10.0,
             "dumps": c.dumps.iter().map(|(f, _)| f.as_str()).collect::<Vec<_>>(),
             "catalogs": catalogs,
@@ -271,7 +271,7 @@ mod tests {
 
     #[test]
     fn all_ranks_fine_pass_with_evidence_per_rank() {
-        let c = collected(vec![rank(0, 2, true), rank(1, 2, true)], Ended::Exit(0));
+        let c = collected(vec![rank(0, 2, true), rank(1, 2, true)], Ended::Exited(0));
         let j = judge(&c, Some(2), "mpiexec -n 2");
         assert_eq!(j.result.status, Status::Pass, "{}", j.result.message);
         assert_eq!(j.result.subject, "2 ranks");
@@ -291,7 +291,7 @@ mod tests {
     fn a_missing_rank_is_named_with_the_launcher_tail() {
         let c = collected(
             vec![rank(0, 3, true), rank(2, 3, true)],
-            Ended::Signal("SIGSEGV".into()),
+            Ended::Signaled(11),
         );
         let j = judge(&c, None, "mpiexec -n 3");
         assert_eq!(j.result.status, Status::Crash);
@@ -302,17 +302,17 @@ mod tests {
 
     #[test]
     fn a_failing_mpi_t_call_fails_and_a_timeout_is_a_timeout() {
-        let c = collected(vec![rank(0, 2, true), rank(1, 2, false)], Ended::Exit(0));
+        let c = collected(vec![rank(0, 2, true), rank(1, 2, false)], Ended::Exited(0));
         let j = judge(&c, Some(2), "mpiexec -n 2");
         assert_eq!(j.result.status, Status::Fail);
         assert!(j
             .result
             .message
             .contains("rank 1: MPI_T_init_thread returned"));
-        let c = collected(Vec::new(), Ended::Timeout(Duration::from_secs(60)));
+        let c = collected(Vec::new(), Ended::TimedOut(Duration::from_secs(60)));
         let j = judge(&c, Some(2), "mpiexec -n 2");
         assert_eq!(j.result.status, Status::Timeout, "{}", j.result.message);
-        let c = collected(Vec::new(), Ended::Exit(1));
+        let c = collected(Vec::new(), Ended::Exited(1));
         let j = judge(&c, Some(2), "mpiexec -n 2");
         assert_eq!(j.result.status, Status::Error, "{}", j.result.message);
         assert!(j.result.message.starts_with("the launcher started no rank"));

@@ -1,38 +1,24 @@
 //! Starts the cross-rank job under the library's launcher and collects what the ranks
-//! wrote. The launcher runs in its own process group with the family's worker
-//! environment (`specs/env/workers.yaml`); past the deadline, or on Ctrl-C, the whole
-//! group is killed, as the pool does with a worker. Its stdout and stderr go to files
-//! in the run's private directory (launchers mangle stdout; their tails are shown when
-//! a rank is missing).
+//! wrote. The launcher runs through `mpit_process` (its own process group, reaped with
+//! wait4) with the family's worker environment (`specs/env/workers.yaml`); past the
+//! deadline, or on Ctrl-C, the whole group is killed, as the pool does with a worker,
+//! and after the launcher's exit whatever it left in its group is killed too. Its
+//! stdout and stderr are captured (bounded; launchers mangle stdout; their first and
+//! last lines are shown when a rank is missing). The ranks write into the launch's
+//! private directory.
 
 use super::{RankDump, RankHello};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+pub use mpit_process::Ended;
+use mpit_process::{Captured, Cmd};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
-/// How the launcher ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ended {
-    /// Exited with this code.
-    Exit(i32),
-    /// Killed by this signal (its name).
-    Signal(String),
-    /// Killed by the supervisor past the deadline.
-    Timeout(Duration),
-    /// Killed by the supervisor on Ctrl-C.
-    Interrupted,
-}
-
-impl std::fmt::Display for Ended {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Ended::Exit(c) => write!(f, "the launcher exited with {c}"),
-            Ended::Signal(s) => write!(f, "the launcher was killed by {s}"),
-            Ended::Timeout(d) => write!(f, "the launcher was killed after {}s", d.as_secs()),
-            Ended::Interrupted => f.write_str("interrupted"),
-        }
+/// How the launcher ended, as the report says it.
+pub fn said(e: &Ended) -> String {
+    match e {
+        Ended::Interrupted => "interrupted".into(),
+        e => format!("the launcher {e}"),
     }
 }
 
@@ -69,7 +55,12 @@ pub enum LaunchError {
     },
     #[error("cannot encode the rank worker's arguments: {0}")]
     Encode(#[from] serde_json::Error),
+    #[error("the launcher: {0}")]
+    Supervise(mpit_process::Error),
 }
+
+/// Bytes kept of each of the launcher's output streams (its first and last ones).
+const OUTPUT_CAP: usize = 4 << 20;
 
 /// Lines of the launcher's output kept for the report, and how many of them are its
 /// first lines.
@@ -85,79 +76,60 @@ pub fn launch(
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<Collected, LaunchError> {
-    let dir = tempfile::Builder::new()
-        .prefix("mpit-ranks-")
-        .tempdir()
-        .map_err(LaunchError::Dir)?;
-    let exe = std::env::current_exe().map_err(LaunchError::Exe)?;
-    let json = serde_json::to_string(&RankHello {
-        hello: hello.clone(),
-        dir: dir.path().to_path_buf(),
-        values: values.cloned(),
-    })?;
-    let env = crate::target::worker_env(&hello.lib);
-    let (out, err) = (dir.path().join(".stdout"), dir.path().join(".stderr"));
-    let file = |p: &Path| std::fs::File::create(p).map_err(LaunchError::Dir);
     let Some((prog, args)) = launcher.split_first() else {
         return Err(LaunchError::Spawn {
             prog: String::new(),
             source: std::io::Error::other("empty launcher"),
         });
     };
-    let started = Instant::now();
-    let mut child = Command::new(prog)
+    let mut cmd = Cmd::new(prog);
+    let dir = cmd.private_dir("mpit-ranks-").map_err(|e| match e {
+        mpit_process::Error::Dir(e) => LaunchError::Dir(e),
+        e => LaunchError::Supervise(e),
+    })?;
+    let exe = std::env::current_exe().map_err(LaunchError::Exe)?;
+    let json = serde_json::to_string(&RankHello {
+        hello: hello.clone(),
+        dir: dir.clone(),
+        values: values.cloned(),
+    })?;
+    let env = crate::target::worker_env(&hello.lib);
+    // Own process group: a timeout or Ctrl-C kills the launcher and whatever it
+    // started, and so does its exit (a daemon that outlives it must not outlive the run).
+    let ran = cmd
         .args(args)
         .arg(&exe)
         .arg("__rank-worker")
         .arg(&json)
         .envs(env.vars())
-        .stdin(Stdio::null())
-        .stdout(file(&out)?)
-        .stderr(file(&err)?)
-        // Own process group: a timeout kills the launcher and whatever it started.
-        .process_group(0)
-        .spawn()
-        .map_err(|source| LaunchError::Spawn {
-            prog: prog.clone(),
-            source,
+        .timeout(timeout)
+        .capture_limit(OUTPUT_CAP)
+        .run_until(stop)
+        .map_err(|e| match e {
+            mpit_process::Error::Spawn { source, .. } => LaunchError::Spawn {
+                prog: prog.clone(),
+                source,
+            },
+            e => LaunchError::Supervise(e),
         })?;
-    let pgid = i32::try_from(child.id()).unwrap_or(0);
-    let deadline = started + timeout;
-    let ended = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => {
-                break match s.signal() {
-                    Some(sig) => Ended::Signal(super::super::pool::signal_name(sig)),
-                    None => Ended::Exit(s.code().unwrap_or(-1)),
-                }
-            }
-            Ok(None) if stop.load(Ordering::SeqCst) => break Ended::Interrupted,
-            Ok(None) if Instant::now() >= deadline => break Ended::Timeout(timeout),
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(_) => break Ended::Exit(-1),
-        }
-    };
-    // Whatever the launcher left running in its group (always, also after a clean exit:
-    // a daemon that outlives it must not outlive the run).
-    crate::target::ffi::kill_process_group(pgid);
-    let _ = child.wait();
     let mut c = Collected {
-        ended: Some(ended),
-        wall: started.elapsed(),
-        stderr_tail: tail(&err),
-        stdout_tail: tail(&out),
+        ended: Some(ran.exit.ended),
+        wall: ran.exit.wall,
+        stderr_tail: tail(&ran.stderr),
+        stdout_tail: tail(&ran.stdout),
         ..Collected::default()
     };
-    read_dumps(dir.path(), &mut c);
-    // `env` (the worker's private directory) and `dir` are removed here.
+    read_dumps(&dir, &mut c);
+    // `env` (the worker's private directory) and `ran`'s (the ranks') are removed here.
     drop(env);
+    drop(ran);
     Ok(c)
 }
 
 /// The lines worth showing of a launcher's output: all of a short one; of a long one the
 /// first lines (Open MPI's help texts say what is wrong there) and the last ones.
-fn tail(p: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(p).unwrap_or_default();
+fn tail(out: &Captured) -> Vec<String> {
+    let text = out.text();
     let lines: Vec<String> = text
         .lines()
         .map(str::trim_end)

@@ -221,7 +221,7 @@ pub fn judge(c: &Collected, requested: Option<usize>, ask: &Ask) -> CaseResult {
                 .map(|r| r.to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
-            c.ended.as_ref().map_or("?".into(), |e| e.to_string()),
+            c.ended.as_ref().map_or("?".into(), super::launch::said),
             if at.is_empty() {
                 String::new()
             } else {
@@ -388,7 +388,7 @@ mod tests {
 
     fn collected(dumps: Vec<(String, RankDump)>) -> Collected {
         Collected {
-            ended: Some(Ended::Exit(0)),
+            ended: Some(Ended::Exited(0)),
             dumps,
             started: 2,
             ..Collected::default()
@@ -446,7 +446,7 @@ mod tests {
     #[test]
     fn a_rank_without_values_is_a_crash_naming_its_last_call() {
         let mut c = collected(vec![rank(0, Vec::new())]);
-        c.ended = Some(Ended::Exit(139));
+        c.ended = Some(Ended::Exited(139));
         c.progress
             .insert(1, "MPI_T_pvar_handle_alloc(33 psm2)".into());
         let r = judge(&c, Some(2), &Ask::default());

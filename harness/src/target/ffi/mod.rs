@@ -30,7 +30,6 @@ mod mpi;
 mod pvar;
 mod raw;
 mod recorder;
-pub mod rusage;
 pub mod stdio;
 mod strings;
 
@@ -251,24 +250,6 @@ fn obj_to_slot(value: RawObj, width: usize) -> RawObj {
         b[..w].copy_from_slice(&value.to_le_bytes()[..w]);
     }
     u64::from_ne_bytes(b)
-}
-
-/// SIGKILL to a whole process group (a worker and whatever the library started, e.g.
-/// Open MPI's orted). std offers `Child::kill` for the leader only.
-pub fn kill_process_group(pgid: i32) {
-    if pgid > 0 {
-        // SAFETY: kill(2) takes plain integers; a negative pid names the group, which the
-        // supervisor created for this worker alone.
-        unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    }
-}
-
-/// Asks a silent worker which call it hangs in (`in_flight::QUERY`).
-pub fn query_in_flight(pid: i32) {
-    if pid > 0 {
-        // SAFETY: kill(2) takes plain integers; `pid` is a worker this process started.
-        unsafe { libc::kill(pid, in_flight::QUERY) };
-    }
 }
 
 /// Restores the default SIGPIPE action, so `mpit-conform catalog | head` ends quietly like

@@ -1,8 +1,8 @@
-//! The library's output as the supervisor keeps it. A worker's stdout and stderr both
-//! reach one pipe (the protocol has a channel of its own: `target::ffi::stdio`); a
-//! thread drains it to the end, whatever comes — megabytes, bytes that are not UTF-8,
-//! a line that never ends — keeping only the last lines, each cut to a bounded length,
-//! so a library cannot stall its worker on a full pipe or the supervisor on memory.
+//! A long-lived child's stderr as the supervisor keeps it (mpit-conform's workers send
+//! the library's stdout there too: their stdout is the protocol's channel). A thread
+//! drains it to the end, whatever comes — megabytes, bytes that are not UTF-8, a line
+//! that never ends — keeping only the last lines, each cut to a bounded length, so a
+//! child cannot stall on a full pipe nor the supervisor run out of memory.
 
 use std::collections::VecDeque;
 use std::io::Read;
@@ -48,7 +48,7 @@ impl Kept {
     }
 }
 
-/// The tail of one worker's output, filled by a thread of its own.
+/// The tail of one child's output, filled by a thread of its own.
 #[derive(Clone)]
 pub struct Tail {
     kept: Arc<Mutex<Kept>>,

@@ -1,0 +1,11 @@
+//! mpit-conform's exit codes, named where they are set or read back (the bench reads a
+//! run's; the supervisor a worker's: `mpit_process::exit_code` has the Rust panic's).
+
+/// Nothing unexpected.
+pub const OK: u8 = 0;
+/// A check failed, or the library crashed or hung: findings, a normal run's end.
+pub const FINDINGS: u8 = 1;
+/// Could not run (bad input, library not loadable).
+pub const CANNOT_RUN: u8 = 2;
+/// A worker whose channel to the supervisor closed (the supervisor is gone).
+pub const WORKER_ORPHANED: i32 = 3;

@@ -1,0 +1,189 @@
+//! The builder: what to run and under which bounds.
+
+use crate::Error;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Bytes kept of each output stream of a [`Cmd::run`] unless [`Cmd::capture_limit`]
+/// says otherwise.
+pub const DEFAULT_CAPTURE_LIMIT: usize = 16 << 20;
+
+/// A child to run: program, arguments, environment, bounds. Setters take and return
+/// `&mut Cmd` like `std::process::Command`'s; [`Cmd::run`] and [`Cmd::start`] start it.
+pub struct Cmd {
+    pub(crate) program: OsString,
+    pub(crate) args: Vec<OsString>,
+    /// Set (`Some`) or removed (`None`), in order.
+    pub(crate) env: Vec<(OsString, Option<OsString>)>,
+    pub(crate) cwd: Option<PathBuf>,
+    /// Removed with the run's [`crate::Outcome`] or the [`crate::Running`] child.
+    pub(crate) dir: Option<tempfile::TempDir>,
+    pub(crate) timeout: Option<Duration>,
+    pub(crate) stop: Option<Arc<AtomicBool>>,
+    pub(crate) cap: usize,
+}
+
+impl Cmd {
+    pub fn new(program: impl AsRef<OsStr>) -> Cmd {
+        Cmd {
+            program: program.as_ref().to_os_string(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: None,
+            dir: None,
+            timeout: None,
+            stop: None,
+            cap: DEFAULT_CAPTURE_LIMIT,
+        }
+    }
+
+    pub fn arg(&mut self, a: impl AsRef<OsStr>) -> &mut Cmd {
+        self.args.push(a.as_ref().to_os_string());
+        self
+    }
+
+    pub fn args<I, S>(&mut self, args: I) -> &mut Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        for a in args {
+            self.arg(a);
+        }
+        self
+    }
+
+    /// Sets one variable of the child's environment (the rest is inherited).
+    pub fn env(&mut self, k: impl AsRef<OsStr>, v: impl AsRef<OsStr>) -> &mut Cmd {
+        self.env
+            .push((k.as_ref().to_os_string(), Some(v.as_ref().to_os_string())));
+        self
+    }
+
+    pub fn envs<I, K, V>(&mut self, vars: I) -> &mut Cmd
+    where
+        I: IntoIterator<Item = (K, V)>,
+        K: AsRef<OsStr>,
+        V: AsRef<OsStr>,
+    {
+        for (k, v) in vars {
+            self.env(k, v);
+        }
+        self
+    }
+
+    /// Removes a variable from the child's environment.
+    pub fn env_remove(&mut self, k: impl AsRef<OsStr>) -> &mut Cmd {
+        self.env.push((k.as_ref().to_os_string(), None));
+        self
+    }
+
+    pub fn current_dir(&mut self, dir: impl AsRef<Path>) -> &mut Cmd {
+        self.cwd = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Creates a private temporary directory (`<tmp>/<prefix>XXXXXX`) now, so its path
+    /// can go into the arguments; it is removed when the run's [`crate::Outcome`] (or
+    /// the [`crate::Running`] child) is dropped, after the child's group is gone.
+    pub fn private_dir(&mut self, prefix: &str) -> Result<PathBuf, Error> {
+        let d = tempfile::Builder::new()
+            .prefix(prefix)
+            .tempdir()
+            .map_err(Error::Dir)?;
+        let p = d.path().to_path_buf();
+        self.dir = Some(d);
+        Ok(p)
+    }
+
+    /// Past `d` from its start, the child's whole group is killed
+    /// ([`crate::Ended::TimedOut`]).
+    pub fn timeout(&mut self, d: Duration) -> &mut Cmd {
+        self.timeout = Some(d);
+        self
+    }
+
+    /// Once `flag` is set (Ctrl-C: [`crate::ctrl_c`]), the child's whole group is
+    /// killed ([`crate::Ended::Interrupted`]); looked at every 50 ms.
+    pub fn stop_on(&mut self, flag: Arc<AtomicBool>) -> &mut Cmd {
+        self.stop = Some(flag);
+        self
+    }
+
+    /// Bytes kept of each of stdout and stderr by [`Cmd::run`] (half of them from the
+    /// start of the stream, half from its end).
+    pub fn capture_limit(&mut self, bytes: usize) -> &mut Cmd {
+        self.cap = bytes.max(2);
+        self
+    }
+
+    /// The program as given.
+    pub fn program(&self) -> &OsStr {
+        &self.program
+    }
+
+    /// The std command for the spawn: its own process group, the given stdio.
+    pub(crate) fn std(&self, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Command {
+        let mut c = self.describe();
+        c.stdin(stdin)
+            .stdout(stdout)
+            .stderr(stderr)
+            // Own process group: a kill reaches whatever the child started.
+            .process_group(0);
+        c
+    }
+
+    /// Program, arguments, environment and directory as a std command (not spawned).
+    fn describe(&self) -> Command {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args);
+        for (k, v) in &self.env {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        if let Some(d) = &self.cwd {
+            c.current_dir(d);
+        }
+        c
+    }
+
+    pub(crate) fn spawn_error(&self, source: std::io::Error) -> Error {
+        Error::Spawn {
+            program: self.program.to_string_lossy().into_owned(),
+            source,
+        }
+    }
+}
+
+/// A command another crate built (cc's compiler invocation): its program, arguments,
+/// environment changes and directory.
+impl From<Command> for Cmd {
+    fn from(c: Command) -> Cmd {
+        let mut cmd = Cmd::new(c.get_program());
+        cmd.args(c.get_args());
+        for (k, v) in c.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        if let Some(d) = c.get_current_dir() {
+            cmd.current_dir(d);
+        }
+        cmd
+    }
+}
+
+/// As `std::process::Command` shows itself: environment changes, program, arguments.
+impl std::fmt::Debug for Cmd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.describe().fmt(f)
+    }
+}

@@ -1,0 +1,87 @@
+//! The one place mpit-conform starts child processes: suite workers, the cross-rank
+//! launcher, the bench's measured runs, the abi-probe's compiler and probe program.
+//!
+//! A [`Cmd`] is a program with its arguments, environment changes (set and remove),
+//! working directory and optionally a private temporary directory. Whatever it runs:
+//!
+//! - it gets a **process group of its own**, so that a kill reaches whatever it started
+//!   (a library's daemons, a launcher's ranks, a compiler's passes), and once its
+//!   leader has ended, the rest of the group is killed too (nothing outlives a child);
+//! - past its **deadline** ([`Cmd::timeout`]) or when its **stop flag** is set
+//!   ([`Cmd::stop_on`], [`ctrl_c`]) the whole group gets SIGKILL, and the result says
+//!   [`Ended::TimedOut`] or [`Ended::Interrupted`] rather than "killed by SIGKILL";
+//! - it is **reaped with wait4(2)**, so the result carries its resource usage
+//!   ([`Usage`]: user and system CPU, peak RSS) next to how it ended ([`Ended`], the
+//!   one type for every caller). std reaps with waitpid and offers no rusage, and
+//!   `Child::kill` signals the leader only, hence this crate.
+//!
+//! Two modes: [`Cmd::run`] runs to completion with stdin closed and both output
+//! streams captured on threads of their own (so a chatty child never blocks on a full
+//! pipe) up to a byte cap per stream ([`Captured`]: what fits is kept, the rest is
+//! counted); [`Cmd::start`] starts a long-lived child with piped stdin and stdout for a
+//! protocol the caller speaks, its stderr kept as a bounded [`Tail`] of last lines
+//! ([`Running`]).
+//!
+//! The group is only ever signalled while its leader is unreaped (it is observed with
+//! waitid(2) `WNOWAIT` first), so the group id cannot have been reused by then. All
+//! `unsafe` of the crate is in `sys.rs`.
+
+#![deny(unsafe_code, clippy::undocumented_unsafe_blocks)]
+
+mod capture;
+mod cmd;
+mod ended;
+mod interrupt;
+mod run;
+mod running;
+#[allow(unsafe_code)]
+mod sys;
+mod tail;
+#[cfg(test)]
+mod tests;
+
+pub use capture::Captured;
+pub use cmd::{Cmd, DEFAULT_CAPTURE_LIMIT};
+pub use ended::{signal_name, Ended, Exit, Usage};
+pub use interrupt::{ctrl_c, on_ctrl_c};
+pub use run::Outcome;
+pub use running::Running;
+pub use tail::{Tail, KEEP_LINES, LINE_CAP};
+
+/// Exit codes with a meaning to whoever reads them.
+pub mod exit_code {
+    /// A Rust program's exit code after a panic on its main thread.
+    pub const RUST_PANIC: i32 = 101;
+}
+
+/// This process's own resource usage (all its threads), getrusage(2) `RUSAGE_SELF`.
+pub fn usage_self() -> Usage {
+    sys::usage_self()
+}
+
+/// The resource usage of this process's children that ended and were reaped (and of
+/// theirs), getrusage(2) `RUSAGE_CHILDREN`: CPU summed, peak RSS the largest.
+pub fn usage_children() -> Usage {
+    sys::usage_children()
+}
+
+/// Why a child could not be started or supervised.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot start `{program}`: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot create a private directory: {0}")]
+    Dir(#[source] std::io::Error),
+    #[error("cannot wait for process {pid}: {source}")]
+    Wait {
+        pid: u32,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot install the Ctrl-C handler: {0}")]
+    CtrlC(String),
+}

@@ -1,0 +1,113 @@
+//! Every `unsafe` of the crate: kill(2) and killpg(2), waitid(2) with `WNOWAIT` (has the
+//! child ended? without reaping it), wait4(2) (reaping, with the child's rusage) and
+//! getrusage(2). std reaps with waitpid, offers no rusage and signals a child's leader
+//! only, never its group.
+
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
+
+use crate::ended::{Ended, Usage};
+use std::io;
+
+/// The signal that ends a group.
+pub(crate) const SIGKILL: i32 = libc::SIGKILL;
+
+fn usage_of(r: &libc::rusage) -> Usage {
+    let us = |t: libc::timeval| (t.tv_sec.max(0) as u64) * 1_000_000 + t.tv_usec.max(0) as u64;
+    Usage {
+        user_us: us(r.ru_utime),
+        sys_us: us(r.ru_stime),
+        // Linux reports ru_maxrss in kilobytes.
+        maxrss_kb: r.ru_maxrss.max(0) as u64,
+    }
+}
+
+/// SIGKILL to the process group `pgid`. The caller promises that the group's leader (a
+/// child of this process, `pgid` its pid) is not reaped yet, so the id still names the
+/// group this crate created.
+pub(crate) fn kill_group(pgid: i32) {
+    if pgid > 0 {
+        // SAFETY: killpg(2) takes plain integers and touches no memory of ours; the
+        // group is the one created for a child whose leader is still unreaped.
+        unsafe { libc::killpg(pgid, libc::SIGKILL) };
+    }
+}
+
+/// Sends `sig` to the process `pid` (an unreaped child: the caller's promise).
+pub(crate) fn signal(pid: i32, sig: i32) -> io::Result<()> {
+    if pid <= 0 {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    // SAFETY: kill(2) takes plain integers and touches no memory of ours.
+    match unsafe { libc::kill(pid, sig) } {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+/// Whether the child `pid` has ended, leaving it unreaped (waitid `WNOWAIT`): its pid,
+/// and with it its group id, stay reserved until [`wait4`]. With `block`, waits for it.
+pub(crate) fn exited(pid: i32, block: bool) -> io::Result<bool> {
+    let id = libc::id_t::try_from(pid).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let flags = libc::WEXITED | libc::WNOWAIT | if block { 0 } else { libc::WNOHANG };
+    loop {
+        // SAFETY: siginfo_t is plain data, for which all zeroes is a valid value (and
+        // what WNOHANG leaves in it when no child has ended).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a valid out-parameter of this frame; P_PID names one child.
+        let r = unsafe { libc::waitid(libc::P_PID, id, &mut info, flags) };
+        if r == 0 {
+            // SAFETY: waitid filled `info` for a child's state change (the SIGCHLD
+            // layout, whose pid si_pid reads) or left it zeroed (si_pid reads 0).
+            return Ok(unsafe { info.si_pid() } == pid);
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Reaps the child `pid` (blocking): how it ended and its resource usage (Linux: its own
+/// plus that of the descendants it reaped). Nobody else may wait for it.
+pub(crate) fn wait4(pid: i32) -> io::Result<(Ended, Usage)> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data, for which all zeroes is a valid value.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `status` and `r` are valid out-parameters of this frame; `pid` is a
+        // child of this process that only this crate waits for.
+        let got = unsafe { libc::wait4(pid, &mut status, 0, &mut r) };
+        if got == pid {
+            break;
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    let ended = if libc::WIFSIGNALED(status) {
+        Ended::Signaled(libc::WTERMSIG(status))
+    } else {
+        Ended::Exited(libc::WEXITSTATUS(status))
+    };
+    Ok((ended, usage_of(&r)))
+}
+
+fn getrusage(who: libc::c_int) -> Usage {
+    // SAFETY: rusage is plain data, for which all zeroes is a valid value.
+    let mut r: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `r` is a valid out-parameter of this frame; `who` is RUSAGE_SELF or
+    // RUSAGE_CHILDREN.
+    if unsafe { libc::getrusage(who, &mut r) } != 0 {
+        return Usage::default();
+    }
+    usage_of(&r)
+}
+
+pub(crate) fn usage_self() -> Usage {
+    getrusage(libc::RUSAGE_SELF)
+}
+
+pub(crate) fn usage_children() -> Usage {
+    getrusage(libc::RUSAGE_CHILDREN)
+}
