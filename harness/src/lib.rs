@@ -26,39 +26,27 @@
 //! 6. `bench`, `abi_probe`: the benchmark; the header probe
 //! 7. `cli`
 //!
-//! Every module but `target` forbids `unsafe`; in `target`, every submodule but `ffi`.
+//! `target` is the crate `mpit-target` (library/), which holds all the harness's MPI
+//! `unsafe` in its `ffi` module; this crate forbids `unsafe` altogether.
 
-// The bottom layers, a crate of their own (spec/): re-exported under their old paths.
+#![forbid(unsafe_code)]
+
+// The lower crates, re-exported under their old paths (`crate::cases`, `crate::target`).
 pub use mpit_spec::{cases, readings, specs, verdict};
+pub use mpit_target as target;
 
-#[forbid(unsafe_code)]
 pub mod abi_probe;
-#[forbid(unsafe_code)]
 pub mod abi_tags;
-#[forbid(unsafe_code)]
 pub mod bench;
-#[forbid(unsafe_code)]
 pub mod capabilities;
-#[forbid(unsafe_code)]
 pub mod cli;
-#[forbid(unsafe_code)]
 pub mod coverage;
-#[forbid(unsafe_code)]
 pub mod differential;
-#[forbid(unsafe_code)]
 pub mod exec;
-#[forbid(unsafe_code)]
 pub mod exit_code;
-#[forbid(unsafe_code)]
 pub mod fuzzing;
-#[forbid(unsafe_code)]
 pub mod judge;
-#[forbid(unsafe_code)]
 pub mod pvar_relations;
-#[forbid(unsafe_code)]
 pub mod report;
-#[forbid(unsafe_code)]
 pub mod repro;
-#[forbid(unsafe_code)]
 pub mod runner;
-pub mod target;

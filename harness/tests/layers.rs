@@ -51,7 +51,8 @@ fn declared_layers() -> BTreeMap<String, usize> {
 }
 
 /// The top-level modules `lib.rs` declares (`pub mod m;`) or re-exports from the
-/// lower crate (`pub use mpit_spec::{a, b};`).
+/// lower crates (`pub use mpit_spec::{a, b};`, `pub use mpit_target as target;`: that
+/// crate depends on mpit-spec and mpit-reference alone, which its Cargo.toml fixes).
 fn declared_modules() -> BTreeSet<String> {
     let lib = std::fs::read_to_string(src().join("lib.rs")).expect("lib.rs");
     let mut out = BTreeSet::new();
@@ -62,6 +63,8 @@ fn declared_modules() -> BTreeSet<String> {
             for m in group.trim_end_matches("};").split(',') {
                 out.insert(m.trim().to_string());
             }
+        } else if let Some(alias) = l.strip_prefix("pub use mpit_target as ") {
+            out.insert(alias.trim_end_matches(';').to_string());
         }
     }
     out

@@ -33,16 +33,13 @@ const FORBIDDEN: &[&str] = &[
 
 /// Test-only code inside ffi that forks to watch a fault kill a process (the fault is
 /// what is tested, not a child's supervision).
-const FORK_TESTS: &[&str] = &[
-    "harness/src/target/ffi/guarded.rs",
-    "harness/src/target/ffi/in_flight.rs",
-];
+const FORK_TESTS: &[&str] = &["library/src/ffi/guarded.rs", "library/src/ffi/in_flight.rs"];
 
 #[test]
 fn no_crate_but_mpit_process_starts_a_process() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut hits = Vec::new();
-    for src in ["harness/src", "reference/src"] {
+    for src in ["harness/src", "library/src", "spec/src", "reference/src"] {
         let mut files = Vec::new();
         rust_files(&root.join(src), &mut files);
         assert!(files.len() > 10, "{src} was read");

@@ -183,7 +183,7 @@ pub struct Host {
 
 impl Host {
     /// This machine. The hostname is read from procfs rather than gethostname(2), which
-    /// would need `unsafe` outside `target/ffi.rs`.
+    /// would need `unsafe` outside `target::ffi` (library/src/ffi/).
     pub fn current() -> Host {
         let hostname = ["/proc/sys/kernel/hostname", "/etc/hostname"]
             .iter()

@@ -6,9 +6,9 @@
 use super::categories::read_categories;
 use super::reader::{text, Reader};
 use super::{CatalogDump, Counts, NameObs, Origins};
-use crate::target::ffi::{RawHandle, StrArg};
-use crate::target::reading::Guard;
-use crate::target::Target;
+use crate::ffi::{RawHandle, StrArg};
+use crate::reading::Guard;
+use crate::Target;
 use mpit_reference::catalog::{self as cat, Catalog};
 use mpit_reference::value::Value;
 use std::collections::BTreeMap;

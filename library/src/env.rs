@@ -6,8 +6,8 @@
 //! session directory, scripts/TARGETS.md). `{tmp}` in a value names that directory.
 
 use super::elf;
-use crate::specs;
 use mpit_reference::yaml::{self, YamlError};
+use mpit_spec::specs;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

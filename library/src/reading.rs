@@ -6,7 +6,7 @@
 //! hangs in every call must still finish in bounded time).
 
 use super::ffi::in_flight;
-use crate::verdict::Status;
+use mpit_spec::verdict::Status;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 

@@ -1,6 +1,7 @@
-//! Target: one loaded library, its ABI profile, and the decoding of what it returns into
-//! the spec's names (docs/ARCHITECTURE.md; the ABI families and their detection:
-//! docs/ABI.md).
+//! mpit-target: one loaded library, its ABI profile, and the decoding of what it
+//! returns into the spec's names (docs/ARCHITECTURE.md; the ABI families and their
+//! detection: docs/ABI.md). mpit-conform re-exports it as `target`. Every module but
+//! `ffi`, which wraps each raw call in a safe function, forbids `unsafe`.
 
 #[forbid(unsafe_code)]
 pub mod activity;
@@ -18,10 +19,10 @@ pub mod reading;
 
 pub use env::{worker_env, WorkerEnv};
 
-use crate::specs;
 use mpit_reference::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
 use mpit_reference::spec::Datatype;
 use mpit_reference::yaml::YamlError;
+use mpit_spec::specs;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 
 use super::reader::{text, Reader};
 use super::{NameObs, Origins};
-use crate::target::ffi::Members;
+use crate::ffi::Members;
 use mpit_reference::catalog::{self as cat, Catalog, PvarRef};
 
 pub(super) fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, origins: &mut Origins, n: i32) {

@@ -4,9 +4,9 @@
 //! far. Shared by `entries` and `categories`, which do the reading.
 
 use super::{FailedCall, NameObs};
-use crate::target::ffi::{RawHandle, StrArg, StrOut};
-use crate::target::reading::Guard;
-use crate::target::Target;
+use crate::ffi::{RawHandle, StrArg, StrOut};
+use crate::reading::Guard;
+use crate::Target;
 use mpit_reference::profile::ReturnCode;
 use std::collections::BTreeMap;
 
