@@ -1,5 +1,6 @@
 //! How a child ended and what it used: one type for every caller.
 
+use crate::sys::SIGKILL;
 use std::time::Duration;
 
 /// How a child ended.
@@ -41,7 +42,7 @@ impl Ended {
     /// supervisor sent (`why`) is reported as its reason.
     pub(crate) fn classify(raw: Ended, why: Option<Ended>) -> Ended {
         match (why, raw) {
-            (Some(w), Ended::Signaled(crate::sys::SIGKILL)) => w,
+            (Some(w), Ended::Signaled(SIGKILL)) => w,
             _ => raw,
         }
     }

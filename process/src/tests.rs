@@ -1,6 +1,6 @@
 //! The supervisor against real children (`sh`, `sleep`, `cat`).
 
-use crate::{Cmd, Ended, Error};
+use crate::{usage_children, usage_self, Cmd, Ended, Error};
 use std::io::{BufRead, BufReader, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -148,8 +148,8 @@ fn rusage_counts_a_cpu_burning_child() {
     assert!(o.exit.usage.user_us > 0, "{:?}", o.exit.usage);
     assert!(o.exit.usage.maxrss_kb > 0, "{:?}", o.exit.usage);
     assert!(o.exit.wall >= o.exit.usage.cpu() / 2, "{:?}", o.exit);
-    assert!(crate::usage_self().cpu() > Duration::ZERO);
-    assert!(crate::usage_children().maxrss_kb > 0);
+    assert!(usage_self().cpu() > Duration::ZERO);
+    assert!(usage_children().maxrss_kb > 0);
 }
 
 #[test]

@@ -6,6 +6,7 @@
 use super::child::{Answer, PerCall, Phases, Probe, Task, MARK};
 use super::spawn::{measure, Measured};
 use super::{BenchError, LibSpec, Spread};
+use crate::target::worker_env;
 use mpit_process::Cmd;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -44,7 +45,7 @@ pub(crate) fn probe(
     let json = serde_json::to_string(&p).map_err(|e| e.to_string())?;
     // The environment a worker for this library gets (Open MPI: a private TMPDIR), kept
     // alive until the child is gone.
-    let env = crate::target::worker_env(&lib.path);
+    let env = worker_env(&lib.path);
     let mut cmd = Cmd::new(exe);
     cmd.arg("__bench-probe")
         .arg(json)

@@ -16,6 +16,7 @@ pub mod spawn;
 pub mod suite;
 pub mod throughput;
 
+use crate::report::now_rfc3339;
 use floor::Floor;
 use scale::Scaling;
 use serde::{Deserialize, Serialize};
@@ -258,7 +259,7 @@ fn stop_if_interrupted() -> Result<(), BenchError> {
 /// Makes the whole bench and writes `bench.json` and `BENCH.md` into `o.out`.
 pub fn run(o: &Options) -> Result<Bench, BenchError> {
     let started = Instant::now();
-    let date = crate::report::now_rfc3339();
+    let date = now_rfc3339();
     let machine = Machine::current();
     let scratch = tempfile::Builder::new()
         .prefix("mpit-bench-")

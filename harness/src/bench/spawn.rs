@@ -4,6 +4,7 @@
 //! on Ctrl-C (which ends the bench: [`BenchError::Interrupted`]).
 
 use super::BenchError;
+use crate::runner::says_something;
 use mpit_process::{Cmd, Ended, Usage};
 use std::time::Duration;
 
@@ -55,7 +56,7 @@ impl Measured {
         self.stderr
             .lines()
             .rev()
-            .find(|l| crate::runner::says_something(l))
+            .find(|l| says_something(l))
             .unwrap_or("")
             .trim()
             .to_string()

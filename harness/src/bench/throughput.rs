@@ -14,6 +14,7 @@ use super::child::{Answer, Probe, Task};
 use super::{loadavg, BenchError, LibSpec, Spread};
 use crate::differential::props::{self, InProcess, Search};
 use crate::differential::{Mirror, Mode};
+use crate::fuzzing::{self, ops_differential};
 use crate::runner::remote::Remote;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -263,7 +264,7 @@ fn props_figures(
     } else {
         // As the ops_differential fuzz target sets up: the library opened here, one
         // MPI_T init held, values compared only where the calls determine them.
-        let s = crate::fuzzing::ops_differential::open(lib)?;
+        let s = ops_differential::open(lib)?;
         for seed in 1..=runs as u64 {
             let mut e = InProcess {
                 target: &s.target,
@@ -312,11 +313,11 @@ fn fuzz_figures(
 ) -> Result<FuzzFigures, String> {
     let run = oracle_fn(oracle).ok_or_else(|| format!("no oracle {oracle}"))?;
     // The library the in-process oracles load (their targets read these variables).
-    std::env::set_var(crate::fuzzing::ENV_REFERENCE_LIB, lib);
+    std::env::set_var(fuzzing::ENV_REFERENCE_LIB, lib);
     std::env::set_var("MPIT_FUZZ_LIB", lib);
     let load = loadavg();
     let seeds = seeds(corpus);
-    let gen = crate::fuzzing::generated(&seeds, GENERATED, 0x5eed_b000 ^ oracle.len() as u64);
+    let gen = fuzzing::generated(&seeds, GENERATED, 0x5eed_b000 ^ oracle.len() as u64);
     let inputs: Vec<&[u8]> = seeds.iter().chain(gen.iter()).map(Vec::as_slice).collect();
     let mut out = FuzzFigures {
         oracle: oracle.to_string(),

@@ -8,6 +8,7 @@
 
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::target::ffi::in_flight;
+use crate::target::{worker_env, WorkerEnv};
 use crate::verdict::{Evidence, Status};
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use serde::Serialize;
@@ -30,7 +31,7 @@ pub struct Worker {
     /// back from: its start, or a catalog entry.
     calling: Option<String>,
     /// The worker's private environment; dropped (directory removed) after the kill.
-    _env: crate::target::WorkerEnv,
+    _env: WorkerEnv,
     /// The run's stop flag (Ctrl-C, --max-time): a wait for this worker ends early.
     stop: Arc<AtomicBool>,
 }
@@ -119,7 +120,7 @@ impl Worker {
         timeout: Duration,
         stop: Arc<AtomicBool>,
     ) -> Result<(Worker, TargetFacts), Start> {
-        let env = crate::target::worker_env(&hello.lib);
+        let env = worker_env(&hello.lib);
         let exe = std::env::current_exe()
             .map_err(|e| Start::CannotRun(format!("cannot find own executable: {e}")))?;
         let json = serde_json::to_string(hello).map_err(|e| Start::CannotRun(e.to_string()))?;

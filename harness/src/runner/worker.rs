@@ -10,6 +10,7 @@ use crate::cases::Suite;
 use crate::differential::target::TargetEngine;
 use crate::differential::Mirror;
 use crate::exec::{self, Ctx};
+use crate::exit_code;
 use crate::judge::inventory::{self, Inventory};
 use crate::judge::return_codes::RcLog;
 use crate::target::ffi::{in_flight, stdio};
@@ -35,7 +36,7 @@ fn send(m: &FromWorker) {
         .is_some_and(|mut out| out.write_all(line.as_bytes()).is_ok());
     // A closed channel means the supervisor is gone; nothing to do but stop.
     if !sent {
-        std::process::exit(crate::exit_code::WORKER_ORPHANED);
+        std::process::exit(exit_code::WORKER_ORPHANED);
     }
 }
 

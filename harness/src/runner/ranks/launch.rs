@@ -8,6 +8,8 @@
 //! private directory.
 
 use super::{RankDump, RankHello};
+use crate::runner::says_something;
+use crate::target::worker_env;
 pub use mpit_process::Ended;
 use mpit_process::{Captured, Cmd};
 use std::path::Path;
@@ -93,7 +95,7 @@ pub fn launch(
         dir: dir.clone(),
         values: values.cloned(),
     })?;
-    let env = crate::target::worker_env(&hello.lib);
+    let env = worker_env(&hello.lib);
     // Own process group: a timeout or Ctrl-C kills the launcher and whatever it
     // started, and so does its exit (a daemon that outlives it must not outlive the run).
     let ran = cmd
@@ -134,7 +136,7 @@ fn tail(out: &Captured) -> Vec<String> {
         .lines()
         .map(str::trim_end)
         // Blank lines and the rulers around help texts say nothing.
-        .filter(|l| crate::runner::says_something(l))
+        .filter(|l| says_something(l))
         .map(str::to_string)
         .collect();
     if lines.len() <= TAIL {

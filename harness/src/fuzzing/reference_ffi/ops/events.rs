@@ -200,7 +200,7 @@ impl Run<'_> {
 
     /// What the recorder saw in callbacks since the last look: every call it made
     /// there returns a proper code and stays in its buffer.
-    pub(in crate::fuzzing::reference_ffi) fn check_deliveries(&mut self) {
+    pub(in super::super) fn check_deliveries(&mut self) {
         for d in ffi::take_deliveries() {
             let where_ = "(inside the event callback)";
             if let Some((rc, _)) = d.timestamp {
