@@ -158,7 +158,11 @@ impl ModelEngine {
                 let h = self.enum_handle(*enumtype);
                 Obs::rc(rc(&self.model.enum_get_info(h)))
             }
-            Op::EnumGetItem { enumtype, item, name } if *name == Str::NONE => {
+            Op::EnumGetItem {
+                enumtype,
+                item,
+                name,
+            } if *name == Str::NONE => {
                 let h = self.enum_handle(*enumtype);
                 Obs::rc(rc(&self.model.enum_get_item(h, *item)))
             }

@@ -80,9 +80,7 @@ impl StrBroke {
     /// The rule id (specs/clauses.yaml) the finding is reported under.
     pub fn rule(&self) -> &'static str {
         match self {
-            StrBroke::Outside { .. } | StrBroke::Content { .. } | StrBroke::Cut { .. } => {
-                "R-STR-1"
-            }
+            StrBroke::Outside { .. } | StrBroke::Content { .. } | StrBroke::Cut { .. } => "R-STR-1",
             StrBroke::EmptyName => "R-STR-6",
             StrBroke::WrittenWithNullLen { .. } => "R-STR-4",
             StrBroke::WrittenAtZero { .. } => "R-STR-3",
@@ -177,7 +175,11 @@ pub fn broke(check: StrCheck, arg: StrArg, out: &StrOut, wb: &[u8]) -> Result<()
     }
     let Some(len_out) = out.len else {
         // R-STR-4: NULL length pointer → the buffer is ignored, nothing returned.
-        return match out.buf.as_deref().and_then(|b| StrBroke::written_untouched(b, true, false)) {
+        return match out
+            .buf
+            .as_deref()
+            .and_then(|b| StrBroke::written_untouched(b, true, false))
+        {
             Some(b) => Err(b),
             None => Ok(()),
         };

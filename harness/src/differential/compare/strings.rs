@@ -47,7 +47,8 @@ fn broke(ms: &StrObs, ts: &StrObs) -> Option<StrBroke> {
     let (got, want) = (ts.len.map(i64::from), ms.len.map(i64::from));
     // The other reading of R-STR-2 (specs/readings.yaml
     // str2.length_of_the_truncated_string): on truncation *len = n, the bytes written.
-    let truncated = matches!((&ms.buf, ms.len), (Some(w), Some(l)) if !w.is_empty() && (w.len() as i32) < l);
+    let truncated =
+        matches!((&ms.buf, ms.len), (Some(w), Some(l)) if !w.is_empty() && (w.len() as i32) < l);
     let n = ts.buf.as_ref().map(|b| b.len() as i64);
     if let (true, Some(g), Some(n), Some(l)) = (truncated, got, n, want) {
         if g == n {
