@@ -252,6 +252,42 @@ mod tests {
         assert!(string(StrCheck::Truncated, arg, &out(b"r\xe9s\0", Some(9)), want).is_err());
     }
 
+    /// The sentences are the spec suite's published messages: the comparator reuses
+    /// them, so they stay word for word.
+    #[test]
+    fn sentences_keep_their_words() {
+        let arg = StrArg::sized(4);
+        let e = |o: &StrOut, check| string(check, arg, o, "abcdef").unwrap_err();
+        assert_eq!(
+            e(&out(b"abc\0", Some(4)), StrCheck::Truncated),
+            "*len = 4, want strlen+1 = 7 (R-STR-2)"
+        );
+        assert_eq!(
+            e(&out(b"abcd", Some(7)), StrCheck::Truncated),
+            "buffer of 4 holds \"abcd\", want the first 3 characters of \"abcdef\" then NUL (R-STR-1/2)"
+        );
+        let mut o = out(b"abc\0", Some(7));
+        (o.overrun, o.stray) = (true, vec![4]);
+        assert_eq!(
+            e(&o, StrCheck::Truncated),
+            "wrote outside the 4-byte buffer, at byte offsets [4] (R-STR-1)"
+        );
+        let len_only = StrOut {
+            buf: None,
+            len: Some(6),
+            overrun: false,
+            stray: vec![],
+        };
+        let b = broke(StrCheck::Truncated, StrArg::LEN_ONLY, &len_only, b"abcdef").unwrap_err();
+        assert_eq!(
+            (b.rule(), b.to_string()),
+            (
+                "R-STR-3",
+                "*len = 6, want strlen+1 = 7 (R-STR-3)".to_string()
+            )
+        );
+    }
+
     #[test]
     fn string_convention() {
         let arg = StrArg::sized(4);
