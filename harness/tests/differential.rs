@@ -6,7 +6,16 @@
 mod common;
 
 use common::{reference_lib, run, scratch, stdout};
-use std::collections::BTreeMap;
+use mpit_conform::differential::compare::compare;
+use mpit_conform::differential::op::Mode;
+use mpit_conform::differential::props::{completed, run_model};
+use mpit_conform::differential::target::TargetEngine;
+use mpit_conform::differential::{Gen, Mirror, Op, Trace};
+use mpit_conform::target::{AbiChoice, Target};
+use mpit_reference::catalog::Catalog;
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::ThreadLevel;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 fn fuzz_props(lib: &str, fault: Option<&str>, extra: &[&str], out: &str) -> (i32, String) {
@@ -310,4 +319,208 @@ fn written_cases_pass_on_the_reference_serving_each_real_catalog() {
         unchecked.is_empty(),
         "never run on a conformant library: {unchecked:?}"
     );
+}
+
+/// Every `Op` variant, by name: [`variant`] matches them all, so a new one fails to
+/// compile until it is named here.
+const VARIANTS: &[&str] = &[
+    "InitThread",
+    "Finalize",
+    "GetNum",
+    "GetInfo",
+    "GetIndex",
+    "PvarGetIndex",
+    "CategoryMembers",
+    "CategoryGetNumEvents",
+    "CategoryChanged",
+    "EnumGetInfo",
+    "EnumGetItem",
+    "CvarHandleAlloc",
+    "CvarHandleFree",
+    "CvarRead",
+    "CvarWrite",
+    "SessionCreate",
+    "SessionFree",
+    "PvarHandleAlloc",
+    "PvarHandleFree",
+    "Pvar",
+    "PvarRead",
+    "PvarWrite",
+    "SourceGetTimestamp",
+    "EventHandleAlloc",
+    "EventHandleFree",
+    "Simulate",
+    "MpiInit",
+    "EventInfoObject",
+    "EventRegisterCallback",
+    "EventSetDroppedHandler",
+    "RaiseEvent",
+    "EventReadAfter",
+];
+
+/// Variants no call of which succeeds in both engines, with why: their OUT names are
+/// never compared (they record none either way).
+const NEVER_BOTH_SUCCEED: &[(&str, &str)] = &[(
+    "EventReadAfter",
+    "reads an event instance after its callback returned: erroneous (R-EVT-INST), \
+     generated in robustness mode to see the library refuse it, never to succeed",
+)];
+
+fn variant(op: &Op) -> &'static str {
+    match op {
+        Op::InitThread { .. } => "InitThread",
+        Op::Finalize => "Finalize",
+        Op::GetNum(_) => "GetNum",
+        Op::GetInfo { .. } => "GetInfo",
+        Op::GetIndex { .. } => "GetIndex",
+        Op::PvarGetIndex { .. } => "PvarGetIndex",
+        Op::CategoryMembers { .. } => "CategoryMembers",
+        Op::CategoryGetNumEvents { .. } => "CategoryGetNumEvents",
+        Op::CategoryChanged => "CategoryChanged",
+        Op::EnumGetInfo { .. } => "EnumGetInfo",
+        Op::EnumGetItem { .. } => "EnumGetItem",
+        Op::CvarHandleAlloc { .. } => "CvarHandleAlloc",
+        Op::CvarHandleFree { .. } => "CvarHandleFree",
+        Op::CvarRead { .. } => "CvarRead",
+        Op::CvarWrite { .. } => "CvarWrite",
+        Op::SessionCreate => "SessionCreate",
+        Op::SessionFree { .. } => "SessionFree",
+        Op::PvarHandleAlloc { .. } => "PvarHandleAlloc",
+        Op::PvarHandleFree { .. } => "PvarHandleFree",
+        Op::Pvar { .. } => "Pvar",
+        Op::PvarRead { .. } => "PvarRead",
+        Op::PvarWrite { .. } => "PvarWrite",
+        Op::SourceGetTimestamp { .. } => "SourceGetTimestamp",
+        Op::EventHandleAlloc { .. } => "EventHandleAlloc",
+        Op::EventHandleFree { .. } => "EventHandleFree",
+        Op::Simulate { .. } => "Simulate",
+        Op::MpiInit => "MpiInit",
+        Op::EventInfoObject { .. } => "EventInfoObject",
+        Op::EventRegisterCallback { .. } => "EventRegisterCallback",
+        Op::EventSetDroppedHandler { .. } => "EventSetDroppedHandler",
+        Op::RaiseEvent { .. } => "RaiseEvent",
+        Op::EventReadAfter { .. } => "EventReadAfter",
+    }
+}
+
+/// Brings the library in this process to where a sequence of `lifecycle` mode starts:
+/// MPI_T finalized completely, then (not lifecycle) initialized once, as a worker's
+/// base init (`runner::remote`).
+fn base(t: &Target, lifecycle: bool) {
+    for _ in 0..64 {
+        match t.lib.finalize() {
+            Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
+            _ => break,
+        }
+    }
+    if !lifecycle {
+        let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
+        let rc = t.lib.init_thread(single).map(|(rc, _)| t.rc(rc));
+        assert_eq!(rc, Some(ReturnCode::Success), "the base MPI_T_init_thread");
+    }
+}
+
+/// One vocabulary of OUT names per op: generated sequences run on the model and on the
+/// reference cdylib in this process (the `InProcess` engine's `TargetEngine`); for
+/// every call both answered with MPI_SUCCESS (up to the comparator's first divergence,
+/// after which the two states no longer agree), both observations name the same OUT
+/// arguments. The comparator would otherwise pass over an OUT one engine names
+/// differently; here it must not exist. Every `Op` variant is seen succeeding in both,
+/// or listed in [`NEVER_BOTH_SUCCEED`].
+#[test]
+fn both_engines_name_the_same_outs() {
+    let lib = reference_lib();
+    let t = Target::open(&lib, &AbiChoice::Auto, false).expect("open the reference cdylib");
+    let mut m = Mirror::of_catalog(Catalog::default_catalog(), "the default catalog".into());
+    // One process runs every sequence: counters, cvars and events outlive each one, so
+    // only the values the calls determine are compared (as `fuzzing::ops_differential`).
+    m.exact_values = false;
+    let m = Arc::new(m);
+    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        rng ^= rng >> 12;
+        rng ^= rng << 25;
+        rng ^= rng >> 27;
+        rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    };
+    let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
+    // Each disagreement once (function and the two sets), with its first call.
+    let mut disagreements: BTreeMap<String, String> = BTreeMap::new();
+    let (mut sequences, mut calls) = (0u64, 0u64);
+    for (robustness, lifecycle, n) in [
+        (false, false, 400),
+        (true, false, 300),
+        (false, true, 200),
+        (true, true, 150),
+    ] {
+        let mode = Mode {
+            robustness,
+            lifecycle,
+        };
+        for _ in 0..n {
+            let bytes: Vec<u8> = (0..512).map(|_| next() as u8).collect();
+            let start = Gen::new(m.clone(), mode);
+            let ops = start
+                .clone()
+                .ops_from(&mut arbitrary::Unstructured::new(&bytes), 48);
+            let all = completed(&start, &ops);
+            base(&t, lifecycle);
+            let model = run_model(&start, &all);
+            let mut e = TargetEngine::new(&t, &m);
+            let target = Trace {
+                obs: all.iter().map(|o| e.apply(o)).collect(),
+                died: None,
+            };
+            let upto = compare(&start, &all, &model, &target).map_or(all.len(), |d| d.step + 1);
+            sequences += 1;
+            for (i, op) in all.iter().enumerate().take(upto) {
+                let (mo, to) = (&model.obs[i], &target.obs[i]);
+                if !(mo.ok() && to.ok()) {
+                    continue;
+                }
+                calls += 1;
+                *seen.entry(variant(op)).or_default() += 1;
+                let names = |o: &mpit_conform::differential::Obs| -> BTreeSet<String> {
+                    o.outs.iter().map(|(n, _)| n.to_string()).collect()
+                };
+                let (mn, tn) = (names(mo), names(to));
+                if mn != tn {
+                    disagreements
+                        .entry(format!(
+                            "{}: the model names {mn:?}, the target engine {tn:?}",
+                            op.function()
+                        ))
+                        .or_insert_with(|| format!("{op:?}"));
+                }
+            }
+        }
+    }
+    base(&t, true);
+    assert!(
+        disagreements.is_empty(),
+        "the engines disagree on OUT names:\n{}",
+        disagreements
+            .iter()
+            .map(|(what, first)| format!("{what} (first: {first})"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let unseen: Vec<&str> = VARIANTS
+        .iter()
+        .copied()
+        .filter(|v| !seen.contains_key(v))
+        .filter(|v| !NEVER_BOTH_SUCCEED.iter().any(|(n, _)| n == v))
+        .collect();
+    assert!(
+        unseen.is_empty(),
+        "never seen succeeding in both engines: {unseen:?} ({sequences} sequences, \
+         {calls} calls compared; seen: {seen:?})"
+    );
+    for (v, why) in NEVER_BOTH_SUCCEED {
+        assert!(
+            !seen.contains_key(v),
+            "{v} succeeded in both: take it off NEVER_BOTH_SUCCEED ({why})"
+        );
+    }
+    eprintln!("{sequences} sequences, {calls} calls compared: {seen:?}");
 }

@@ -151,6 +151,21 @@ impl ModelEngine {
                     Err(_) => o,
                 }
             }
+            // A NULL name pair comes with a NULL `num` / `value` (the target engine passes
+            // every OUT argument NULL): nothing comes back to record but the code
+            // (R-STR-4; the case language's `for_all: null_outs`).
+            Op::EnumGetInfo { enumtype, name } if *name == Str::NONE => {
+                let h = self.enum_handle(*enumtype);
+                Obs::rc(rc(&self.model.enum_get_info(h)))
+            }
+            Op::EnumGetItem {
+                enumtype,
+                item,
+                name,
+            } if *name == Str::NONE => {
+                let h = self.enum_handle(*enumtype);
+                Obs::rc(rc(&self.model.enum_get_item(h, *item)))
+            }
             Op::EnumGetInfo { enumtype, name } => {
                 let h = self.enum_handle(*enumtype);
                 let r = self.model.enum_get_info(h);

@@ -18,7 +18,7 @@ pub mod value;
 pub use builtins::builtin;
 pub use predicates::{pred, same_outs};
 pub use rc_set::{rc_matches, rc_text};
-pub use strings::string;
+pub use strings::{string, StrBroke};
 
 /// The byte the harness fills string buffers with before a call (not NUL, so a missing
 /// terminator shows), mirrored from `target::ffi`.

@@ -6,8 +6,142 @@
 use super::value::hex;
 use super::FILL;
 use crate::cases::StrCheck;
-use crate::readings::{self, DESC_EMPTY_DESCRIPTION_ZERO_BUFFER};
+use crate::readings::{
+    cite, DESC_EMPTY_DESCRIPTION_ZERO_BUFFER, STR2_LENGTH_OF_THE_TRUNCATED_STRING,
+};
 use crate::target::ffi::{StrArg, StrOut};
+
+/// Which rule of MPI-4.1 §15.3.3 one (buf, len) pair broke, and its sentence: the one
+/// wording of a finding, whichever oracle made it (the spec suite through [`string`],
+/// the differential comparator from the model's and the target's pairs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StrBroke {
+    /// R-STR-1: bytes written outside the `cap`-byte buffer, at these offsets.
+    Outside { cap: usize, stray: Vec<i32> },
+    /// R-STR-6: a name of length 0.
+    EmptyName,
+    /// R-STR-4: a NULL length pointer, and the buffer (these bytes) was written anyway.
+    WrittenWithNullLen { buf: Vec<u8> },
+    /// R-STR-3: n == 0, and the buffer was written anyway; `empty`: the string is
+    /// empty (a description: specs/readings.yaml desc.empty_description_zero_buffer).
+    WrittenAtZero { empty: bool },
+    /// R-STR-1 (at most n-1 characters, then NUL) and R-STR-2 (the truncated prefix):
+    /// the buffer of `n` bytes holds `got`, not the first `k` characters of `want`
+    /// then NUL.
+    Content {
+        n: i64,
+        got: Vec<u8>,
+        k: usize,
+        want: Vec<u8>,
+    },
+    /// The whole string was asked (a case's `exact`), and it was cut at `k` of `total`.
+    Cut { k: usize, total: i64 },
+    /// `*len` is `got`, not `want` (`None`: NULL, untouched): R-STR-3 when only the
+    /// length was asked (NULL buffer or n == 0), else R-STR-2; `of_n`: the number of
+    /// bytes written was wanted (the other reading), not strlen+1.
+    Len {
+        rule: &'static str,
+        got: Option<i64>,
+        want: Option<i64>,
+        of_n: bool,
+    },
+    /// R-STR-2 on truncation, `*len` = `n` (the bytes written) where the literal reading
+    /// says strlen+1 = `l`: the other reading (specs/readings.yaml
+    /// str2.length_of_the_truncated_string), a SHOULD.
+    LenIsN { n: i64, l: i64 },
+}
+
+impl StrBroke {
+    /// R-STR-4 and R-STR-3: a pair the convention leaves untouched (a NULL length
+    /// pointer: `len_null`; else n == 0) whose buffer was written, or `None`. `empty`:
+    /// the string is empty (only a description may be).
+    pub fn written_untouched(buf: &[u8], len_null: bool, empty: bool) -> Option<StrBroke> {
+        if buf.iter().all(|c| *c == FILL) {
+            return None;
+        }
+        Some(if len_null {
+            StrBroke::WrittenWithNullLen { buf: buf.to_vec() }
+        } else {
+            StrBroke::WrittenAtZero { empty }
+        })
+    }
+
+    /// `*len` is `got` where `want` was expected: R-STR-3 when only the length was
+    /// asked (`only_length`: a NULL buffer or n == 0), else R-STR-2.
+    pub fn len(only_length: bool, got: Option<i64>, want: Option<i64>, of_n: bool) -> StrBroke {
+        StrBroke::Len {
+            rule: if only_length { "R-STR-3" } else { "R-STR-2" },
+            got,
+            want,
+            of_n,
+        }
+    }
+
+    /// The rule id (specs/clauses.yaml) the finding is reported under.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            StrBroke::Outside { .. } | StrBroke::Content { .. } | StrBroke::Cut { .. } => "R-STR-1",
+            StrBroke::EmptyName => "R-STR-6",
+            StrBroke::WrittenWithNullLen { .. } => "R-STR-4",
+            StrBroke::WrittenAtZero { .. } => "R-STR-3",
+            StrBroke::Len { rule, .. } => rule,
+            StrBroke::LenIsN { .. } => "R-STR-2",
+        }
+    }
+}
+
+impl std::fmt::Display for StrBroke {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let opt = |v: &Option<i64>, none: &str| v.map_or(none.to_string(), |x| x.to_string());
+        match self {
+            StrBroke::Outside { cap, stray } => write!(
+                f,
+                "wrote outside the {cap}-byte buffer, at byte offsets {stray:?} (R-STR-1)"
+            ),
+            StrBroke::EmptyName => f.write_str("empty name (R-STR-6: length >= 1)"),
+            StrBroke::WrittenWithNullLen { buf } => write!(
+                f,
+                "len was NULL but the buffer was written: {}",
+                hex(buf, 32)
+            ),
+            // An empty string here is a description (names are never empty, R-STR-6):
+            // the conflict with "desc[0] must be set to the null character" is decided
+            // for R-STR-3 (specs/readings.yaml).
+            StrBroke::WrittenAtZero { empty: true } => write!(
+                f,
+                "n was 0 but the buffer was written (R-STR-3; {})",
+                cite(DESC_EMPTY_DESCRIPTION_ZERO_BUFFER)
+            ),
+            StrBroke::WrittenAtZero { empty: false } => {
+                f.write_str("n was 0 but the buffer was written")
+            }
+            StrBroke::Content { n, got, k, want } => write!(
+                f,
+                "buffer of {n} holds {:?}, want the first {k} characters of {:?} then NUL (R-STR-1/2)",
+                String::from_utf8_lossy(got),
+                String::from_utf8_lossy(want)
+            ),
+            StrBroke::Cut { k, total } => write!(f, "string cut at {k} of {total} characters"),
+            StrBroke::Len {
+                rule,
+                got,
+                want,
+                of_n,
+            } => write!(
+                f,
+                "*len = {}, want {} = {} ({rule})",
+                opt(got, "NULL"),
+                if *of_n { "n" } else { "strlen+1" },
+                opt(want, "untouched")
+            ),
+            StrBroke::LenIsN { n, l } => write!(
+                f,
+                "*len = {n} = n on truncation (the other reading of R-STR-2; the literal one \
+                 says strlen+1 = {l}; {STR2_LENGTH_OF_THE_TRUNCATED_STRING})"
+            ),
+        }
+    }
+}
 
 /// MPI-4.1 §15.3.3 for one (buf, len) pair: `arg` as passed, `out` as returned, `want`
 /// the string the library holds (from the inventory). `Err` says what broke.
@@ -17,80 +151,77 @@ pub fn string(
     out: &StrOut,
     want: impl AsRef<[u8]>,
 ) -> Result<(), String> {
+    broke(check, arg, out, want.as_ref()).map_err(|b| b.to_string())
+}
+
+/// [`string`], with what broke as a [`StrBroke`].
+pub fn broke(check: StrCheck, arg: StrArg, out: &StrOut, wb: &[u8]) -> Result<(), StrBroke> {
     // Bytes, not text: a library's string need not be UTF-8 (Intel MPI's descriptions
     // hold Latin-1 bytes), and lengths are in bytes.
-    let wb = want.as_ref();
-    let want = String::from_utf8_lossy(wb);
     let l = wb.len() as i64 + 1;
     if out.overrun {
-        return Err(format!(
-            "wrote outside the {}-byte buffer, at byte offsets {:?} (R-STR-1)",
-            arg.cap.unwrap_or(0),
-            out.stray
-        ));
+        return Err(StrBroke::Outside {
+            cap: arg.cap.unwrap_or(0),
+            stray: out.stray.clone(),
+        });
     }
     if check == StrCheck::NonEmpty {
         let t = out.text().unwrap_or_default();
         return if t.is_empty() {
-            Err("empty name (R-STR-6: length >= 1)".into())
+            Err(StrBroke::EmptyName)
         } else {
             Ok(())
         };
     }
     let Some(len_out) = out.len else {
         // R-STR-4: NULL length pointer → the buffer is ignored, nothing returned.
-        return match &out.buf {
-            Some(b) if b.iter().any(|c| *c != FILL) => Err(format!(
-                "len was NULL but the buffer was written: {}",
-                hex(b, 32)
-            )),
-            _ => Ok(()),
+        return match out
+            .buf
+            .as_deref()
+            .and_then(|b| StrBroke::written_untouched(b, true, false))
+        {
+            Some(b) => Err(b),
+            None => Ok(()),
         };
     };
     let n = match (&out.buf, arg.len) {
         (Some(_), Some(n)) if n > 0 => n as i64,
         _ => {
             // R-STR-3: NULL buffer or n == 0 → only the length, strlen+1.
-            if let Some(b) = &out.buf {
-                if b.iter().any(|c| *c != FILL) {
-                    // An empty string here is a description (names are never empty,
-                    // R-STR-6): the conflict with "desc[0] must be set to the null
-                    // character" is decided for R-STR-3 (specs/readings.yaml).
-                    return Err(match l {
-                        1 => format!(
-                            "n was 0 but the buffer was written (R-STR-3; {})",
-                            readings::cite(DESC_EMPTY_DESCRIPTION_ZERO_BUFFER)
-                        ),
-                        _ => "n was 0 but the buffer was written".into(),
-                    });
-                }
+            let written = out.buf.as_deref();
+            if let Some(b) = written.and_then(|b| StrBroke::written_untouched(b, false, l == 1)) {
+                return Err(b);
             }
             return if len_out as i64 == l {
                 Ok(())
             } else {
-                Err(format!("*len = {len_out}, want strlen+1 = {l} (R-STR-3)"))
+                Err(StrBroke::len(true, Some(len_out.into()), Some(l), false))
             };
         }
     };
     let buf = out.buf.as_deref().unwrap_or(&[]);
     let k = (n - 1).min(l - 1) as usize;
     if buf.len() < k + 1 || buf[..k] != wb[..k] || buf[k] != 0 {
-        let got = String::from_utf8_lossy(&buf[..buf.len().min(k + 1)]).into_owned();
-        return Err(format!(
-            "buffer of {n} holds {got:?}, want the first {k} characters of {want:?} then NUL (R-STR-1/2)"
-        ));
+        return Err(StrBroke::Content {
+            n,
+            got: buf[..buf.len().min(k + 1)].to_vec(),
+            k,
+            want: wb.to_vec(),
+        });
     }
     if check == StrCheck::Exact && k as i64 != l - 1 {
-        return Err(format!("string cut at {k} of {} characters", l - 1));
+        return Err(StrBroke::Cut { k, total: l - 1 });
     }
     let want_len = match check {
         StrCheck::TruncatedN if l > n => n,
         _ => l,
     };
     if len_out as i64 != want_len {
-        return Err(format!(
-            "*len = {len_out}, want {} = {want_len} (R-STR-2)",
-            if want_len == l { "strlen+1" } else { "n" }
+        return Err(StrBroke::len(
+            false,
+            Some(len_out.into()),
+            Some(want_len),
+            want_len != l,
         ));
     }
     Ok(())
@@ -119,6 +250,42 @@ mod tests {
             Ok(())
         );
         assert!(string(StrCheck::Truncated, arg, &out(b"r\xe9s\0", Some(9)), want).is_err());
+    }
+
+    /// The sentences are the spec suite's published messages: the comparator reuses
+    /// them, so they stay word for word.
+    #[test]
+    fn sentences_keep_their_words() {
+        let arg = StrArg::sized(4);
+        let e = |o: &StrOut, check| string(check, arg, o, "abcdef").unwrap_err();
+        assert_eq!(
+            e(&out(b"abc\0", Some(4)), StrCheck::Truncated),
+            "*len = 4, want strlen+1 = 7 (R-STR-2)"
+        );
+        assert_eq!(
+            e(&out(b"abcd", Some(7)), StrCheck::Truncated),
+            "buffer of 4 holds \"abcd\", want the first 3 characters of \"abcdef\" then NUL (R-STR-1/2)"
+        );
+        let mut o = out(b"abc\0", Some(7));
+        (o.overrun, o.stray) = (true, vec![4]);
+        assert_eq!(
+            e(&o, StrCheck::Truncated),
+            "wrote outside the 4-byte buffer, at byte offsets [4] (R-STR-1)"
+        );
+        let len_only = StrOut {
+            buf: None,
+            len: Some(6),
+            overrun: false,
+            stray: vec![],
+        };
+        let b = broke(StrCheck::Truncated, StrArg::LEN_ONLY, &len_only, b"abcdef").unwrap_err();
+        assert_eq!(
+            (b.rule(), b.to_string()),
+            (
+                "R-STR-3",
+                "*len = 6, want strlen+1 = 7 (R-STR-3)".to_string()
+            )
+        );
     }
 
     #[test]

@@ -25,7 +25,11 @@ pub(super) fn compare_outs(
     t: &Obs,
 ) -> Option<Divergence> {
     let op = cx.op;
+    if let Some(d) = vocabulary(cx, m, t) {
+        return Some(d);
+    }
     for (name, mo) in &m.outs {
+        // Every name is on both sides (`vocabulary` above).
         let Some(to) = t.out(name) else {
             continue;
         };
@@ -230,7 +234,7 @@ pub(super) fn compare_outs(
     }
     // Outputs only the target has: a write past a read buffer or a member array.
     for (name, to) in &t.outs {
-        if m.out(name).is_none() && (name == "stray" || name == "overrun") {
+        if m.out(name).is_none() && target_only(name) {
             let rule = match op {
                 Op::CategoryMembers { .. } => "R-CAT-1",
                 Op::CvarRead { .. } => "R-CVAR-8",
@@ -245,6 +249,50 @@ pub(super) fn compare_outs(
         }
     }
     None
+}
+
+/// What the target engine observes beyond the model, never named by it: bytes written
+/// past a read buffer (`stray`, R-CVAR-8, R-PREAD-1) or past a member array
+/// (`overrun`, R-CAT-1). The model writes only inside what the standard sizes.
+fn target_only(name: &str) -> bool {
+    name == "stray" || name == "overrun"
+}
+
+/// Both engines speak one vocabulary of OUT names per op, for a call that succeeded in
+/// both: an OUT argument the op passes as NULL is recorded by neither (R-CVAR-3: "a
+/// NULL OUT parameter is ignored"; R-STR-4 for a NULL length), a function the library
+/// does not export never gets here (`Obs::unsupported`, passed over before), and the
+/// target's own observations are [`target_only`]. Any other OUT named on one side
+/// only is the harness's disagreement with itself: said so, rather than the value
+/// passed over unjudged (which would hide the library's answer).
+fn vocabulary(cx: &Ctx<'_>, m: &Obs, t: &Obs) -> Option<Divergence> {
+    let names = |o: &Obs| -> Vec<String> {
+        o.outs
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| !target_only(n))
+            .collect()
+    };
+    let (mn, tn) = (names(m), names(t));
+    let only = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter().filter(|n| !b.contains(n)).cloned().collect()
+    };
+    let (model_only, extra) = (only(&mn, &tn), only(&tn, &mn));
+    if model_only.is_empty() && extra.is_empty() {
+        return None;
+    }
+    Some(cx.div(
+        "R-GEN-1",
+        Level::Must,
+        format!(
+            "the engines disagree on the vocabulary of OUT names of {} (a harness bug, \
+             not the library's): the model names {model_only:?} the target engine does \
+             not, the target engine {extra:?} the model does not",
+            cx.op.function()
+        ),
+        m,
+        t,
+    ))
 }
 
 /// Two reads of the same variable: MPI_CHAR values are defined up to the first NUL

@@ -3,14 +3,67 @@
 //! OUT argument of a call that succeeded in both engines. The bytes are compared with
 //! what the convention writes (the model's), so a name of other characters shows here
 //! too; the caller tells that apart (another entry, not the convention).
+//!
+//! What broke, its rule and its sentence are the spec suite's (`judge::StrBroke`): one
+//! finding has one wording, whichever oracle made it. Only the inputs differ: the
+//! suite knows the whole string, the comparator what the convention writes of it.
 
 use super::{Ctx, Divergence};
 use crate::differential::obs::{Obs, StrObs};
-use crate::readings::{
-    cite, DESC_EMPTY_DESCRIPTION_ZERO_BUFFER, STR2_LENGTH_OF_THE_TRUNCATED_STRING,
-};
-use crate::target::ffi::FILL;
+use crate::judge::StrBroke;
 use crate::verdict::Level;
+
+/// What broke in the target's pair `ts`, judged against the model's `ms` (the
+/// convention's bytes and `*len`), or `None`.
+fn broke(ms: &StrObs, ts: &StrObs) -> Option<StrBroke> {
+    // R-STR-1: nothing outside the buffer.
+    if !ts.stray.is_empty() {
+        return Some(StrBroke::Outside {
+            cap: ts.buf.as_ref().map_or(0, Vec::len),
+            stray: ts.stray.clone(),
+        });
+    }
+    if let (Some(w), Some(b)) = (&ms.buf, &ts.buf) {
+        // R-STR-1/2: the first k characters, then NUL (what the convention writes).
+        if b.len() < w.len() || b[..w.len()] != w[..] {
+            let k = w.iter().position(|x| *x == 0).unwrap_or(w.len());
+            return Some(StrBroke::Content {
+                n: b.len() as i64,
+                got: b[..w.len().min(b.len())].to_vec(),
+                k,
+                want: w[..k].to_vec(),
+            });
+        }
+        // R-STR-4 (a NULL length) and R-STR-3 (n == 0): nothing may be written.
+        if w.is_empty() {
+            if let Some(x) = StrBroke::written_untouched(b, ms.len.is_none(), ms.len == Some(1)) {
+                return Some(x);
+            }
+        }
+    }
+    if ms.len == ts.len {
+        return None;
+    }
+    let (got, want) = (ts.len.map(i64::from), ms.len.map(i64::from));
+    // The other reading of R-STR-2 (specs/readings.yaml
+    // str2.length_of_the_truncated_string): on truncation *len = n, the bytes written.
+    let truncated =
+        matches!((&ms.buf, ms.len), (Some(w), Some(l)) if !w.is_empty() && (w.len() as i32) < l);
+    let n = ts.buf.as_ref().map(|b| b.len() as i64);
+    if let (true, Some(g), Some(n), Some(l)) = (truncated, got, n, want) {
+        if g == n {
+            return Some(StrBroke::LenIsN { n, l });
+        }
+    }
+    // R-STR-3 when only the length was asked (a NULL buffer, or n == 0 with a string
+    // to measure), else R-STR-2.
+    let only_length = match (&ms.buf, ms.len) {
+        (None, _) => true,
+        (Some(w), Some(l)) => w.is_empty() && l > 0,
+        _ => false,
+    };
+    Some(StrBroke::len(only_length, got, want, false))
+}
 
 pub(super) fn compare_str(
     cx: &Ctx<'_>,
@@ -20,83 +73,12 @@ pub(super) fn compare_str(
     m: &Obs,
     t: &Obs,
 ) -> Option<Divergence> {
-    let what =
-        |rule: &str, s: String| Some(cx.div(rule, Level::Must, format!("{field}: {s}"), m, t));
-    if !ts.stray.is_empty() {
-        return what(
-            "R-STR-1",
-            format!("wrote outside the buffer at byte offsets {:?}", ts.stray),
-        );
-    }
-    if let (Some(w), Some(b)) = (&ms.buf, &ts.buf) {
-        if b.len() < w.len() || b[..w.len()] != w[..] {
-            let got = &b[..w.len().min(b.len())];
-            return what(
-                "R-STR-1",
-                format!(
-                    "buffer of {} bytes holds {:?}, the convention writes {:?}",
-                    b.len(),
-                    String::from_utf8_lossy(got),
-                    String::from_utf8_lossy(w)
-                ),
-            );
-        }
-        if w.is_empty() && b.iter().any(|x| *x != FILL) {
-            // Nothing may be written: n == 0 (R-STR-3) or a NULL length (R-STR-4).
-            let rule = if ms.len.is_none() {
-                "R-STR-4"
-            } else {
-                "R-STR-3"
-            };
-            // An empty description at n == 0: the conflict of R-STR-3 with the
-            // description sentence is decided for R-STR-3 (specs/readings.yaml
-            // desc.empty_description_zero_buffer).
-            let conflict = match (rule, ms.len) {
-                ("R-STR-3", Some(1)) if field == "desc" => {
-                    format!(" ({})", cite(DESC_EMPTY_DESCRIPTION_ZERO_BUFFER))
-                }
-                _ => String::new(),
-            };
-            return what(
-                rule,
-                format!("wrote into a buffer the convention leaves untouched{conflict}"),
-            );
-        }
-    }
-    if ms.len != ts.len {
-        // The other reading of R-STR-2 (specs/readings.yaml
-        // str2.length_of_the_truncated_string): on truncation *len = n, the bytes
-        // written. Careful implementers hold it; the literal reading decides under
-        // --strict (specs/readings.yaml).
-        let truncated = matches!((&ms.buf, ms.len), (Some(w), Some(l)) if !w.is_empty() && (w.len() as i32) < l);
-        let n = ts.buf.as_ref().map(|b| b.len() as i32);
-        if truncated && ts.len.is_some() && ts.len == n {
-            return Some(cx.div(
-                "R-STR-2",
-                Level::Should,
-                format!(
-                    "{field}: *len is {} = n on truncation (the other reading of R-STR-2; the literal one says strlen+1 = {}; {})",
-                    n.unwrap_or(0),
-                    ms.len.unwrap_or(0),
-                    STR2_LENGTH_OF_THE_TRUNCATED_STRING
-                ),
-                m,
-                t,
-            ));
-        }
-        let rule = match (&ms.buf, ms.len) {
-            (None, _) => "R-STR-3",
-            (Some(w), Some(l)) if w.is_empty() && l > 0 => "R-STR-3",
-            _ => "R-STR-2",
-        };
-        return what(
-            rule,
-            format!(
-                "*len is {} where strlen+1 = {} was expected",
-                ts.len.map_or("NULL".into(), |l| l.to_string()),
-                ms.len.map_or("untouched".into(), |l| l.to_string())
-            ),
-        );
-    }
-    None
+    let b = broke(ms, ts)?;
+    // Careful implementers hold the other reading of R-STR-2; the literal one decides
+    // under --strict (specs/readings.yaml): a SHOULD.
+    let level = match b {
+        StrBroke::LenIsN { .. } => Level::Should,
+        _ => Level::Must,
+    };
+    Some(cx.div(b.rule(), level, format!("{field}: {b}"), m, t))
 }
