@@ -192,3 +192,171 @@ fn the_scan_sees_inline_paths_and_groups() {
     let got: Vec<String> = uses(&c).into_iter().collect();
     assert_eq!(got, ["a", "b", "c", "g"]);
 }
+
+/// The sources of the crates that were the harness (mpit-conform, mpit-spec,
+/// mpit-target, mpit-process), each read in one sitting.
+fn harness_crates() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    ["harness/src", "spec/src", "library/src", "process/src"]
+        .iter()
+        .map(|d| root.join(d))
+        .collect()
+}
+
+#[test]
+fn no_file_is_over_600_lines() {
+    let mut long = Vec::new();
+    let mut n = 0;
+    for dir in harness_crates() {
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for f in files {
+            n += 1;
+            let lines = std::fs::read_to_string(&f).expect("read").lines().count();
+            if lines > 600 {
+                long.push(format!("{}: {lines} lines", f.display()));
+            }
+        }
+    }
+    assert!(n > 100, "the four crates were read ({n} files)");
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}
+
+/// Imports stand at the top of a module: a `crate::` path outside a `use` line hides
+/// an edge of the module graph from whoever reads the `use` block.
+#[test]
+fn crate_paths_are_imports() {
+    let mut inline = Vec::new();
+    for dir in harness_crates() {
+        let mut files = Vec::new();
+        rust_files(&dir, &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("read");
+            let mut in_use = false;
+            for (n, line) in code(&text).lines().enumerate() {
+                let t = line.trim_start();
+                // A `use` may run over several lines, up to its `;`.
+                if t.starts_with("use ")
+                    || t.starts_with("pub use ")
+                    || t.starts_with("pub(") && t.contains(" use ")
+                {
+                    in_use = true;
+                }
+                if !in_use && line.contains("crate::") {
+                    inline.push(format!("{}:{}: {}", f.display(), n + 1, t));
+                }
+                if in_use && line.contains(';') {
+                    in_use = false;
+                }
+            }
+        }
+    }
+    assert!(
+        inline.is_empty(),
+        "inline crate:: paths:\n{}",
+        inline.join("\n")
+    );
+}
+
+/// Inside each top-level module, its submodules form no cycle either: an edge is a
+/// `super::x` (or `crate::m::x`) from submodule `w` of `m` naming sibling `x`.
+#[test]
+fn submodules_form_no_cycle() {
+    let root = src();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    // module → submodule → siblings it names
+    let mut graph: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let mut subs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).expect("under src");
+        let parts: Vec<String> = rel
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect();
+        let parts: Vec<String> = match parts.last().map(String::as_str) {
+            Some("mod") => parts[..parts.len() - 1].to_vec(),
+            _ => parts,
+        };
+        // A test module in a file of its own (`mod tests;`) is test code too.
+        if parts.len() < 2 || parts.last().is_some_and(|p| p == "tests") {
+            continue;
+        }
+        let (top, me) = (parts[0].clone(), parts[1].clone());
+        subs.entry(top.clone()).or_default().insert(me.clone());
+        let text = std::fs::read_to_string(f).expect("read");
+        let body = code(&text);
+        // Test modules may reach anywhere; only the module's own code counts.
+        let body = body.split("#[cfg(test)]").next().unwrap_or("");
+        let depth = parts.len();
+        let mut named = BTreeSet::new();
+        let prefixes = [
+            format!("crate::{top}::"),
+            match depth {
+                2 => "super::".to_string(),
+                _ => "super::".repeat(depth - 1),
+            },
+        ];
+        for p in &prefixes {
+            for (i, _) in body.match_indices(p.as_str()) {
+                let before = body[..i].chars().last();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let rest = &body[i + p.len()..];
+                if let Some(group) = rest.strip_prefix('{') {
+                    for item in group.split('}').next().unwrap_or("").split(',') {
+                        named.insert(item.trim().split("::").next().unwrap_or("").to_string());
+                    }
+                } else {
+                    named.insert(
+                        rest.chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect(),
+                    );
+                }
+            }
+        }
+        named.remove(&me);
+        graph
+            .entry(top)
+            .or_default()
+            .entry(me)
+            .or_default()
+            .extend(named);
+    }
+    for (top, g) in &graph {
+        let mods = &subs[top];
+        // Kahn's algorithm: what cannot be ordered is on a cycle.
+        let edges: BTreeMap<&String, BTreeSet<&String>> = mods
+            .iter()
+            .map(|m| {
+                let to = g
+                    .get(m)
+                    .map(|s| s.iter().filter(|x| mods.contains(*x)).collect());
+                (m, to.unwrap_or_default())
+            })
+            .collect();
+        let mut left = edges.clone();
+        loop {
+            let free: Vec<&String> = left
+                .iter()
+                .filter(|(_, to)| to.iter().all(|t| !left.contains_key(t)))
+                .map(|(m, _)| *m)
+                .collect();
+            if free.is_empty() {
+                break;
+            }
+            for m in free {
+                left.remove(m);
+            }
+        }
+        assert!(
+            left.is_empty(),
+            "{top}: submodules on a cycle: {:?}",
+            left.keys().collect::<Vec<_>>()
+        );
+    }
+    assert!(graph.len() > 8, "the modules were read");
+}

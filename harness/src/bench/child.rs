@@ -3,93 +3,14 @@
 //! init, read every entry's info, finalize — or times single calls in a loop, and
 //! prints one marked JSON line with its own phase times.
 
+use super::probe::{Answer, Loop, PerCall, Phases, Probe, Task, MARK};
 use crate::target::ffi::{ObjArg, StrArg};
 use crate::target::{AbiChoice, Target};
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::{Bind, ThreadLevel};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// Prefix of the result line on the child's stdout (the library may print too).
-pub const MARK: &str = "@@mpit-bench@@ ";
-
-/// What the child is asked to do (its command-line argument).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Probe {
-    pub lib: PathBuf,
-    pub abi: String,
-    pub task: Task,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub enum Task {
-    /// Floor (a), or (b) with `mpi_init`.
-    Enumerate { mpi_init: bool },
-    /// Per-call costs (c): each loop runs for about `budget_ms`.
-    PerCall { budget_ms: u64 },
-    /// Property-test sequences per second (`super::throughput`): `runs` searches of
-    /// `cases` sequences, in this process or through a worker.
-    Props {
-        remote: bool,
-        runs: usize,
-        cases: u32,
-        max_len: usize,
-    },
-    /// Executions per second of one fuzz oracle (`super::throughput`).
-    Fuzz {
-        oracle: String,
-        corpus: PathBuf,
-        windows: usize,
-        window_ms: u64,
-    },
-}
-
-/// Phase times of one enumeration, microseconds.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Phases {
-    /// dlopen, ABI detection and profile (`Target::open`).
-    pub open_us: u64,
-    pub mpi_init_us: u64,
-    pub init_thread_us: u64,
-    /// Every cvar, pvar, category, enum (and item), event and source get_info.
-    pub enumerate_us: u64,
-    pub finalize_us: u64,
-    pub mpi_finalize_us: u64,
-    /// get_info calls made while enumerating (two per entry: lengths, then strings).
-    pub calls: u64,
-    /// Entries read: cvars, pvars, categories, enums, events, sources.
-    pub entries: [u64; 6],
-    /// The process's peak RSS (VmHWM) at the end, KiB.
-    #[serde(default)]
-    pub hwm_kb: u64,
-}
-
-/// One timed loop of the per-call task.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Loop {
-    pub call: String,
-    pub iterations: u64,
-    pub ns_per_call: f64,
-}
-
-/// What the per-call task found.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct PerCall {
-    pub loops: Vec<Loop>,
-    /// Why a loop is missing (no cvar, no pvar, no readable pvar, ...).
-    pub notes: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub enum Answer {
-    Enumerated(Phases),
-    PerCall(PerCall),
-    Throughput(super::throughput::Measured),
-    Failed(String),
-}
 
 fn us(d: Duration) -> u64 {
     d.as_micros() as u64

@@ -3,7 +3,7 @@
 //! (b) with MPI_Init around it — and one process timing single calls (c). The library
 //! runs only in those children, with the environment its workers would get.
 
-use super::child::{Answer, PerCall, Phases, Probe, Task, MARK};
+use super::probe::{Answer, PerCall, Phases, Probe, Task, MARK};
 use super::spawn::{measure, Measured};
 use super::{BenchError, LibSpec, Spread};
 use crate::target::worker_env;

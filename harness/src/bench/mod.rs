@@ -11,6 +11,7 @@
 pub mod child;
 pub mod floor;
 pub mod markdown;
+pub mod probe;
 pub mod scale;
 pub mod spawn;
 pub mod suite;

@@ -10,7 +10,7 @@
 //! [`Task::Props`] or [`Task::Fuzz`]): one per engine and one per oracle, since the
 //! in-process oracles hold an MPI_T init of the library for the life of the process.
 
-use super::child::{Answer, Probe, Task};
+use super::probe::{Answer, FuzzFigures, Measured, Probe, PropsFigures, PropsRun, Task};
 use super::{loadavg, BenchError, LibSpec, Spread};
 use crate::differential::props::{self, InProcess, Search};
 use crate::differential::{Mirror, Mode};
@@ -33,48 +33,6 @@ pub const ORACLES: [&str; 5] = [
 /// Generated inputs per oracle besides the seeds (cycled through for the whole window).
 pub const GENERATED: usize = 2048;
 
-/// One property-test engine's figures.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct PropsFigures {
-    /// `in-process` or `worker`.
-    pub engine: String,
-    /// Sequences generated per run, longest sequence (proptest draws lengths 1..=max).
-    pub cases: u32,
-    pub max_len: usize,
-    pub runs: Vec<PropsRun>,
-    pub per_s: Spread,
-    /// /proc/loadavg when the child started.
-    pub load: Vec<f64>,
-}
-
-/// One `props::search` run.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct PropsRun {
-    pub sequences: u64,
-    /// Generated calls (closing calls not counted), and calls made (with them).
-    pub ops: u64,
-    pub calls: u64,
-    pub elapsed_ms: f64,
-    pub per_s: f64,
-    /// Worker processes started (the worker engine).
-    pub workers: u64,
-    /// Divergences: a failure found, or warnings (none expected on the reference).
-    pub divergences: u64,
-}
-
-/// One fuzz oracle's figures.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct FuzzFigures {
-    pub oracle: String,
-    pub seeds: usize,
-    pub generated: usize,
-    pub mean_bytes: f64,
-    /// Executions and milliseconds of each timed window.
-    pub windows: Vec<(u64, f64)>,
-    pub exec_per_s: Spread,
-    pub load: Vec<f64>,
-}
-
 /// Everything this module measures.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Throughput {
@@ -96,13 +54,6 @@ impl Throughput {
             .iter()
             .find(|f| f.oracle == oracle && !f.windows.is_empty())
     }
-}
-
-/// The child's answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub enum Measured {
-    Props(PropsFigures),
-    Fuzz(FuzzFigures),
 }
 
 /// How much to measure.

@@ -4,7 +4,7 @@
 //! every planned (case, subject) that has no result becomes a `timeout` saying the
 //! run's time was up, and the report says what stopped it (exit 1, not 2).
 
-use super::pool::Job;
+use super::queue::Job;
 use crate::report::{result_order, Report, Summary};
 use crate::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::HashSet;

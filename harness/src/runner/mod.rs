@@ -187,7 +187,7 @@ fn run_until(
             let now = plan::jobs(&without, &before, &Ok(Inventory::default()), &mut early);
             clock.plan(&now);
             let n_now: usize = now.iter().map(|j| j.subjects.len()).sum();
-            let (later_tx, later_rx) = mpsc::channel::<(Vec<pool::Job>, usize)>();
+            let (later_tx, later_rx) = mpsc::channel::<(Vec<queue::Job>, usize)>();
             let runner = {
                 let setup = setup.clone();
                 std::thread::spawn(move || pool::run(&setup, now, Some(later_rx), tx))

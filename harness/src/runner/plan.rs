@@ -2,7 +2,7 @@
 //! or after MPI_Init), and the results the supervisor can give without a worker
 //! (no subject to run on).
 
-use super::pool::Job;
+use super::queue::Job;
 use super::readers::spot_subject;
 use crate::cases::InitMode;
 use crate::cases::Kind;

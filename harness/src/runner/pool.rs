@@ -5,42 +5,15 @@
 //! channel; the pool never loads vendor code.
 
 use super::protocol::{FromWorker, Hello, ToWorkerRef};
-use super::queue::{fresh_first, Queue};
-use crate::judge::inventory::Entry;
-use crate::judge::inventory::Inventory;
+use super::queue::{fresh_first, Job, Queue};
 use crate::judge::return_codes::RcLog;
 use crate::target::ffi::block_sigpipe_in_thread;
-use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
+use crate::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// One unit of work: a case over some of its subjects.
-#[derive(Debug, Clone)]
-pub struct Job {
-    pub case: String,
-    pub area: Area,
-    pub level: Level,
-    pub clause: String,
-    /// Shared with the inventory's other jobs: a large catalog has each entry in the
-    /// jobs of dozens of cases, and a copy per job made the plan most of the
-    /// supervisor's memory (cloned only into the message sent to a worker).
-    pub subjects: Vec<Option<Arc<Entry>>>,
-    /// Display names of the subjects (for results the supervisor has to write itself).
-    pub names: Vec<String>,
-    /// Needs a process of its own (and MPI_Init when `mpi_init`).
-    pub fresh: bool,
-    pub mpi_init: bool,
-    /// The worker holds a base MPI_T init (see `Hello::base_init`).
-    pub base_init: bool,
-    /// Sent along when the worker must not read its own (shared, as `subjects`).
-    pub inventory: Option<Arc<Inventory>>,
-    /// The catalog spots the supervisor's readers lost (`target::reading`): a worker
-    /// reading its own inventory passes over them.
-    pub skip: Arc<BTreeSet<String>>,
-}
 
 impl Job {
     fn result(&self, n: usize, status: Status, message: String) -> CaseResult {

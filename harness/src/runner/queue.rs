@@ -2,11 +2,38 @@
 //! pool runs (those that wait for the inventory read after MPI_Init), so an empty queue
 //! ends a lane only once no more can come.
 
-use super::pool::Job;
-use std::collections::VecDeque;
+use crate::judge::inventory::{Entry, Inventory};
+use crate::verdict::{Area, Level};
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
+
+/// One unit of work: a case over some of its subjects.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub case: String,
+    pub area: Area,
+    pub level: Level,
+    pub clause: String,
+    /// Shared with the inventory's other jobs: a large catalog has each entry in the
+    /// jobs of dozens of cases, and a copy per job made the plan most of the
+    /// supervisor's memory (cloned only into the message sent to a worker).
+    pub subjects: Vec<Option<Arc<Entry>>>,
+    /// Display names of the subjects (for results the supervisor has to write itself).
+    pub names: Vec<String>,
+    /// Needs a process of its own (and MPI_Init when `mpi_init`).
+    pub fresh: bool,
+    pub mpi_init: bool,
+    /// The worker holds a base MPI_T init (see `Hello::base_init`).
+    pub base_init: bool,
+    /// Sent along when the worker must not read its own (shared, as `subjects`).
+    pub inventory: Option<Arc<Inventory>>,
+    /// The catalog spots the supervisor's readers lost (`target::reading`): a worker
+    /// reading its own inventory passes over them.
+    pub skip: Arc<BTreeSet<String>>,
+}
 
 /// The jobs not taken yet, and whether more may still come (`later` of
 /// [`super::pool::run`]).
