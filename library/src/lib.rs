@@ -295,6 +295,17 @@ fn agree(
 }
 
 impl Target {
+    /// The MPI-4.1 MPI_T entry points the library does not export: reported as
+    /// unsupported, never called (a missing symbol is not a crash).
+    pub fn unsupported(&self) -> Vec<String> {
+        self.lib
+            .entry_points()
+            .into_iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(n, _)| n.to_string())
+            .collect()
+    }
+
     /// Opens a library and settles its profile. `force` proceeds past a contradiction
     /// between `--abi` and what the library exports.
     pub fn open(path: &Path, abi: &AbiChoice, force: bool) -> Result<Target, TargetError> {

@@ -102,6 +102,20 @@ impl Keeper {
 }
 
 /// One stream being drained by its thread.
+/// Reads `from` until end of file (or an error other than EINTR), handing each chunk
+/// to `keep`: the loop every output-draining thread runs.
+pub(crate) fn pump(from: &mut impl Read, mut keep: impl FnMut(&[u8])) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => keep(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+}
+
 pub(crate) struct Draining {
     kept: Arc<Mutex<Keeper>>,
     done: Receiver<()>,
@@ -114,19 +128,11 @@ impl Draining {
         let (tx, done) = mpsc::channel();
         let k = kept.clone();
         std::thread::spawn(move || {
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                match from.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        if let Ok(mut k) = k.lock() {
-                            k.push(&buf[..n]);
-                        }
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
+            pump(&mut from, |b| {
+                if let Ok(mut k) = k.lock() {
+                    k.push(b);
                 }
-            }
+            });
             let _ = tx.send(());
         });
         Draining { kept, done }

@@ -4,6 +4,7 @@
 //! that never ends — keeping only the last lines, each cut to a bounded length, so a
 //! child cannot stall on a full pipe nor the supervisor run out of memory.
 
+use crate::capture::pump;
 use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,19 +65,11 @@ impl Tail {
         };
         let t = tail.clone();
         std::thread::spawn(move || {
-            let mut buf = vec![0u8; 64 * 1024];
-            loop {
-                match from.read(&mut buf) {
-                    Ok(0) => break,
-                    Ok(n) => {
-                        if let Ok(mut k) = t.kept.lock() {
-                            k.push(&buf[..n]);
-                        }
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(_) => break,
+            pump(&mut from, |b| {
+                if let Ok(mut k) = t.kept.lock() {
+                    k.push(b);
                 }
-            }
+            });
             t.done.store(true, Ordering::SeqCst);
         });
         tail

@@ -267,13 +267,7 @@ fn facts(t: &Target) -> TargetFacts {
             .detection
             .as_ref()
             .map(|d| format!("{} family: {}", d.family, d.evidence)),
-        unsupported: t
-            .lib
-            .entry_points()
-            .into_iter()
-            .filter(|(_, ok)| !ok)
-            .map(|(n, _)| n.to_string())
-            .collect(),
+        unsupported: t.unsupported(),
         unresolved: t.unresolved.clone(),
         start_cpu_us: cpu_us,
         start_run_delay_us: run_delay_us,

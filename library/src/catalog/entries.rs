@@ -383,13 +383,7 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         after_init,
         counts,
         category_changed,
-        unsupported: t
-            .lib
-            .entry_points()
-            .into_iter()
-            .filter(|(_, ok)| !ok)
-            .map(|(n, _)| n.to_string())
-            .collect(),
+        unsupported: t.unsupported(),
         catalog: c,
         origins,
         names: r.names,
