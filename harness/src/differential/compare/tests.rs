@@ -315,3 +315,29 @@ fn avoided_entries_get_no_handle() {
         .expect("another unbound pvar");
     assert!(g.valid(&alloc(other)));
 }
+
+#[test]
+fn an_out_named_on_one_side_only_is_a_vocabulary_divergence_not_a_pass() {
+    let g = start();
+    let m = props::run_model(&g, &info());
+    // The target engine names an OUT differently: a divergence naming both spellings.
+    let mut renamed = m.clone();
+    renamed.obs[0].outs.retain(|(k, _)| k != "verbosity");
+    renamed.obs[0] = renamed.obs[0]
+        .clone()
+        .with("verbosity_level", Out::Name("USER_BASIC".into()));
+    let d = compare(&g, &info(), &m, &renamed).expect("a divergence");
+    assert!(d.what.contains("vocabulary"), "{d:?}");
+    assert!(
+        d.what.contains("verbosity_level") && d.what.contains("\"verbosity\""),
+        "{d:?}"
+    );
+    // An OUT the target engine does not record at all.
+    let mut missing = m.clone();
+    missing.obs[0].outs.retain(|(k, _)| k != "scope");
+    let d = compare(&g, &info(), &m, &missing).expect("a divergence");
+    assert!(
+        d.what.contains("vocabulary") && d.what.contains("scope"),
+        "{d:?}"
+    );
+}
