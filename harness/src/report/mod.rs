@@ -37,6 +37,7 @@ pub use order::{natural_cmp, rank, result_order, worst};
 pub use waivers::{WaiverOutcome, Waivers};
 
 use crate::capabilities::Capabilities;
+use crate::exit_code;
 use crate::specs::Provenance;
 use crate::verdict::{Area, CaseResult, Oracle, Status};
 use serde::{Deserialize, Serialize};
@@ -417,11 +418,11 @@ pub fn exit_code(report: &Report, baseline: Option<&Report>) -> u8 {
     // Stopped by --max-time: what did not finish is a `timeout`, the verdict is whole.
     let incomplete = report.interrupted && report.stopped_by.is_none();
     if incomplete || counted.iter().any(|r| r.status == Status::Error) {
-        2
+        exit_code::CANNOT_RUN
     } else if counted.iter().any(|r| r.status.is_bad()) {
-        1
+        exit_code::FINDINGS
     } else {
-        0
+        exit_code::OK
     }
 }
 

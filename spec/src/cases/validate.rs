@@ -28,7 +28,10 @@ pub(super) fn validate(c: &Case, area: Area) -> Result<(), Invalid> {
         return bad("rules:", "a case cites at least one rule id".into());
     }
     if let Some(r) = c.rules.iter().find(|r| !r.starts_with("R-")) {
-        return bad(r, format!("rule id `{r}` is not of the form R-AREA-N"));
+        return bad(
+            r,
+            format!("rule id `{r}` is not of the form R-<AREA>-<N> (specs/clauses.yaml)"),
+        );
     }
     if c.steps.is_empty() {
         return bad("steps:", "a case has at least one step".into());
