@@ -6,7 +6,9 @@
 //! module graph stays acyclic (docs/ARCHITECTURE.md walks through it).
 //!
 //! `specs`, `verdict`, `readings` and `cases` are the crate `mpit-spec` (spec/), which
-//! cannot call a library at all; the others are here. Child processes (workers, the
+//! cannot call a library at all; `report`, `capabilities` and `exit_code` the crate
+//! `mpit-report` (report/); `target` the crate `mpit-target` (library/); the others
+//! are here. Child processes (workers, the
 //! rank launcher, the bench's runs, the compiler) start only through the crate
 //! `mpit-process` (process/).
 //!
@@ -32,21 +34,20 @@
 #![forbid(unsafe_code)]
 
 // The lower crates, re-exported under their old paths (`crate::cases`, `crate::target`).
+pub use mpit_report as report;
+pub use mpit_report::{capabilities, exit_code};
 pub use mpit_spec::{cases, readings, specs, verdict};
 pub use mpit_target as target;
 
 pub mod abi_probe;
 pub mod abi_tags;
 pub mod bench;
-pub mod capabilities;
 pub mod cli;
 pub mod coverage;
 pub mod differential;
 pub mod exec;
-pub mod exit_code;
 pub mod fuzzing;
 pub mod judge;
 pub mod pvar_relations;
-pub mod report;
 pub mod repro;
 pub mod runner;

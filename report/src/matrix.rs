@@ -187,7 +187,7 @@ pub fn render_markdown(reports: &[Report]) -> String {
 pub fn render_markdown_with(reports: &[Report], m: &Matrix) -> String {
     let mut out = format!("## mpit-conform matrix: {} targets\n\n", reports.len());
     targets_table_md(&mut out, reports, m);
-    super::capabilities::matrix_markdown(&mut out, reports, &m.labels);
+    super::capability_cells::matrix_markdown(&mut out, reports, &m.labels);
     let heads: Vec<String> = m.labels.iter().map(|l| md(l)).collect();
     let _ = writeln!(out, "### By area\n\n| area | {} |", heads.join(" | "));
     let _ = writeln!(out, "|---|{}", "---|".repeat(m.labels.len()));
@@ -283,7 +283,7 @@ pub fn render_html_with(reports: &[Report], m: &Matrix) -> String {
          placeholder=\"Filter by case or area…\" aria-label=\"Filter text\"><span id=\"shown\"></span></nav>\n\
          <main>",
     );
-    super::capabilities::matrix_html(&mut b, reports, &m.labels);
+    super::capability_cells::matrix_html(&mut b, reports, &m.labels);
     b.push_str("<table class=\"matrix\"><thead><tr><th>area</th><th>case</th>");
     for l in &m.labels {
         let _ = write!(b, "<th>{}</th>", h(l));

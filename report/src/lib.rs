@@ -1,4 +1,7 @@
 //! Reports: the product vendors gate releases on (docs/ARCHITECTURE.md, "Reports").
+//! The crate `mpit-report`; mpit-conform re-exports it as `report`, with its
+//! `capabilities` (the capability states a run records) and `exit_code` (the exit
+//! codes a run ends with, which a report decides).
 //!
 //! The runner and the reports meet only through [`RunEvent`]s: a [`Builder`] turns the
 //! stream into a [`Report`], which is the contract (`report.json`, documented in
@@ -16,10 +19,14 @@
 //! write_matrix(&reports, out_dir)?                 several --lib
 //! ```
 
-mod capabilities;
+#![forbid(unsafe_code)]
+
+pub mod capabilities;
+mod capability_cells;
 mod commands;
 pub mod diff;
 mod escape;
+pub mod exit_code;
 pub mod html;
 pub mod json;
 pub mod junit;
@@ -28,7 +35,7 @@ pub mod matrix;
 mod order;
 pub mod waivers;
 
-pub use capabilities::cell as capability_cell;
+pub use capability_cells::cell as capability_cell;
 pub use commands::{
     conclude, diff_command, sha256_file, today, write_all, write_matrix, write_matrix_as,
     Concluded, Written,
@@ -36,8 +43,10 @@ pub use commands::{
 pub use order::{natural_cmp, rank, result_order, worst};
 pub use waivers::{WaiverOutcome, Waivers};
 
+// The spec crate's modules under the paths the rest of mpit-conform uses.
+use mpit_spec::{specs, verdict};
+
 use crate::capabilities::Capabilities;
-use crate::exit_code;
 use crate::specs::Provenance;
 use crate::verdict::{Area, CaseResult, Oracle, Status};
 use serde::{Deserialize, Serialize};

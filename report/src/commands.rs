@@ -136,7 +136,7 @@ pub fn write_matrix_as(
 
 /// `mpit-conform diff OLD NEW`: the text to print and the exit code (1 when something
 /// got worse that no waiver in NEW covers, else 0). Unreadable input is an error (exit 2).
-pub fn diff_command(old: &Path, new: &Path) -> anyhow::Result<(String, u8)> {
+pub fn diff_command(old: &Path, new: &Path) -> Result<(String, u8), ReportError> {
     let old = json::read(old)?;
     let new = json::read(new)?;
     let d = diff::diff(&old, &new);

@@ -264,7 +264,7 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     header(&mut out, report);
     status_table(&mut out, report);
-    super::capabilities::markdown(&mut out, report);
+    super::capability_cells::markdown(&mut out, report);
     values_line(&mut out, report);
     top_findings(&mut out, report);
     for area in Area::ALL {

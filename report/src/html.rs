@@ -361,7 +361,7 @@ fn render_into(report: &Report, body: &mut String, drain: &mut dyn FnMut(&mut St
     header(body, report);
     filters(body, report);
     body.push_str("<main>\n");
-    super::capabilities::html(body, report);
+    super::capability_cells::html(body, report);
     if report.results.is_empty() {
         body.push_str("<p class=\"none\">This report holds no results.</p>\n");
     }
