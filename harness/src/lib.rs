@@ -5,15 +5,16 @@
 //! reads this list and checks every `crate::` path of every file against it, so the
 //! module graph stays acyclic (docs/ARCHITECTURE.md walks through it).
 //!
-//! `specs`, `verdict`, `readings` and `cases` are the crate `mpit-spec` (spec/), which
+//! `specs`, `verdict`, `kind`, `readings` and `cases` are the crate `mpit-spec` (spec/), which
 //! cannot call a library at all; `report`, `capabilities` and `exit_code` the crate
 //! `mpit-report` (report/); `target` the crate `mpit-target` (library/); the others
 //! are here. Child processes (workers, the
 //! rank launcher, the bench's runs, the compiler) start only through the crate
 //! `mpit-process` (process/).
 //!
-//! 0. `specs`, `verdict`, `abi_tags`, `pvar_relations`, `exit_code`: the embedded spec
-//!    bundle, the result types, and data with no behaviour of their own
+//! 0. `specs`, `verdict`, `kind`, `abi_tags`, `pvar_relations`, `exit_code`: the
+//!    embedded spec bundle, the result types, the entity kinds with an index space, and
+//!    data with no behaviour of their own
 //! 1. `readings`, `target`, `capabilities`: strictness readings; the library under test
 //!    (ELF, ABI profiles, detection, the catalog reader, `target::ffi`: all the MPI
 //!    `unsafe`); the capability states
@@ -36,7 +37,7 @@
 // The lower crates, re-exported under their old paths (`crate::cases`, `crate::target`).
 pub use mpit_report as report;
 pub use mpit_report::{capabilities, exit_code};
-pub use mpit_spec::{cases, readings, specs, verdict};
+pub use mpit_spec::{cases, kind, readings, specs, verdict};
 pub use mpit_target as target;
 
 pub mod abi_probe;

@@ -6,6 +6,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+#[path = "common/rust_files.rs"]
+mod rust_files;
+use rust_files::rust_files;
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -19,17 +23,6 @@ fn spec_src() -> PathBuf {
 /// it `capabilities` and `exit_code`.
 fn report_src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/src")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("read_dir") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// Layer of each module, from `lib.rs`'s `//! N. `m`, `n`: ...` lines.

@@ -2,18 +2,11 @@
 //! sources (tests and fuzz targets aside, which may run their own commands) name
 //! `std::process::Command`, build one, or spawn one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("read_dir") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+#[path = "../../harness/tests/common/rust_files.rs"]
+mod rust_files;
+use rust_files::rust_files;
 
 /// What starts a process the std way (or with fork/exec by hand).
 const FORBIDDEN: &[&str] = &[

@@ -3,6 +3,8 @@
 //! executable (`target/<profile>/deps/libmpit_reference.so`) and runs each in its own
 //! process, so the library's process-wide state starts fresh every time.
 
+mod common;
+
 use mpit_reference::catalog::{Appears, Catalog};
 use mpit_reference::faults::Fault;
 use mpit_reference::profile::AbiProfile;
@@ -43,16 +45,6 @@ fn lib_path() -> PathBuf {
     lib_dir().join(format!("lib{LIB_NAME}.so"))
 }
 
-/// The target triple of this test build (cc needs one outside build scripts).
-fn triple() -> String {
-    let arch = std::env::consts::ARCH;
-    if cfg!(target_env = "musl") {
-        format!("{arch}-unknown-linux-musl")
-    } else {
-        format!("{arch}-unknown-linux-gnu")
-    }
-}
-
 /// Compiles `c-tests/<name>.c` once per test process and returns the executable.
 fn program(name: &str) -> PathBuf {
     static BUILT: OnceLock<Mutex<BTreeMap<String, PathBuf>>> = OnceLock::new();
@@ -66,7 +58,7 @@ fn program(name: &str) -> PathBuf {
     std::fs::create_dir_all(&out_dir).expect("create output dir");
     let exe = out_dir.join(name);
     let src = repo().join("c-tests").join(format!("{name}.c"));
-    let t = triple();
+    let t = common::triple();
     let mut cmd = cc::Build::new()
         .cargo_metadata(false)
         .opt_level(0)

@@ -8,6 +8,8 @@
 //! built against this header links with one built against any final MPI-5.0 mpi.h;
 //! the test reads the tag back from the object file's symbol.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -31,17 +33,8 @@ fn scratch(name: &str) -> PathBuf {
     d.join(name)
 }
 
-fn triple() -> String {
-    let arch = std::env::consts::ARCH;
-    if cfg!(target_env = "musl") {
-        format!("{arch}-unknown-linux-musl")
-    } else {
-        format!("{arch}-unknown-linux-gnu")
-    }
-}
-
 fn compiler(cpp: bool) -> Command {
-    let t = triple();
+    let t = common::triple();
     cc::Build::new()
         .cargo_metadata(false)
         .opt_level(0)

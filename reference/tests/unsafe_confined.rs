@@ -8,16 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("read_dir") {
-        let p = e.expect("entry").path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
+#[path = "../../harness/tests/common/rust_files.rs"]
+mod rust_files;
+use rust_files::rust_files;
 
 /// The code of a line without its `//` comment (good enough: no string in the crate
 /// contains `//` followed by the words looked for).

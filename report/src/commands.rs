@@ -140,7 +140,12 @@ pub fn diff_command(old: &Path, new: &Path) -> Result<(String, u8), ReportError>
     let old = json::read(old)?;
     let new = json::read(new)?;
     let d = diff::diff(&old, &new);
-    Ok((d.render(&old, &new), u8::from(d.worse())))
+    let code = if d.worse() {
+        exit_code::FINDINGS
+    } else {
+        exit_code::OK
+    };
+    Ok((d.render(&old, &new), code))
 }
 
 /// Hex SHA-256 of a file, for `TargetInfo.sha256`: which build of a library was judged.

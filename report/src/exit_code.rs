@@ -3,7 +3,10 @@
 
 /// Nothing unexpected.
 pub const OK: u8 = 0;
-/// A check failed, or the library crashed or hung: findings, a normal run's end.
+/// A check failed, or the library crashed or hung: findings, a normal run's end. The
+/// other commands' 1 (docs/ARCHITECTURE.md, "Exit codes"): a worse report (`diff`), an
+/// entry not read (`catalog`), a divergence (`fuzz-props`, `replay`), no C translation
+/// (`repro`).
 pub const FINDINGS: u8 = 1;
 /// Could not run (bad input, library not loadable).
 pub const CANNOT_RUN: u8 = 2;

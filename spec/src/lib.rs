@@ -2,8 +2,8 @@
 //! bottom layers of the harness, a crate of their own so the compiler keeps them
 //! there (mpit-conform re-exports each module under its old path, `crate::cases`...):
 //!
-//! 0. `specs`, `verdict`: the spec bundle embedded in the binary (specs/); the result
-//!    types every report is made of
+//! 0. `specs`, `verdict`, `kind`: the spec bundle embedded in the binary (specs/); the
+//!    result types every report is made of; the entity kinds with an index space
 //! 1. `readings`: the strictness readings of ambiguous sentences (specs/readings.yaml)
 //! 2. `cases`: the YAML case language (parse, validate with file:line:col, select), the
 //!    function table, the clause list (specs/clauses.yaml) and the cases written in Rust
@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cases;
+pub mod kind;
 pub mod readings;
 pub mod specs;
 pub mod verdict;

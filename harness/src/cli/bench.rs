@@ -2,6 +2,7 @@
 //! any process starts).
 
 use crate::bench::{self, LibSpec, Options, Settings};
+use crate::exit_code;
 use anyhow::{bail, Result};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -174,7 +175,7 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
         o.out.join("BENCH.md").display(),
         o.out.join("bench.json").display()
     );
-    Ok(0)
+    Ok(exit_code::OK)
 }
 
 fn names(libs: &[LibSpec]) -> String {

@@ -6,6 +6,7 @@ use super::TargetArgs;
 use crate::differential::compare::Known;
 use crate::differential::props::{self, Found, Search};
 use crate::differential::{emit, gen, Gen, Mirror, Mode};
+use crate::exit_code;
 use crate::runner::pool::{self, Worker};
 use crate::runner::protocol::Hello;
 use crate::runner::readers;
@@ -315,7 +316,11 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         }
     }
     println!("fuzz-props: {failures} failing mode(s), {warnings} warning(s)");
-    Ok(u8::from(failures > 0))
+    Ok(if failures > 0 {
+        exit_code::FINDINGS
+    } else {
+        exit_code::OK
+    })
 }
 
 /// The reference cdylib next to this executable (target/<profile>/).
@@ -366,7 +371,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
     match props::check(&start, &ops, &mut r, &Known::default()).map_err(|e| anyhow!("{e}"))? {
         None => {
             println!("no divergence: the library agrees with the reference on this sequence");
-            Ok(0)
+            Ok(exit_code::OK)
         }
         Some(d) => {
             let found = Found {
@@ -380,7 +385,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
                 let path = write_case(&found, &m, &lib, 0, &a.out)?;
                 println!("    case written: {}", path.display());
             }
-            Ok(1)
+            Ok(exit_code::FINDINGS)
         }
     }
 }

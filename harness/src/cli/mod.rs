@@ -10,6 +10,7 @@ mod run;
 
 use crate::abi_probe::{self, Compiler, Probe};
 use crate::bench::child;
+use crate::exit_code;
 use crate::report::diff_command;
 use crate::runner::pool::Setup;
 use crate::runner::protocol::Hello;
@@ -275,7 +276,7 @@ pub fn main() -> Result<u8> {
         }) => {
             let n = specs::export(&dir).map_err(anyhow::Error::msg)?;
             println!("{n} files written under {}", dir.display());
-            Ok(0)
+            Ok(exit_code::OK)
         }
         Some(Cmd::Faults {
             process,
@@ -286,7 +287,7 @@ pub fn main() -> Result<u8> {
                 (_, true) => print!("{}", Faults::conforming_listing()),
                 _ => print!("{}", Faults::listing()),
             }
-            Ok(0)
+            Ok(exit_code::OK)
         }
         Some(Cmd::AbiProbe {
             include,
@@ -303,7 +304,7 @@ pub fn main() -> Result<u8> {
                 Ok(d) => d,
                 Err(died) => {
                     eprintln!("mpit-conform: {died}");
-                    return Ok(1);
+                    return Ok(exit_code::FINDINGS);
                 }
             };
             match format {
@@ -325,7 +326,11 @@ pub fn main() -> Result<u8> {
                     l.call, l.status, l.message
                 );
             }
-            Ok(u8::from(!dump.lost.is_empty()))
+            Ok(if dump.lost.is_empty() {
+                exit_code::OK
+            } else {
+                exit_code::FINDINGS
+            })
         }
         Some(Cmd::FuzzProps(a)) => fuzz::fuzz_props(&a),
         Some(Cmd::Replay(a)) => fuzz::replay(&a),
@@ -338,7 +343,7 @@ pub fn main() -> Result<u8> {
         Some(Cmd::Matrix { reports, out }) => {
             let [md, html] = run::matrix(&reports, &out)?;
             println!("matrix: {} {}", md.display(), html.display());
-            Ok(0)
+            Ok(exit_code::OK)
         }
         Some(Cmd::List {
             cases,
@@ -419,5 +424,5 @@ fn abi_probe(
         None => print!("{}", g.yaml),
     }
     eprintln!("{}", abi_probe::summary(&g));
-    Ok(0)
+    Ok(exit_code::OK)
 }

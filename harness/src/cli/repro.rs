@@ -2,6 +2,7 @@
 
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
+use crate::exit_code;
 use crate::report;
 use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config, Progress};
@@ -65,7 +66,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
         Err(ReproError::BadInput(m)) => bail!("{m}"),
         Err(ReproError::Unsupported(u)) => {
             eprintln!("mpit-conform: {u}");
-            return Ok(1);
+            return Ok(exit_code::FINDINGS);
         }
     };
     match &a.out {
@@ -85,7 +86,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
         }
         None => print!("{text}"),
     }
-    Ok(0)
+    Ok(exit_code::OK)
 }
 
 /// The case run on `lib` by the runner (its workers load the library; this process

@@ -6,6 +6,7 @@ use crate::bench::suite::RunUsage;
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
 use crate::coverage;
+use crate::exit_code;
 use crate::report::{self, Report, Waivers};
 use crate::repro;
 use crate::runner::{self, Config, Progress};
@@ -73,7 +74,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     };
     let several = a.libs.len() > 1;
     let mut reports: Vec<Report> = Vec::new();
-    let mut code = 0u8;
+    let mut code = exit_code::OK;
     for lib in &a.libs {
         let cfg = Config {
             lib: lib.clone(),
@@ -239,7 +240,7 @@ pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Resul
         );
     }
     println!("{} cases", sel.len());
-    Ok(0)
+    Ok(exit_code::OK)
 }
 
 /// `reports`: the published reports' directory (`reference/report.json.gz` and one
@@ -274,7 +275,7 @@ pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> 
         );
     }
     print!("{}", c.render());
-    Ok(0)
+    Ok(exit_code::OK)
 }
 
 /// `mpit-conform matrix [LABEL=]REPORT...`: reports written earlier, side by side.

@@ -7,35 +7,9 @@ use mpit_reference::model::Members;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 use serde::{Deserialize, Serialize};
 
-/// The entity kinds with a `*_get_num` and an index space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Kind {
-    Cvar,
-    Pvar,
-    Category,
-    Event,
-    Source,
-}
-
-impl Kind {
-    pub const ALL: [Kind; 5] = [
-        Kind::Cvar,
-        Kind::Pvar,
-        Kind::Category,
-        Kind::Event,
-        Kind::Source,
-    ];
-    /// The word used in function names (`cvar` in `MPI_T_cvar_get_num`).
-    pub fn word(self) -> &'static str {
-        match self {
-            Kind::Cvar => "cvar",
-            Kind::Pvar => "pvar",
-            Kind::Category => "category",
-            Kind::Event => "event",
-            Kind::Source => "source",
-        }
-    }
-}
+/// The entity kinds with a `*_get_num` and an index space, here for the oracle's many
+/// users (`op::Kind`).
+pub use crate::kind::Kind;
 
 /// A handle argument. Objects are named by the order the sequence made them in (per
 /// handle kind), so the same sequence names the same objects in both engines, whatever
@@ -247,8 +221,8 @@ impl Op {
         let f = match self {
             Op::InitThread { .. } => "init_thread".into(),
             Op::Finalize => "finalize".into(),
-            Op::GetNum(k) => format!("{}_get_num", k.word()),
-            Op::GetInfo { kind, .. } => format!("{}_get_info", kind.word()),
+            Op::GetNum(k) => k.get_num().yaml().into(),
+            Op::GetInfo { kind, .. } => kind.get_info().yaml().into(),
             Op::GetIndex { kind, .. } => format!("{}_get_index", kind.word()),
             Op::PvarGetIndex { .. } => "pvar_get_index".into(),
             Op::CategoryMembers { which, .. } => format!("category_get_{}", members_word(*which)),

@@ -16,6 +16,7 @@ pub mod reference_ffi;
 pub mod spec_yaml;
 pub mod strings;
 
+use crate::exit_code;
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the reference cdylib the `reference_ffi` oracle loads.
@@ -93,7 +94,7 @@ fn workspace_target() -> PathBuf {
 /// panic, which libFuzzer would record as a finding.
 pub fn setup_failed(e: &FuzzSetupError) -> ! {
     eprintln!("fuzz setup: {e}");
-    std::process::exit(2)
+    std::process::exit(i32::from(exit_code::CANNOT_RUN))
 }
 
 /// xorshift64* (Vigna): deterministic inputs, no dependency.

@@ -5,6 +5,8 @@
 //! they do.
 
 use super::Kind;
+// Not `for_all:`'s subject kind above: the kinds with a `*_get_num` and an index space.
+use crate::kind::Kind as IndexKind;
 use serde::{Deserialize, Serialize};
 
 /// What a parameter takes.
@@ -245,9 +247,43 @@ impl Func {
     }
 }
 
+/// The function table's entries of a kind: the calls named by the kind's word
+/// (`MPI_T_cvar_get_num` ...), so no caller spells them out or builds them from strings.
+impl IndexKind {
+    /// `MPI_T_{kind}_get_num`.
+    pub fn get_num(self) -> Func {
+        match self {
+            IndexKind::Cvar => Func::CvarGetNum,
+            IndexKind::Pvar => Func::PvarGetNum,
+            IndexKind::Category => Func::CategoryGetNum,
+            IndexKind::Event => Func::EventGetNum,
+            IndexKind::Source => Func::SourceGetNum,
+        }
+    }
+
+    /// `MPI_T_{kind}_get_info`, with every OUT argument.
+    pub fn get_info(self) -> Func {
+        match self {
+            IndexKind::Cvar => Func::CvarGetInfo,
+            IndexKind::Pvar => Func::PvarGetInfo,
+            IndexKind::Category => Func::CategoryGetInfo,
+            IndexKind::Event => Func::EventGetInfo,
+            IndexKind::Source => Func::SourceGetInfo,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kinds_functions_are_named_by_its_word() {
+        for k in IndexKind::ALL {
+            assert_eq!(k.get_num().yaml(), format!("{}_get_num", k.word()));
+            assert_eq!(k.get_info().yaml(), format!("{}_get_info", k.word()));
+        }
+    }
 
     #[test]
     fn fifty_one_mpi_t_functions() {

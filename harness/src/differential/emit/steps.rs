@@ -117,7 +117,7 @@ impl Writer<'_> {
                 "init_thread".into()
             }
             Op::Finalize => "finalize".into(),
-            Op::GetNum(k) => format!("{}_get_num", k.word()),
+            Op::GetNum(k) => k.get_num().yaml().into(),
             Op::GetInfo {
                 kind,
                 index,

@@ -5,6 +5,10 @@
 
 use arbitrary::Arbitrary;
 
+// Which kind a `get_num` / `get_info` / `get_index` call is about: its `Arbitrary`
+// decodes the bytes as this module's own enum did (the corpus keeps its meaning).
+use crate::kind::Kind;
+
 /// A handle argument (pointer-sized MPI_T handle or MPI object handle).
 #[derive(Debug, Clone, Copy, Arbitrary)]
 pub enum H {
@@ -76,16 +80,6 @@ pub enum Obj {
     Holding(H),
 }
 
-/// Which variable kind a `get_num` / `get_info` / `get_index` call is about.
-#[derive(Debug, Clone, Copy, Arbitrary)]
-pub enum Kind {
-    Cvar,
-    Pvar,
-    Category,
-    Source,
-    Event,
-}
-
 /// One call.
 #[derive(Debug, Clone, Arbitrary)]
 pub enum Op {
@@ -153,4 +147,90 @@ pub enum Op {
     InfoFree(H),
     Simulate(i8),
     RaiseEvent(Idx, Konst),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+    use arbitrary::{Arbitrary, Unstructured};
+
+    /// The enum this module had before `Kind` moved to mpit-spec, with its derived
+    /// `Arbitrary`: what every committed corpus file was decoded with.
+    #[derive(Debug, Clone, Copy, Arbitrary)]
+    enum Old {
+        Cvar,
+        Pvar,
+        Category,
+        Source,
+        Event,
+    }
+
+    fn same(old: Old) -> Kind {
+        match old {
+            Old::Cvar => Kind::Cvar,
+            Old::Pvar => Kind::Pvar,
+            Old::Category => Kind::Category,
+            Old::Source => Kind::Source,
+            Old::Event => Kind::Event,
+        }
+    }
+
+    /// Decodes `bytes` both ways, by `arbitrary` and by `arbitrary_take_rest`: the same
+    /// kind (or the same error) and the same bytes left over.
+    fn decodes_alike(bytes: &[u8]) {
+        let mut a = Unstructured::new(bytes);
+        let mut b = Unstructured::new(bytes);
+        let old = Old::arbitrary(&mut a).map(same).map_err(|e| e.to_string());
+        let new = Kind::arbitrary(&mut b).map_err(|e| e.to_string());
+        assert_eq!(old, new, "{bytes:02x?}");
+        assert_eq!(a.len(), b.len(), "{bytes:02x?}: bytes left");
+        let old = Old::arbitrary_take_rest(Unstructured::new(bytes)).map(same);
+        let new = Kind::arbitrary_take_rest(Unstructured::new(bytes));
+        assert_eq!(
+            old.map_err(|e| e.to_string()),
+            new.map_err(|e| e.to_string()),
+            "take_rest {bytes:02x?}"
+        );
+    }
+
+    #[test]
+    fn kind_decodes_as_the_old_derived_enum() {
+        let mut words: Vec<u32> = vec![0, 1, u32::MAX - 1, u32::MAX];
+        // Around each boundary between two variants: the first u32 whose
+        // `(x * 5) >> 32` reaches k.
+        for k in 1..5u64 {
+            let first = (k << 32).div_ceil(5);
+            for d in -3i64..=3 {
+                words.push((first as i64 + d) as u32);
+            }
+        }
+        // And a sweep across the whole range.
+        words.extend((0..=u32::MAX).step_by(65_521));
+        let mut seen = [false; 5];
+        for w in words {
+            let mut bytes = w.to_le_bytes().to_vec();
+            decodes_alike(&bytes);
+            // With bytes after it (the next field's).
+            bytes.extend([0xab, 0xcd, 0xef]);
+            decodes_alike(&bytes);
+            let k = Kind::arbitrary(&mut Unstructured::new(&bytes)).expect("4 bytes");
+            seen[Kind::ALL.iter().position(|x| *x == k).expect("a kind")] = true;
+        }
+        assert_eq!(seen, [true; 5], "every kind decoded");
+        assert_eq!(Old::size_hint(0), Kind::size_hint(0));
+    }
+
+    /// Fewer than 4 bytes: the u32 is padded with zeros, in both.
+    #[test]
+    fn kind_decodes_short_input_as_the_old_derived_enum() {
+        decodes_alike(&[]);
+        for a in 0..=255u8 {
+            decodes_alike(&[a]);
+            for b in 0..=255u8 {
+                decodes_alike(&[a, b]);
+                decodes_alike(&[a, b, a ^ b]);
+                decodes_alike(&[0xff, a, b]);
+            }
+        }
+    }
 }

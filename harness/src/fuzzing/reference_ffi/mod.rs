@@ -29,6 +29,7 @@ mod input;
 mod ops;
 
 use super::{library_from_env, setup_failed, FuzzSetupError, ENV_REFERENCE_LIB};
+use crate::kind::Kind;
 use crate::target::ffi::{self, BufOut, StrArg, StrOut, FILL};
 use crate::target::{AbiChoice, Target};
 use arbitrary::{Arbitrary, Unstructured};
@@ -51,11 +52,11 @@ pub struct Fixture {
     pvar_elem: Vec<usize>,
     /// Element sizes of each event type, for the recorder's reads inside callbacks.
     event_elems: Vec<Vec<usize>>,
-    /// Names by kind (cvar, pvar, category, source, event), for `*_get_index`.
+    /// Names by kind (at [`Kind::index`]), for `*_get_index`.
     names: [Vec<String>; 5],
     /// The (name, description) lengths `*_get_info` returned for a NULL buffer, by
-    /// kind and index: every later call returns the same (R-STR-2: strlen+1 whatever
-    /// the buffer; R-STR-5: the same internal array each time).
+    /// kind (at [`Kind::index`]) and index: every later call returns the same (R-STR-2:
+    /// strlen+1 whatever the buffer; R-STR-5: the same internal array each time).
     lens: [Vec<(Option<i32>, Option<i32>)>; 5],
     thread_levels: Vec<i64>,
     cb_safety: Vec<i64>,
@@ -120,7 +121,7 @@ impl Fixture {
         let null = StrArg::LEN_ONLY;
         let ok = |rc: i32| target.rc(rc) == ReturnCode::Success;
         for i in 0..num(lib.cvar_get_num()) as i32 {
-            lens[0].push(
+            lens[Kind::Cvar.index()].push(
                 lib.cvar_get_info(i, null, null)
                     .map_or((None, None), |(rc, o)| {
                         (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
@@ -128,10 +129,10 @@ impl Fixture {
             );
             let o = lib.cvar_get_info(i, name_arg, StrArg::LEN_ONLY);
             cvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
-            names[0].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+            names[Kind::Cvar.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.pvar_get_num()) as i32 {
-            lens[1].push(
+            lens[Kind::Pvar.index()].push(
                 lib.pvar_get_info(i, null, null)
                     .map_or((None, None), |(rc, o)| {
                         (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
@@ -139,30 +140,30 @@ impl Fixture {
             );
             let o = lib.pvar_get_info(i, name_arg, StrArg::LEN_ONLY);
             pvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
-            names[1].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+            names[Kind::Pvar.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.category_get_num()) as i32 {
-            lens[2].push(
+            lens[Kind::Category.index()].push(
                 lib.category_get_info(i, null, null)
                     .map_or((None, None), |(rc, o)| {
                         (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
                     }),
             );
             let o = lib.category_get_info(i, name_arg, StrArg::LEN_ONLY);
-            names[2].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+            names[Kind::Category.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.source_get_num()) as i32 {
-            lens[3].push(
+            lens[Kind::Source.index()].push(
                 lib.source_get_info(i, null, null)
                     .map_or((None, None), |(rc, o)| {
                         (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
                     }),
             );
             let o = lib.source_get_info(i, name_arg, StrArg::LEN_ONLY);
-            names[3].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+            names[Kind::Source.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         for i in 0..num(lib.event_get_num()) as i32 {
-            lens[4].push(
+            lens[Kind::Event.index()].push(
                 lib.event_get_info(i, null, null, 0)
                     .map_or((None, None), |(rc, o)| {
                         (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
@@ -173,7 +174,7 @@ impl Fixture {
                 let n = (o.num_elements.max(0) as usize).min(o.datatypes.len());
                 o.datatypes[..n].iter().map(|d| size(*d)).collect()
             }));
-            names[4].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+            names[Kind::Event.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
         }
         let handle = |name: &str| target.handles.get(name).copied().unwrap_or(0);
         let nulls = Nulls {

@@ -3,7 +3,8 @@
 
 use super::{Pool, Run, MAX_BUF};
 use crate::fuzzing::reference_ffi::check_buf;
-use crate::fuzzing::reference_ffi::input::{Kind, Op};
+use crate::fuzzing::reference_ffi::input::Op;
+use crate::kind::Kind;
 use crate::target::ffi::RawHandle;
 
 impl Run<'_> {

@@ -4,8 +4,9 @@
 mod events;
 mod handles;
 
-use super::input::{Idx, Kind, Konst, Name, Obj, Op, H, S};
+use super::input::{Idx, Konst, Name, Obj, Op, H, S};
 use super::{check_mpi_rc, check_str, check_t_rc, Fixture};
+use crate::kind::Kind;
 use crate::target::ffi::{self, Members, ObjArg, RawHandle, StrArg};
 use mpit_reference::profile::ReturnCode;
 
@@ -177,7 +178,7 @@ impl<'a> Run<'a> {
     }
 
     fn count(&self, k: Kind) -> usize {
-        self.f.names[k as usize].len()
+        self.f.names[k.index()].len()
     }
 
     fn idx(&self, i: Idx, n: usize) -> i32 {
@@ -195,7 +196,7 @@ impl<'a> Run<'a> {
     }
 
     fn name(&self, kind: Kind, n: &Name) -> String {
-        let names = &self.f.names[kind as usize];
+        let names = &self.f.names[kind.index()];
         let real = |k: u8| names.get(k as usize % names.len().max(1)).cloned();
         match n {
             Name::Real(k) => real(*k).unwrap_or_default(),
@@ -290,15 +291,15 @@ impl<'a> Run<'a> {
             Op::Finalize if self.inits > 0 => self.finalize_own(),
             Op::Finalize => {}
             Op::GetNum(k) => {
-                let (call, r) = match k {
-                    Kind::Cvar => ("MPI_T_cvar_get_num", lib.cvar_get_num()),
-                    Kind::Pvar => ("MPI_T_pvar_get_num", lib.pvar_get_num()),
-                    Kind::Category => ("MPI_T_category_get_num", lib.category_get_num()),
-                    Kind::Source => ("MPI_T_source_get_num", lib.source_get_num()),
-                    Kind::Event => ("MPI_T_event_get_num", lib.event_get_num()),
+                let r = match k {
+                    Kind::Cvar => lib.cvar_get_num(),
+                    Kind::Pvar => lib.pvar_get_num(),
+                    Kind::Category => lib.category_get_num(),
+                    Kind::Source => lib.source_get_num(),
+                    Kind::Event => lib.event_get_num(),
                 };
                 if let Some((rc, _)) = r {
-                    self.t(call, rc);
+                    self.t(k.get_num().c_name(), rc);
                 }
             }
             Op::CategoryChanged => {
@@ -381,56 +382,57 @@ impl<'a> Run<'a> {
     fn get_info(&mut self, kind: Kind, index: Idx, name: StrArg, desc: StrArg, capacity: u8) {
         let lib = &self.f.target.lib;
         let i = self.idx(index, self.count(kind));
-        let (call, ok, n, d) = match kind {
+        let call = kind.get_info().c_name();
+        let (ok, n, d) = match kind {
             Kind::Cvar => {
                 let Some((rc, o)) = lib.cvar_get_info(i, name, desc) else {
                     return;
                 };
-                let ok = self.t("MPI_T_cvar_get_info", rc);
+                let ok = self.t(call, rc);
                 self.enum_seen(ok, o.enumtype);
-                ("MPI_T_cvar_get_info", ok, o.name, o.desc)
+                (ok, o.name, o.desc)
             }
             Kind::Pvar => {
                 let Some((rc, o)) = lib.pvar_get_info(i, name, desc) else {
                     return;
                 };
-                let ok = self.t("MPI_T_pvar_get_info", rc);
+                let ok = self.t(call, rc);
                 self.enum_seen(ok, o.enumtype);
-                ("MPI_T_pvar_get_info", ok, o.name, o.desc)
+                (ok, o.name, o.desc)
             }
             Kind::Category => {
                 let Some((rc, o)) = lib.category_get_info(i, name, desc) else {
                     return;
                 };
-                let ok = self.t("MPI_T_category_get_info", rc);
-                ("MPI_T_category_get_info", ok, o.name, o.desc)
+                let ok = self.t(call, rc);
+                (ok, o.name, o.desc)
             }
             Kind::Source => {
                 let Some((rc, o)) = lib.source_get_info(i, name, desc) else {
                     return;
                 };
-                let ok = self.t("MPI_T_source_get_info", rc);
-                ("MPI_T_source_get_info", ok, o.name, o.desc)
+                let ok = self.t(call, rc);
+                (ok, o.name, o.desc)
             }
             Kind::Event => {
                 let cap = capacity as usize % 8;
                 let Some((rc, o)) = lib.event_get_info(i, name, desc, cap) else {
                     return;
                 };
-                let ok = self.t("MPI_T_event_get_info", rc);
+                let ok = self.t(call, rc);
                 self.enum_seen(ok, o.enumtype);
                 assert!(
                     !o.overrun,
-                    "MPI-4.1 §15.3.8.2: MPI_T_event_get_info wrote past num_elements = {cap} array entries"
+                    "MPI-4.1 §15.3.8.2: {call} wrote past num_elements = {cap} array entries"
                 );
-                ("MPI_T_event_get_info", ok, o.name, o.desc)
+                (ok, o.name, o.desc)
             }
         };
         check_str(call, name, &n, ok);
         check_str(call, desc, &d, ok);
         let first = usize::try_from(i)
             .ok()
-            .and_then(|i| self.f.lens[kind as usize].get(i));
+            .and_then(|i| self.f.lens[kind.index()].get(i));
         if let (true, Some((name_len, desc_len))) = (ok, first) {
             for (what, arg, out, was) in
                 [("name", name, &n, name_len), ("desc", desc, &d, desc_len)]
