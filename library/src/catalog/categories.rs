@@ -2,27 +2,27 @@
 //! so they are found through the `Origins` of the entries already read: a member after
 //! an entry that could not be decoded is not mistaken for its neighbour.
 
+use super::raw::RawCategory;
 use super::reader::{text, Reader};
 use super::{NameObs, Origins};
 use crate::ffi::Members;
 use mpit_reference::catalog::{self as cat, Catalog, PvarRef};
 
-pub(super) fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, origins: &mut Origins, n: i32) {
+pub(super) fn read_categories(
+    r: &mut Reader<'_>,
+    c: &mut Catalog,
+    origins: &mut Origins,
+    read: &[RawCategory],
+) {
     let t = r.t;
     let mut raw = Vec::new();
-    for i in 0..n {
-        if !r.g.enter(format!("MPI_T_category_get_info({i})")) {
+    for rc in read {
+        let i = rc.info.index;
+        let Some((o, nl, tr)) = r.strings(&rc.info) else {
             continue;
-        }
-        let got = r.strings(
-            format!("MPI_T_category_get_info({i})"),
-            |a, d| t.lib.category_get_info(i, a, d),
-            |o| (o.name.len, o.desc.len),
-            |o| o.name.clone(),
-        );
-        let Some((o, nl, tr)) = got else { continue };
+        };
         let name = text(&o.name);
-        let gi = t.lib.category_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
+        let gi = rc.get_index.map(|(rc, x)| (t.rc(rc), x));
         r.names.push(NameObs {
             kind: "category".into(),
             index: i,
@@ -32,7 +32,7 @@ pub(super) fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, origins: &mut
             get_index: gi,
             truncated: tr,
         });
-        raw.push((i, name, o));
+        raw.push((i, name, o, rc));
     }
     // Members are target indices: found through the origins, so a member after an entry
     // that could not be decoded is not mistaken for its neighbour.
@@ -48,38 +48,37 @@ pub(super) fn read_categories(r: &mut Reader<'_>, c: &mut Catalog, origins: &mut
         })
         .collect();
     let event_names: Vec<String> = c.events.iter().map(|e| e.name.clone()).collect();
-    let cat_names: Vec<String> = raw.iter().map(|(_, n, _)| n.clone()).collect();
-    origins.categories = raw.iter().map(|(i, _, _)| *i).collect();
-    for (i, name, o) in raw {
+    let cat_names: Vec<String> = raw.iter().map(|(_, n, _, _)| n.clone()).collect();
+    origins.categories = raw.iter().map(|(i, _, _, _)| *i).collect();
+    for (i, name, o, rc) in raw {
         // Passed over: the category stays, with no members (its index is in `origins`).
-        let read = r.g.enter(format!("MPI_T_category_get_cvars({i})"));
-        let mut members = |which: Members, count: i32| -> Vec<i32> {
-            if !read {
+        let read = rc.members.as_ref();
+        let mut members = |which: Members| -> Vec<i32> {
+            let Some(m) = read else {
                 return Vec::new();
-            }
-            match t
-                .lib
-                .category_members(which, i, count.clamp(0, 1 << 16) as usize, -1)
-            {
-                Some((rc, v))
+            };
+            let call = match which {
+                Members::Cvars => &m.cvars,
+                Members::Pvars => &m.pvars,
+                Members::Categories => &m.categories,
+                Members::Events => &m.events,
+            };
+            match call {
+                Some((rc, (v, _)))
                     if r.ok(
                         format!("MPI_T_category_get_{which:?}({i})").to_lowercase(),
-                        rc,
+                        *rc,
                     ) =>
                 {
-                    v
+                    v.clone()
                 }
                 _ => Vec::new(),
             }
         };
-        let cv = members(Members::Cvars, o.num_cvars);
-        let pv = members(Members::Pvars, o.num_pvars);
-        let cc = members(Members::Categories, o.num_categories);
-        let ne = match read {
-            true => t.lib.category_get_num_events(i).map_or(0, |(_, n)| n),
-            false => 0,
-        };
-        let ev = members(Members::Events, ne);
+        let cv = members(Members::Cvars);
+        let pv = members(Members::Pvars);
+        let cc = members(Members::Categories);
+        let ev = members(Members::Events);
         c.categories.push(cat::Category {
             name,
             desc: Some(text(&o.desc)).filter(|d| !d.is_empty()),

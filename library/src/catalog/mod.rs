@@ -2,16 +2,23 @@
 //! observations the catalog checks judge (lengths returned, index round trips, codes).
 //! Runs inside a worker process.
 //!
-//! This file holds what a read yields (the dump and its parts) and small views of it;
-//! `reader` is the reader's bookkeeping (the string convention, failed calls,
-//! enumerations), `entries` the read of a whole catalog in order, `categories` the
-//! categories and their members.
+//! One read serves every use: `read` makes the calls (the table of entity kinds, each
+//! call kept undecoded in `raw`), and both the decoded catalog here and the harness's
+//! inventory of subjects are views of that read, never loops of their own.
+//!
+//! This file holds what the decoded view yields (the dump and its parts) and small views
+//! of it; `decode` walks the read into a `CatalogDump`, `reader` is its bookkeeping (the
+//! string convention, failed calls, enumerations), `categories` the categories and their
+//! members.
 
 mod categories;
-mod entries;
+mod decode;
+pub mod raw;
+mod read;
 mod reader;
 
-pub use entries::{read, read_guarded};
+pub use decode::{decode, read, read_guarded};
+pub use read::read_raw;
 
 use super::ffi::StrOut;
 use super::reading::Lost;

@@ -1,35 +1,48 @@
-//! The reader's bookkeeping while a catalog is read: the target and the guard, the
-//! string convention (NULL buffers, then exact ones, then one byte short), the calls
-//! that failed, the values the profile could not decode, and the enumerations met so
-//! far. Shared by `entries` and `categories`, which do the reading.
+//! The decoded view's bookkeeping while it walks the one read in the order the catalog
+//! was always read: the string convention's results (lengths, exact buffers, one byte
+//! short), the calls that failed, the values the profile could not decode, and the
+//! enumerations met so far. Shared by `decode` and `categories`.
 
+use super::raw::{cap, ok, Info, InfoRead, RawCatalog, RawEnum};
 use super::{FailedCall, NameObs};
-use crate::ffi::{RawHandle, StrArg, StrOut};
-use crate::reading::Guard;
+use crate::ffi::{RawHandle, StrOut};
 use crate::Target;
-use mpit_reference::profile::ReturnCode;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub(super) struct Reader<'a> {
     pub(super) t: &'a Target,
-    pub(super) g: Guard<'a>,
     pub(super) names: Vec<NameObs>,
     pub(super) failed: Vec<FailedCall>,
     pub(super) undecoded: Vec<String>,
     pub(super) enums: BTreeMap<RawHandle, String>,
+    /// The enumerations of the read, by handle.
+    read: HashMap<RawHandle, &'a RawEnum>,
 }
 
 pub(super) fn text(o: &StrOut) -> String {
     o.text().unwrap_or_default()
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+    pub(super) fn new(t: &'a Target, raw: &'a RawCatalog) -> Reader<'a> {
+        Reader {
+            t,
+            names: Vec::new(),
+            failed: Vec::new(),
+            undecoded: Vec::new(),
+            enums: BTreeMap::new(),
+            read: raw.enums.iter().map(|e| (e.handle, e)).collect(),
+        }
+    }
+
     pub(super) fn ok(&mut self, call: String, rc: i32) -> bool {
-        let r = self.t.rc(rc);
-        if r == ReturnCode::Success {
+        if ok(self.t, rc) {
             true
         } else {
-            self.failed.push(FailedCall { call, returned: r });
+            self.failed.push(FailedCall {
+                call,
+                returned: self.t.rc(rc),
+            });
             false
         }
     }
@@ -39,29 +52,27 @@ impl Reader<'_> {
         None
     }
 
-    /// Calls `f` twice: NULL buffers to learn the lengths, then exact-size buffers.
-    /// Also reads the first string into a buffer one byte too small (R-STR-2).
-    pub(super) fn strings<T>(
+    /// An entry as the string convention read it: NULL buffers for the lengths, then
+    /// exact-size buffers, and the name one byte short (R-STR-2). Each call that failed
+    /// is recorded; the entry is `None` when a read of it failed.
+    pub(super) fn strings<'r, T: Info>(
         &mut self,
-        call: String,
-        f: impl Fn(StrArg, StrArg) -> Option<(i32, T)>,
-        lens: impl Fn(&T) -> (Option<i32>, Option<i32>),
-        first_str: impl Fn(&T) -> StrOut,
-    ) -> Option<(T, i32, Option<StrOut>)> {
-        let (rc, first) = f(StrArg::LEN_ONLY, StrArg::LEN_ONLY)?;
-        if !self.ok(call.clone(), rc) {
+        r: &'r InfoRead<T>,
+    ) -> Option<(&'r T, i32, Option<StrOut>)> {
+        let call = format!("MPI_T_{}_get_info({})", T::KIND, r.index);
+        let (rc, first) = r.lens.as_ref()?;
+        if !self.ok(call.clone(), *rc) {
             return None;
         }
-        let (n, d) = lens(&first);
-        let size = |l: Option<i32>| l.unwrap_or(1).clamp(1, 1 << 20) as usize;
-        let (rc, full) = f(StrArg::sized(size(n)), StrArg::sized(size(d)))?;
-        if !self.ok(call.clone(), rc) {
+        let n = first.name().len;
+        let (rc, full) = r.exact.as_ref()?;
+        if !self.ok(call.clone(), *rc) {
             return None;
         }
         let truncated = match n {
             Some(n) if n >= 2 => {
-                let (rc, t) = f(StrArg::sized(n as usize - 1), StrArg::LEN_ONLY)?;
-                self.ok(call, rc).then(|| first_str(&t))
+                let (rc, t) = r.short.as_ref()?;
+                self.ok(call, *rc).then(|| t.name().clone())
             }
             _ => None,
         };
@@ -75,24 +86,29 @@ impl Reader<'_> {
         self.enums.get(&h).cloned()
     }
 
+    /// An enumeration met for the first time: its name (lengths, then an exact buffer).
+    /// One passed over by the reader is not met.
     pub(super) fn scan_enum(&mut self, h: RawHandle) {
         if h == 0 || self.enums.contains_key(&h) {
             return;
         }
-        let Some((rc, (_, first))) = self.t.lib.enum_get_info(h, StrArg::LEN_ONLY) else {
+        let Some(info) = self.read.get(&h).and_then(|e| e.info.as_ref()) else {
             return;
         };
-        if !self.ok(format!("MPI_T_enum_get_info({h:#x})"), rc) {
-            return;
-        }
-        let cap = first.len.unwrap_or(1).clamp(1, 1 << 20) as usize;
-        let Some((rc, (_, name))) = self.t.lib.enum_get_info(h, StrArg::sized(cap)) else {
+        let Some((rc, (_, first))) = &info.lens else {
             return;
         };
-        if !self.ok(format!("MPI_T_enum_get_info({h:#x})"), rc) {
+        if !self.ok(format!("MPI_T_enum_get_info({h:#x})"), *rc) {
             return;
         }
-        let name = text(&name);
+        let cap = cap(first.len);
+        let Some((rc, (_, name))) = &info.exact else {
+            return;
+        };
+        if !self.ok(format!("MPI_T_enum_get_info({h:#x})"), *rc) {
+            return;
+        }
+        let name = text(name);
         self.names.push(NameObs {
             kind: "enum".into(),
             index: self.enums.len() as i32,
@@ -103,5 +119,10 @@ impl Reader<'_> {
             truncated: None,
         });
         self.enums.insert(h, name);
+    }
+
+    /// The read of enumeration `h` (its items).
+    pub(super) fn enum_read(&self, h: RawHandle) -> Option<&'a RawEnum> {
+        self.read.get(&h).copied()
     }
 }

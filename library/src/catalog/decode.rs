@@ -1,12 +1,15 @@
-//! The read of a whole catalog, in the order it must happen: the counts, the control
-//! and performance variables (which lead to the enumerations), the enumerations, the
-//! second pass over each variable, sources, events, then categories, each entry through
-//! the guard. What it yields is a `CatalogDump`.
+//! The decoded view of the one read: the reference's catalog format, with the
+//! observations the catalog checks judge, walked in the order the catalog was always
+//! read: the control and performance variables (which lead to the enumerations), the
+//! enumerations, the second pass over each variable, sources, events, then categories.
+//! What it yields is a `CatalogDump`.
 
 use super::categories::read_categories;
+use super::raw::{RawCatalog, Views};
+use super::read::read_raw;
 use super::reader::{text, Reader};
 use super::{CatalogDump, Counts, NameObs, Origins};
-use crate::ffi::{RawHandle, StrArg};
+use crate::ffi::RawHandle;
 use crate::reading::Guard;
 use crate::Target;
 use mpit_reference::catalog::{self as cat, Catalog};
@@ -21,93 +24,68 @@ pub fn read(t: &Target, after_init: bool) -> CatalogDump {
 }
 
 /// [`read`], entry by entry through `g` (which may pass entries over).
-pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> CatalogDump {
-    let mut r = Reader {
-        t,
-        g,
-        names: Vec::new(),
-        failed: Vec::new(),
-        undecoded: Vec::new(),
-        enums: BTreeMap::new(),
-    };
+pub fn read_guarded<'a>(t: &'a Target, after_init: bool, mut g: Guard<'a>) -> CatalogDump {
+    let raw = read_raw(t, &mut g, Views::DECODED);
+    decode(t, &raw, after_init)
+}
+
+/// The decoded catalog of a read: entries the profile cannot decode are left out (and
+/// listed under `undecoded`), `origins` gives each kept entry's target index.
+pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
+    let mut r = Reader::new(t, raw);
     let p = &t.profile;
     // A count passed over reads as "not exported"; `passed` says why.
-    let mut count = |name: &str, f: &dyn Fn() -> Option<(i32, i32)>| {
-        r.g.enter(name.to_string())
-            .then(f)
-            .flatten()
-            .map(|(_, n)| n)
-    };
+    let count = |c: &Option<(i32, i32)>| c.map(|(_, n)| n);
     let counts = Counts {
-        cvars: count("MPI_T_cvar_get_num", &|| t.lib.cvar_get_num()),
-        pvars: count("MPI_T_pvar_get_num", &|| t.lib.pvar_get_num()),
-        categories: count("MPI_T_category_get_num", &|| t.lib.category_get_num()),
-        events: count("MPI_T_event_get_num", &|| t.lib.event_get_num()),
-        sources: count("MPI_T_source_get_num", &|| t.lib.source_get_num()),
+        cvars: count(&raw.counts.cvars),
+        pvars: count(&raw.counts.pvars),
+        categories: count(&raw.counts.categories),
+        events: count(&raw.counts.events),
+        sources: count(&raw.counts.sources),
     };
     let mut c = Catalog::default();
     let mut origins = Origins::default();
 
     // Enumerations are reached through the variables that use them; collect them first.
     let mut raw_cvars = Vec::new();
-    for i in 0..counts.cvars.unwrap_or(0) {
-        if !r.g.enter(format!("MPI_T_cvar_get_info({i})")) {
-            continue;
-        }
-        let got = r.strings(
-            format!("MPI_T_cvar_get_info({i})"),
-            |n, d| t.lib.cvar_get_info(i, n, d),
-            |o| (o.name.len, o.desc.len),
-            |o| o.name.clone(),
-        );
-        if let Some((o, nl, tr)) = got {
+    for v in &raw.cvars {
+        if let Some((o, nl, tr)) = r.strings(&v.info) {
             r.scan_enum(o.enumtype);
-            raw_cvars.push((i, o, nl, tr));
+            raw_cvars.push((v, o, nl, tr));
         }
     }
     let mut raw_pvars = Vec::new();
-    for i in 0..counts.pvars.unwrap_or(0) {
-        if !r.g.enter(format!("MPI_T_pvar_get_info({i})")) {
-            continue;
-        }
-        let got = r.strings(
-            format!("MPI_T_pvar_get_info({i})"),
-            |n, d| t.lib.pvar_get_info(i, n, d),
-            |o| (o.name.len, o.desc.len),
-            |o| o.name.clone(),
-        );
-        if let Some((o, nl, tr)) = got {
+    for v in &raw.pvars {
+        if let Some((o, nl, tr)) = r.strings(&v.info) {
             r.scan_enum(o.enumtype);
-            raw_pvars.push((i, o, nl, tr));
+            raw_pvars.push((v, o, nl, tr));
         }
     }
+    // In the order of their handles: the enumerations the variables named.
     let handles: Vec<RawHandle> = r.enums.keys().copied().collect();
-    for (e, h) in handles.into_iter().enumerate() {
-        if !r.g.enter(format!("MPI_T_enum_get_info(enum #{e})")) {
-            r.enums.remove(&h);
-            continue;
-        }
-        let num = t
-            .lib
-            .enum_get_info(h, StrArg::LEN_ONLY)
-            .map(|(_, (n, _))| n)
-            .unwrap_or(0);
+    for h in handles {
+        let Some(e) = r.enum_read(h) else { continue };
+        let num = e
+            .info
+            .as_ref()
+            .and_then(|i| i.lens.as_ref())
+            .map_or(0, |(_, (n, _))| *n);
         let mut items = Vec::new();
         for k in 0..num.clamp(0, 10_000) {
-            if !r.g.enter(format!("MPI_T_enum_get_item(enum #{e}, {k})")) {
+            // Passed over by the reader.
+            let Some(Some(item)) = e.items.get(k as usize) else {
                 continue;
-            }
-            let Some((rc, (_, first))) = t.lib.enum_get_item(h, k, StrArg::LEN_ONLY) else {
+            };
+            let Some((rc, _)) = &item.lens else {
                 break;
             };
-            if !r.ok(format!("MPI_T_enum_get_item({h:#x}, {k})"), rc) {
+            if !r.ok(format!("MPI_T_enum_get_item({h:#x}, {k})"), *rc) {
                 continue;
             }
-            let cap = first.len.unwrap_or(1).clamp(1, 1 << 20) as usize;
-            if let Some((0, (value, name))) = t.lib.enum_get_item(h, k, StrArg::sized(cap)) {
+            if let Some((0, (value, name))) = &item.exact {
                 items.push(cat::EnumItem {
-                    value,
-                    name: text(&name),
+                    value: *value,
+                    name: text(name),
                 });
             }
         }
@@ -115,13 +93,13 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         c.enums.push(cat::Enum { name, items });
     }
 
-    for (i, o, nl, tr) in raw_cvars {
+    for (v, o, nl, tr) in raw_cvars {
         // The second pass over a variable (get_index, the value) is a spot of its own.
-        if !r.g.enter(format!("MPI_T_cvar_get_index({i})")) {
+        let (i, Some(second)) = (v.info.index, &v.second) else {
             continue;
-        }
+        };
         let name = text(&o.name);
-        let gi = t.lib.cvar_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
+        let gi = second.get_index.map(|(rc, x)| (t.rc(rc), x));
         r.names.push(NameObs {
             kind: "cvar".into(),
             index: i,
@@ -156,10 +134,10 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         let mut count = 1;
         let mut value = None;
         if bind == mpit_reference::spec::Bind::NoObject {
-            if let Some((rc, (n, bytes))) = t.lib.cvar_read_unbound(i, dt.size()) {
-                if r.ok(format!("MPI_T_cvar_read({name})"), rc) {
-                    count = n.max(1) as u32;
-                    value = Some(Value::from_bytes(dt, n.max(0) as usize, &bytes).to_cat());
+            if let Some((rc, (n, bytes))) = &second.value {
+                if r.ok(format!("MPI_T_cvar_read({name})"), *rc) {
+                    count = (*n).max(1) as u32;
+                    value = Some(Value::from_bytes(dt, (*n).max(0) as usize, bytes).to_cat());
                 }
             }
         }
@@ -180,8 +158,9 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         });
     }
 
-    for (i, o, nl, tr) in raw_pvars {
-        if !r.g.enter(format!("MPI_T_pvar_get_index({i})")) {
+    for (v, o, nl, tr) in raw_pvars {
+        let i = v.info.index;
+        if !v.second {
             continue;
         }
         let name = text(&o.name);
@@ -189,9 +168,7 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
             .pvar_class
             .lookup(o.var_class as i64)
             .or_else(|| r.undecoded(format!("pvar {name}: class {}", o.var_class)));
-        let gi = class
-            .and_then(|_| t.lib.pvar_get_index(&name, o.var_class))
-            .map(|(rc, x)| (t.rc(rc), x));
+        let gi = class.and(v.get_index).map(|(rc, x)| (t.rc(rc), x));
         r.names.push(NameObs {
             kind: "pvar".into(),
             index: i,
@@ -238,17 +215,11 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         });
     }
 
-    for i in 0..counts.sources.unwrap_or(0) {
-        if !r.g.enter(format!("MPI_T_source_get_info({i})")) {
+    for s in &raw.sources {
+        let i = s.index;
+        let Some((o, nl, tr)) = r.strings(s) else {
             continue;
-        }
-        let got = r.strings(
-            format!("MPI_T_source_get_info({i})"),
-            |n, d| t.lib.source_get_info(i, n, d),
-            |o| (o.name.len, o.desc.len),
-            |o| o.name.clone(),
-        );
-        let Some((o, nl, tr)) = got else { continue };
+        };
         let name = text(&o.name);
         r.names.push(NameObs {
             kind: "source".into(),
@@ -280,19 +251,13 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         });
     }
 
-    for i in 0..counts.events.unwrap_or(0) {
-        if !r.g.enter(format!("MPI_T_event_get_info({i})")) {
+    for ev in &raw.events {
+        let i = ev.info.index;
+        let Some((o, nl, tr)) = r.strings(&ev.info) else {
             continue;
-        }
-        let got = r.strings(
-            format!("MPI_T_event_get_info({i})"),
-            |n, d| t.lib.event_get_info(i, n, d, 64),
-            |o| (o.name.len, o.desc.len),
-            |o| o.name.clone(),
-        );
-        let Some((o, nl, tr)) = got else { continue };
+        };
         let name = text(&o.name);
-        let gi = t.lib.event_get_index(&name).map(|(rc, x)| (t.rc(rc), x));
+        let gi = ev.get_index.map(|(rc, x)| (t.rc(rc), x));
         r.names.push(NameObs {
             kind: "event".into(),
             index: i,
@@ -350,7 +315,7 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         });
     }
 
-    read_categories(&mut r, &mut c, &mut origins, counts.categories.unwrap_or(0));
+    read_categories(&mut r, &mut c, &mut origins, &raw.categories);
     // Enumerations are observable only through the entries that carry them: one used
     // only by entries the profile could not decode (Open MPI's `boolean`, on MPI_C_BOOL
     // cvars, listed under `undecoded`) is left out with them, so the catalog holds what a
@@ -366,18 +331,14 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
     // Rules the library's entries break are declared, so the reference can mirror the
     // catalog (MPIT_REFERENCE_CATALOG) and serve them as the library does.
     c.mark_deviations();
-    let category_changed =
-        r.g.enter("MPI_T_category_changed".into())
-            .then(|| t.lib.category_changed().map(|(_, n)| n))
-            .flatten();
-    r.g.leave();
+    let category_changed = raw.category_changed.map(|(_, n)| n);
     CatalogDump {
-        library_version: t
-            .lib
-            .get_library_version()
+        library_version: raw
+            .library_version
+            .clone()
             .map(|(_, v)| v)
             .unwrap_or_default(),
-        mpi_version: t.lib.get_version().map(|(_, v)| v),
+        mpi_version: raw.mpi_version.map(|(_, v)| v),
         detection: t.detection.clone(),
         profile: t.profile_origin.clone(),
         after_init,
@@ -391,7 +352,7 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, g: Guard<'a>) -> Catalo
         undecoded: r.undecoded,
         handles: t.handles.clone(),
         unresolved: t.unresolved.clone(),
-        passed: r.g.passed,
+        passed: raw.passed.clone(),
         lost: Vec::new(),
     }
 }
