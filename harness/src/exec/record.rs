@@ -6,7 +6,7 @@
 use super::calls::{self, Arg, Args, HandleMeta};
 use super::{Exec, EVIDENCE_CAP};
 use crate::cases::funcs::Func;
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::judge::return_codes::log_key;
 use crate::judge::value::Val;
 use crate::verdict::Evidence;
@@ -86,9 +86,9 @@ impl Exec<'_, '_> {
             Func::Finalize => self.depth -= 1,
             Func::CvarHandleAlloc | Func::PvarHandleAlloc => {
                 let kind = if func == Func::CvarHandleAlloc {
-                    Kind::Cvar
+                    SubjectKind::Cvar
                 } else {
-                    Kind::Pvar
+                    SubjectKind::Pvar
                 };
                 if let Some(h) = handle("handle") {
                     self.handles.insert(h, HandleMeta { kind, index, count });
@@ -99,7 +99,7 @@ impl Exec<'_, '_> {
                     self.handles.insert(
                         h,
                         HandleMeta {
-                            kind: Kind::Event,
+                            kind: SubjectKind::Event,
                             index,
                             count: 0,
                         },

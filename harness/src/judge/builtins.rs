@@ -6,7 +6,7 @@
 
 use super::inventory::Inventory;
 use super::value::Val;
-use crate::cases::{Builtin, Kind};
+use crate::cases::{Builtin, SubjectKind};
 use mpit_reference::profile::AbiProfile;
 use mpit_reference::spec::{TErr, Verbosity};
 use std::collections::{BTreeMap, BTreeSet};
@@ -94,8 +94,8 @@ fn categories_differ(before: &Inventory, after: &Inventory) -> Option<String> {
             count(after)
         ));
     }
-    for a in after.of(Kind::Category) {
-        let Some(b) = before.find(Kind::Category, a.index) else {
+    for a in after.of(SubjectKind::Category) {
+        let Some(b) = before.find(SubjectKind::Category, a.index) else {
             what.push(format!("{} appeared", a.subject()));
             continue;
         };
@@ -123,12 +123,14 @@ fn names_unique(inv: &Inventory) -> Result<(), String> {
     let mut seen: BTreeMap<(String, Vec<u8>), i32> = BTreeMap::new();
     for e in &inv.entries {
         let scope = match e.kind {
-            Kind::Pvar => format!(
+            SubjectKind::Pvar => format!(
                 "pvar/{}",
                 e.attrs.get("var_class").cloned().unwrap_or_default()
             ),
-            Kind::Item => format!("item/{}", e.attrs.get("enum").cloned().unwrap_or_default()),
-            Kind::Function | Kind::ThreadLevel => continue,
+            SubjectKind::Item => {
+                format!("item/{}", e.attrs.get("enum").cloned().unwrap_or_default())
+            }
+            SubjectKind::Function | SubjectKind::ThreadLevel => continue,
             k => k.as_str().to_string(),
         };
         if let Some(first) = seen.insert((scope.clone(), e.bytes("name")), e.index) {
@@ -143,7 +145,7 @@ fn names_unique(inv: &Inventory) -> Result<(), String> {
 
 fn acyclic(inv: &Inventory) -> Result<(), String> {
     let children: BTreeMap<i32, Vec<i32>> = inv
-        .of(Kind::Category)
+        .of(SubjectKind::Category)
         .map(|e| {
             (
                 e.index,
@@ -220,7 +222,7 @@ fn only_categories(inv: &Inventory) -> Inventory {
         entries: inv
             .entries
             .iter()
-            .filter(|e| e.kind == Kind::Category)
+            .filter(|e| e.kind == SubjectKind::Category)
             .cloned()
             .collect(),
         globals: inv
@@ -262,13 +264,13 @@ fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
 /// The first entry of `before` that `after` lost, changed or reordered the members of.
 fn first_broken(before: &Inventory, after: &Inventory) -> Option<String> {
     for b in &before.entries {
-        if matches!(b.kind, Kind::Function | Kind::ThreadLevel) {
+        if matches!(b.kind, SubjectKind::Function | SubjectKind::ThreadLevel) {
             continue;
         }
         // Items are numbered within their enum: match them by (enum, index).
         let found = match b.kind {
-            Kind::Item => after
-                .of(Kind::Item)
+            SubjectKind::Item => after
+                .of(SubjectKind::Item)
                 .find(|a| a.index == b.index && a.attrs.get("enum") == b.attrs.get("enum")),
             k => after.find(k, b.index),
         };
@@ -282,7 +284,7 @@ fn first_broken(before: &Inventory, after: &Inventory) -> Option<String> {
                 .cloned()
                 .unwrap_or_else(|| {
                     let key = match b.kind {
-                        Kind::Category => "num_categories".to_string(),
+                        SubjectKind::Category => "num_categories".to_string(),
                         k => format!("num_{}s", k.as_str()),
                     };
                     let n = |i: &Inventory| i.globals.get(&key).copied().unwrap_or(0);
@@ -344,7 +346,7 @@ mod tests {
     #[test]
     fn catalog_extends_matches_items_within_their_enum() {
         let item = |e: &str, i: i32, name: &str| Entry {
-            kind: Kind::Item,
+            kind: SubjectKind::Item,
             index: i,
             name: name.into(),
             desc: String::new(),
@@ -366,7 +368,7 @@ mod tests {
     #[test]
     fn catalog_extends_says_how_an_entry_vanished() {
         let cvar = |i: i32| Entry {
-            kind: Kind::Cvar,
+            kind: SubjectKind::Cvar,
             index: i,
             name: format!("v{i}"),
             desc: String::new(),

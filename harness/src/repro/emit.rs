@@ -14,7 +14,7 @@
 use super::ctext::c_string;
 use crate::cases::expr::{Expr, Size, Term};
 use crate::cases::funcs::Func;
-use crate::cases::{Case, InitMode, Kind, Require};
+use crate::cases::{Case, InitMode, Require, SubjectKind};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -24,7 +24,7 @@ pub enum Subject {
     None,
     /// A catalog entry, found again by name (an item: within the enumeration `parent`).
     Entry {
-        kind: Kind,
+        kind: SubjectKind,
         name: String,
         parent: Option<String>,
     },
@@ -207,11 +207,11 @@ impl<'a> Emitter<'a> {
             ("index", _) => "subj.index".into(),
             ("len", _) => "subj.len".into(),
             ("desc_len", _) => "subj.desc_len".into(),
-            ("var_class", Kind::Pvar) => "subj.var_class".into(),
-            ("enumtype", Kind::Enum | Kind::Item) => "subj.enumtype".into(),
-            ("num_items", Kind::Enum | Kind::Item) => "subj.num_items".into(),
-            ("item", Kind::Item) => "subj.item".into(),
-            ("value", Kind::Item) => "subj.value".into(),
+            ("var_class", SubjectKind::Pvar) => "subj.var_class".into(),
+            ("enumtype", SubjectKind::Enum | SubjectKind::Item) => "subj.enumtype".into(),
+            ("num_items", SubjectKind::Enum | SubjectKind::Item) => "subj.num_items".into(),
+            ("item", SubjectKind::Item) => "subj.item".into(),
+            ("value", SubjectKind::Item) => "subj.value".into(),
             _ => return Err(format!("`${field}` of a {} subject", kind.as_str())),
         })
     }

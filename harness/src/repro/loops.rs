@@ -7,7 +7,7 @@ use super::ctext::filter_cond;
 use super::emit::{CVar, Emitter, Loop, Subject, R};
 use super::table::out_type;
 use crate::cases::funcs::Func;
-use crate::cases::{Callee, ForAll, Kind, Step};
+use crate::cases::{Callee, ForAll, Step, SubjectKind};
 
 impl Emitter<'_> {
     pub(super) fn step(&mut self, step: &Step) -> R<()> {
@@ -29,14 +29,14 @@ impl Emitter<'_> {
             None => self.repeated(func, step),
             Some(ForAll::Kind(k)) => {
                 let lookup = match k {
-                    Kind::Pvar => "pvar_entry",
-                    Kind::Cvar => "cvar_entry",
-                    Kind::Category => "category_entry",
+                    SubjectKind::Pvar => "pvar_entry",
+                    SubjectKind::Cvar => "cvar_entry",
+                    SubjectKind::Category => "category_entry",
                     other => return Err(format!("for_all over {}", other.as_str())),
                 };
                 let n = self.global(&format!(
                     "num_{}",
-                    if *k == Kind::Category {
+                    if *k == SubjectKind::Category {
                         "categories".to_string()
                     } else {
                         format!("{}s", k.as_str())

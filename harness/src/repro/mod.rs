@@ -19,7 +19,7 @@ pub mod table;
 
 use crate::cases::clauses::Clauses;
 use crate::cases::funcs::Func;
-use crate::cases::{Case, Kind, Suite};
+use crate::cases::{Case, SubjectKind, Suite};
 use crate::report::json::atomic_write;
 use crate::report::Report;
 use crate::verdict::{CaseResult, Oracle, Status};
@@ -77,12 +77,12 @@ pub fn parse_subject(case: &Case, text: &str) -> Result<Subject, String> {
         return Ok(Subject::None);
     };
     match kind {
-        Kind::ThreadLevel => Ok(Subject::ThreadLevel(text.trim().to_string())),
-        Kind::Function => Func::mpi_t()
+        SubjectKind::ThreadLevel => Ok(Subject::ThreadLevel(text.trim().to_string())),
+        SubjectKind::Function => Func::mpi_t()
             .find(|f| f.c_name() == text.trim())
             .map(Subject::Function)
             .ok_or_else(|| format!("`{text}` is not an MPI_T function")),
-        Kind::Item => {
+        SubjectKind::Item => {
             // `item 3 of <enum> <item name>`
             let mut it = text.splitn(5, ' ');
             match (it.next(), it.next(), it.next(), it.next(), it.next()) {
@@ -90,7 +90,7 @@ pub fn parse_subject(case: &Case, text: &str) -> Result<Subject, String> {
                     if i.parse::<i64>().is_ok() =>
                 {
                     Ok(Subject::Entry {
-                        kind: Kind::Item,
+                        kind: SubjectKind::Item,
                         name: name.to_string(),
                         parent: Some(e.to_string()),
                     })
@@ -278,16 +278,16 @@ fn header(c: &mut String, case: &Case, r: &CaseResult, o: &Origin, clauses: &Cla
 
 /// `lookup_subject`: the subject's index from its name, then its strings and datatype
 /// from a full-size `*_get_info`, as mpit-conform's inventory has them.
-fn lookup(kind: Kind, name: &str, parent: Option<&str>, reported: i64) -> String {
+fn lookup(kind: SubjectKind, name: &str, parent: Option<&str>, reported: i64) -> String {
     let n = ctext::c_string(name);
     // Kinds without a `*_get_index`: searched (an item within its enumeration).
     let search = match kind {
-        Kind::Enum => Some(format!("enum_named({n}, e)")),
-        Kind::Item => Some(format!(
+        SubjectKind::Enum => Some(format!("enum_named({n}, e)")),
+        SubjectKind::Item => Some(format!(
             "item_named({}, {n}, e)",
             ctext::c_string(parent.unwrap_or(""))
         )),
-        Kind::Source => Some(format!("source_named({n}, e)")),
+        SubjectKind::Source => Some(format!("source_named({n}, e)")),
         _ => None,
     };
     if let Some(call) = search {
@@ -300,10 +300,10 @@ fn lookup(kind: Kind, name: &str, parent: Option<&str>, reported: i64) -> String
         );
     }
     let (get_index, entry) = match kind {
-        Kind::Cvar => ("MPI_T_cvar_get_index", "cvar_entry"),
-        Kind::Category => ("MPI_T_category_get_index", "category_entry"),
-        Kind::Event => ("MPI_T_event_get_index", "event_entry"),
-        Kind::Pvar => ("MPI_T_pvar_get_index", "pvar_entry"),
+        SubjectKind::Cvar => ("MPI_T_cvar_get_index", "cvar_entry"),
+        SubjectKind::Category => ("MPI_T_category_get_index", "category_entry"),
+        SubjectKind::Event => ("MPI_T_event_get_index", "event_entry"),
+        SubjectKind::Pvar => ("MPI_T_pvar_get_index", "pvar_entry"),
         other => {
             return format!(
                 "static void lookup_subject(entry_t *e) {{ (void)e; not_applicable(\"a {} subject\"); }}\n",
@@ -314,7 +314,7 @@ fn lookup(kind: Kind, name: &str, parent: Option<&str>, reported: i64) -> String
     let k = kind.as_str();
     let shown = ctext::escape(&n);
     let classes = ctext::pvar_classes();
-    let find = if kind == Kind::Pvar {
+    let find = if kind == SubjectKind::Pvar {
         // A pvar's name is unique within its class only (R-STR-6): every class is tried;
         // where two classes have the name, the index the report names breaks the tie.
         format!(

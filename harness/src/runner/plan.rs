@@ -5,7 +5,7 @@
 use super::queue::Job;
 use super::readers::spot_subject;
 use crate::cases::InitMode;
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::cases::{Case, Require, Suite};
 use crate::judge::inventory::Entry;
 use crate::judge::inventory::Inventory;
@@ -175,8 +175,8 @@ pub fn jobs(
 }
 
 /// The inventory's entries by kind, each behind an `Arc` the jobs share.
-fn share(inv: &Inventory) -> BTreeMap<Kind, Vec<Arc<Entry>>> {
-    let mut out: BTreeMap<Kind, Vec<Arc<Entry>>> = BTreeMap::new();
+fn share(inv: &Inventory) -> BTreeMap<SubjectKind, Vec<Arc<Entry>>> {
+    let mut out: BTreeMap<SubjectKind, Vec<Arc<Entry>>> = BTreeMap::new();
     for e in &inv.entries {
         out.entry(e.kind).or_default().push(Arc::new(e.clone()));
     }

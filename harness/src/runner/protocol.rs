@@ -183,13 +183,13 @@ impl FromWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cases::Kind;
+    use crate::cases::SubjectKind;
 
     /// The borrowed job is the same line as the owned one (the worker parses `ToWorker`).
     #[test]
     fn a_borrowed_job_serializes_as_the_owned_one() {
         let entry = |index: i32, name: &str| Entry {
-            kind: Kind::Cvar,
+            kind: SubjectKind::Cvar,
             index,
             name: name.into(),
             desc: "d".into(),

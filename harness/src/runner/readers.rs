@@ -8,7 +8,7 @@
 use super::child::{evidence, Broke, Death, Start, Worker};
 use super::pool::Setup;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::judge::inventory::Inventory;
 use crate::target::catalog::CatalogDump;
 use crate::target::reading::{all_of, function, Lost, GIVE_UP_AFTER};
@@ -165,16 +165,16 @@ pub fn catalog(setup: &Setup, mpi_init: bool) -> Result<CatalogDump, ReadError> 
 }
 
 /// The kind of entry a spot reads, and its index (`None`: the count itself).
-pub fn spot_subject(spot: &str) -> Option<(Kind, Option<i32>)> {
+pub fn spot_subject(spot: &str) -> Option<(SubjectKind, Option<i32>)> {
     let f = function(spot).strip_prefix("MPI_T_")?;
     let kind = match f.split('_').next()? {
-        "cvar" => Kind::Cvar,
-        "pvar" => Kind::Pvar,
-        "category" => Kind::Category,
-        "event" => Kind::Event,
-        "source" => Kind::Source,
-        "enum" if f == "enum_get_item" => Kind::Item,
-        "enum" => Kind::Enum,
+        "cvar" => SubjectKind::Cvar,
+        "pvar" => SubjectKind::Pvar,
+        "category" => SubjectKind::Category,
+        "event" => SubjectKind::Event,
+        "source" => SubjectKind::Source,
+        "enum" if f == "enum_get_item" => SubjectKind::Item,
+        "enum" => SubjectKind::Enum,
         _ => return None,
     };
     if f.ends_with("_get_num") || f == "category_changed" {
@@ -187,16 +187,16 @@ pub fn spot_subject(spot: &str) -> Option<(Kind, Option<i32>)> {
 }
 
 /// The area, clause and case id of the results for entries of `kind` a reader lost.
-fn lost_case(kind: Kind) -> (Area, &'static str, &'static str) {
+fn lost_case(kind: SubjectKind) -> (Area, &'static str, &'static str) {
     match kind {
-        Kind::Cvar => (Area::Cvars, "cvars.catalog.read", "MPI-4.1 §15.3.6 R-GEN-1"),
-        Kind::Pvar => (Area::Pvars, "pvars.catalog.read", "MPI-4.1 §15.3.7 R-GEN-1"),
-        Kind::Category => (
+        SubjectKind::Cvar => (Area::Cvars, "cvars.catalog.read", "MPI-4.1 §15.3.6 R-GEN-1"),
+        SubjectKind::Pvar => (Area::Pvars, "pvars.catalog.read", "MPI-4.1 §15.3.7 R-GEN-1"),
+        SubjectKind::Category => (
             Area::Categories,
             "categories.catalog.read",
             "MPI-4.1 §15.3.9 R-GEN-1",
         ),
-        Kind::Event | Kind::Source => (
+        SubjectKind::Event | SubjectKind::Source => (
             Area::Events,
             "events.catalog.read",
             "MPI-4.1 §15.3.8 R-GEN-1",
@@ -215,7 +215,7 @@ pub fn lost_results(inv: &Inventory, after_init: bool, timeout: Duration) -> Vec
     inv.lost
         .iter()
         .map(|l| {
-            let kind = spot_subject(&l.call).map_or(Kind::Cvar, |(k, _)| k);
+            let kind = spot_subject(&l.call).map_or(SubjectKind::Cvar, |(k, _)| k);
             let (area, case, clause) = lost_case(kind);
             let meta = CaseMeta {
                 case,
@@ -244,24 +244,27 @@ mod tests {
     fn a_spot_names_its_entry() {
         assert_eq!(
             spot_subject("MPI_T_cvar_get_info(5)"),
-            Some((Kind::Cvar, Some(5)))
+            Some((SubjectKind::Cvar, Some(5)))
         );
         assert_eq!(
             spot_subject("MPI_T_pvar_get_index(12)"),
-            Some((Kind::Pvar, Some(12)))
+            Some((SubjectKind::Pvar, Some(12)))
         );
-        assert_eq!(spot_subject("MPI_T_pvar_get_num"), Some((Kind::Pvar, None)));
+        assert_eq!(
+            spot_subject("MPI_T_pvar_get_num"),
+            Some((SubjectKind::Pvar, None))
+        );
         assert_eq!(
             spot_subject("MPI_T_enum_get_info(enum #3)"),
-            Some((Kind::Enum, Some(3)))
+            Some((SubjectKind::Enum, Some(3)))
         );
         assert_eq!(
             spot_subject("MPI_T_enum_get_item(enum #3, 7)"),
-            Some((Kind::Item, Some(7)))
+            Some((SubjectKind::Item, Some(7)))
         );
         assert_eq!(
             spot_subject("MPI_T_category_get_cvars(2)"),
-            Some((Kind::Category, Some(2)))
+            Some((SubjectKind::Category, Some(2)))
         );
         assert_eq!(spot_subject("MPI_Init"), None);
     }

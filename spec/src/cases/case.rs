@@ -4,7 +4,7 @@
 //! §15.3.3), and its steps.
 
 use super::expr::Size;
-use super::select::{Filter, Kind, Scalar};
+use super::select::{Filter, Scalar, SubjectKind};
 use super::step::Step;
 use crate::verdict::{Area, CaseMeta, Level, Oracle};
 use serde::Deserialize;
@@ -95,7 +95,7 @@ pub struct Case {
     #[serde(default)]
     pub init: InitMode,
     #[serde(default)]
-    pub for_each: Option<Kind>,
+    pub for_each: Option<SubjectKind>,
     #[serde(default, rename = "where")]
     pub filter: Filter,
     /// Only the first N subjects (in index order) that `where` accepts: for a check one

@@ -4,9 +4,9 @@
 //! `mpi_` prefix where the bare name would be ambiguous; harness operations say what
 //! they do.
 
-use super::Kind;
+use super::SubjectKind;
 // Not `for_all:`'s subject kind above: the kinds with a `*_get_num` and an index space.
-use crate::kind::Kind as IndexKind;
+use crate::kind::Kind;
 use serde::{Deserialize, Serialize};
 
 /// What a parameter takes.
@@ -226,15 +226,15 @@ impl Func {
 
     /// The kind of catalog entry whose name and description the function's (buf, len)
     /// pairs return, if any: the strings a string check compares with.
-    pub fn strings_of(self) -> Option<Kind> {
+    pub fn strings_of(self) -> Option<SubjectKind> {
         Some(match self {
-            Func::CvarGetInfo | Func::CvarGetInfoNameOnly => Kind::Cvar,
-            Func::PvarGetInfo | Func::PvarGetInfoNameOnly => Kind::Pvar,
-            Func::CategoryGetInfo | Func::CategoryGetInfoNameOnly => Kind::Category,
-            Func::EventGetInfo => Kind::Event,
-            Func::SourceGetInfo => Kind::Source,
-            Func::EnumGetInfo => Kind::Enum,
-            Func::EnumGetItem => Kind::Item,
+            Func::CvarGetInfo | Func::CvarGetInfoNameOnly => SubjectKind::Cvar,
+            Func::PvarGetInfo | Func::PvarGetInfoNameOnly => SubjectKind::Pvar,
+            Func::CategoryGetInfo | Func::CategoryGetInfoNameOnly => SubjectKind::Category,
+            Func::EventGetInfo => SubjectKind::Event,
+            Func::SourceGetInfo => SubjectKind::Source,
+            Func::EnumGetInfo => SubjectKind::Enum,
+            Func::EnumGetItem => SubjectKind::Item,
             _ => return None,
         })
     }
@@ -249,26 +249,26 @@ impl Func {
 
 /// The function table's entries of a kind: the calls named by the kind's word
 /// (`MPI_T_cvar_get_num` ...), so no caller spells them out or builds them from strings.
-impl IndexKind {
+impl Kind {
     /// `MPI_T_{kind}_get_num`.
     pub fn get_num(self) -> Func {
         match self {
-            IndexKind::Cvar => Func::CvarGetNum,
-            IndexKind::Pvar => Func::PvarGetNum,
-            IndexKind::Category => Func::CategoryGetNum,
-            IndexKind::Event => Func::EventGetNum,
-            IndexKind::Source => Func::SourceGetNum,
+            Kind::Cvar => Func::CvarGetNum,
+            Kind::Pvar => Func::PvarGetNum,
+            Kind::Category => Func::CategoryGetNum,
+            Kind::Event => Func::EventGetNum,
+            Kind::Source => Func::SourceGetNum,
         }
     }
 
     /// `MPI_T_{kind}_get_info`, with every OUT argument.
     pub fn get_info(self) -> Func {
         match self {
-            IndexKind::Cvar => Func::CvarGetInfo,
-            IndexKind::Pvar => Func::PvarGetInfo,
-            IndexKind::Category => Func::CategoryGetInfo,
-            IndexKind::Event => Func::EventGetInfo,
-            IndexKind::Source => Func::SourceGetInfo,
+            Kind::Cvar => Func::CvarGetInfo,
+            Kind::Pvar => Func::PvarGetInfo,
+            Kind::Category => Func::CategoryGetInfo,
+            Kind::Event => Func::EventGetInfo,
+            Kind::Source => Func::SourceGetInfo,
         }
     }
 }
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn a_kinds_functions_are_named_by_its_word() {
-        for k in IndexKind::ALL {
+        for k in Kind::ALL {
             assert_eq!(k.get_num().yaml(), format!("{}_get_num", k.word()));
             assert_eq!(k.get_info().yaml(), format!("{}_get_info", k.word()));
         }

@@ -23,6 +23,6 @@ mod validate;
 
 pub use case::{Buffers, Case, CaseFile, InitMode, MpiVersion, Require, StringField};
 pub use load::{parse_file, Suite};
-pub use select::{Filter, FilterValues, Kind, Scalar, FILTER_KEYS, GLOBAL_VARS};
+pub use select::{Filter, FilterValues, Scalar, SubjectKind, FILTER_KEYS, GLOBAL_VARS};
 pub use step::{Builtin, Callee, Expect, ForAll, Reading, Step, StrCheck};
 pub use validate::pred_exprs;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize,
 )]
 #[serde(rename_all = "snake_case")]
-pub enum Kind {
+pub enum SubjectKind {
     Cvar,
     Pvar,
     Category,
@@ -24,31 +24,33 @@ pub enum Kind {
     ThreadLevel,
 }
 
-impl Kind {
+impl SubjectKind {
     pub fn as_str(self) -> &'static str {
         match self {
-            Kind::Cvar => "cvar",
-            Kind::Pvar => "pvar",
-            Kind::Category => "category",
-            Kind::Enum => "enum",
-            Kind::Item => "item",
-            Kind::Event => "event",
-            Kind::Source => "source",
-            Kind::Function => "function",
-            Kind::ThreadLevel => "thread_level",
+            SubjectKind::Cvar => "cvar",
+            SubjectKind::Pvar => "pvar",
+            SubjectKind::Category => "category",
+            SubjectKind::Enum => "enum",
+            SubjectKind::Item => "item",
+            SubjectKind::Event => "event",
+            SubjectKind::Source => "source",
+            SubjectKind::Function => "function",
+            SubjectKind::ThreadLevel => "thread_level",
         }
     }
 
     /// The variables a subject of this kind defines for the steps.
     pub fn vars(self) -> &'static [&'static str] {
         match self {
-            Kind::Cvar | Kind::Category | Kind::Source => &["index", "name", "len", "desc_len"],
-            Kind::Pvar => &["index", "name", "len", "desc_len", "var_class", "enumtype"],
-            Kind::Event => &["index", "name", "len", "desc_len", "num_elements"],
-            Kind::Enum => &["enumtype", "name", "len", "num_items"],
-            Kind::Item => &["enumtype", "item", "name", "len", "value", "num_items"],
-            Kind::Function => &["function"],
-            Kind::ThreadLevel => &["required"],
+            SubjectKind::Cvar | SubjectKind::Category | SubjectKind::Source => {
+                &["index", "name", "len", "desc_len"]
+            }
+            SubjectKind::Pvar => &["index", "name", "len", "desc_len", "var_class", "enumtype"],
+            SubjectKind::Event => &["index", "name", "len", "desc_len", "num_elements"],
+            SubjectKind::Enum => &["enumtype", "name", "len", "num_items"],
+            SubjectKind::Item => &["enumtype", "item", "name", "len", "value", "num_items"],
+            SubjectKind::Function => &["function"],
+            SubjectKind::ThreadLevel => &["required"],
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::expr::{self, Expr, PredSpec, RcSet};
 use super::funcs::Func;
-use super::select::{Filter, Kind};
+use super::select::{Filter, SubjectKind};
 use crate::verdict::Level;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -68,7 +68,7 @@ pub struct Reading {
 /// inventory could read it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ForAll {
-    Kind(Kind),
+    Kind(SubjectKind),
     List(String),
     Range(Expr),
     /// Each OUT argument of the step's function passed as NULL on its own, then all of
@@ -98,7 +98,8 @@ impl<'de> Deserialize<'de> for ForAll {
         if s == "null_outs" {
             return Ok(ForAll::NullOuts);
         }
-        let k: Kind = Kind::deserialize(serde::de::value::StrDeserializer::<D::Error>::new(&s))?;
+        let k: SubjectKind =
+            SubjectKind::deserialize(serde::de::value::StrDeserializer::<D::Error>::new(&s))?;
         Ok(ForAll::Kind(k))
     }
 }

@@ -6,7 +6,7 @@
 use super::case::Case;
 use super::expr::{self, Expr, Pred, Term};
 use super::funcs::{Func, Param};
-use super::select::{Kind, GLOBAL_VARS};
+use super::select::{SubjectKind, GLOBAL_VARS};
 use super::step::{Callee, Expect, ForAll, Step};
 use crate::readings::{self, ReadingKind};
 use crate::verdict::{Area, Level};
@@ -46,7 +46,7 @@ pub(super) fn validate(c: &Case, area: Area) -> Result<(), Invalid> {
         return bad("first:", "`first: 0` selects no subject".into());
     }
     if c.buffers.is_some()
-        && !matches!(c.for_each, Some(k) if k != Kind::Function && k != Kind::ThreadLevel)
+        && !matches!(c.for_each, Some(k) if k != SubjectKind::Function && k != SubjectKind::ThreadLevel)
     {
         return bad(
             "buffers:",
@@ -139,7 +139,7 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
         (Some(_), Some(_), _) => {
             return bad("check:", "a step has `call:` or `check:`, not both".into())
         }
-        (Some(Callee::Subject), _, _) if c.for_each != Some(Kind::Function) => {
+        (Some(Callee::Subject), _, _) if c.for_each != Some(SubjectKind::Function) => {
             return bad(
                 "$function",
                 "`call: $function` needs `for_each: function`".into(),

@@ -3,7 +3,7 @@
 //! encoded for a write, and the element sizes of an event type.
 
 use super::HandleMeta;
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::judge::inventory::Inventory;
 use crate::judge::value::Val;
 use crate::target::ffi::{BufOut, StrOut};
@@ -55,7 +55,7 @@ pub fn encode(inv: &Inventory, m: &HandleMeta, n: i64) -> Vec<u8> {
 
 /// Byte sizes of an event type's elements (for the recorder's `event_read` calls).
 pub(super) fn element_sizes(inv: &Inventory, event: i32) -> Vec<usize> {
-    inv.find(Kind::Event, event)
+    inv.find(SubjectKind::Event, event)
         .and_then(|e| e.attrs.get("datatype"))
         .map(|s| {
             s.split(',')

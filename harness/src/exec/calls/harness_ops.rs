@@ -4,7 +4,7 @@
 
 use super::{int, outs, Args, HandleMeta, Outs};
 use crate::cases::funcs::Func;
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::judge::inventory;
 use crate::judge::value::Val;
 use crate::target::activity::Plan;
@@ -199,7 +199,7 @@ fn call_rcs(d: &ffi::Delivery) -> Vec<Val> {
 fn data_ok(lib: &ffi::Lib, handles: &BTreeMap<u64, HandleMeta>, d: &ffi::Delivery) -> i32 {
     let Some(m) = handles
         .get(&(d.registration as u64))
-        .filter(|m| m.kind == Kind::Event)
+        .filter(|m| m.kind == SubjectKind::Event)
     else {
         return -1;
     };

@@ -14,7 +14,7 @@ mod mpi_t;
 pub use data::{decode, encode, read_bytes};
 
 use crate::cases::funcs::Func;
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::judge::inventory::Inventory;
 use crate::judge::value::{self, Val};
 use crate::target::ffi::{ObjArg, StrArg};
@@ -55,7 +55,7 @@ impl Arg {
 /// What the executor knows about a handle it got from the library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HandleMeta {
-    pub kind: Kind,
+    pub kind: SubjectKind,
     pub index: i32,
     pub count: i32,
 }

@@ -4,7 +4,7 @@
 //! the library answers. The calls are the reader's; here they are only looked at.
 
 use super::{Entry, Inventory};
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::target::catalog::raw::{EnumRead, Info, InfoRead, RawCatalog};
 use crate::target::ffi::{Called, RawHandle, StrOut};
 use crate::target::Target;
@@ -100,7 +100,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
         };
         note_enum(o.enumtype);
         let scope = p.scope.lookup(o.scope as i64);
-        let mut e = entry(Kind::Cvar, v.info.index, &o.name, &o.desc);
+        let mut e = entry(SubjectKind::Cvar, v.info.index, &o.name, &o.desc);
         e.attrs.insert(
             "scope".into(),
             c_name("MPI_T_SCOPE_", scope.map(Scope::spelling), o.scope),
@@ -129,7 +129,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
         };
         note_enum(o.enumtype);
         let class = p.pvar_class.lookup(o.var_class as i64);
-        let mut e = entry(Kind::Pvar, v.info.index, &o.name, &o.desc);
+        let mut e = entry(SubjectKind::Pvar, v.info.index, &o.name, &o.desc);
         e.attrs.insert(
             "var_class".into(),
             c_name(
@@ -163,7 +163,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
         };
         // Members passed over by the reader: the category was lost with them.
         let Some(m) = &c.members else { continue };
-        let mut e = entry(Kind::Category, i, &o.name, &o.desc);
+        let mut e = entry(SubjectKind::Category, i, &o.name, &o.desc);
         let events = m
             .num_events
             .map_or(0, |(rc, n)| if rc == 0 { n } else { 0 });
@@ -195,7 +195,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
             Got::Absent => break,
         };
         note_enum(o.enumtype);
-        let mut e = entry(Kind::Event, v.info.index, &o.name, &o.desc);
+        let mut e = entry(SubjectKind::Event, v.info.index, &o.name, &o.desc);
         let dts: Vec<String> = o
             .datatypes
             .iter()
@@ -214,7 +214,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
             Got::Failed => continue,
             Got::Absent => break,
         };
-        let mut e = entry(Kind::Source, s.index, &o.name, &o.desc);
+        let mut e = entry(SubjectKind::Source, s.index, &o.name, &o.desc);
         e.vars.insert("ordering".into(), o.ordering as i64);
         inv.entries.push(e);
     }
@@ -238,7 +238,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
             }
             None => break,
         };
-        let mut e = entry(Kind::Enum, k as i32, name, &StrOut::default());
+        let mut e = entry(SubjectKind::Enum, k as i32, name, &StrOut::default());
         e.vars.insert("enumtype".into(), h as i64);
         e.vars.insert("num_items".into(), num as i64);
         let ename = e.name.clone();
@@ -252,7 +252,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
                 failures.push(format!("MPI_T_enum_get_item({ename}, {item}) failed"));
                 continue;
             };
-            let mut it = entry(Kind::Item, item, iname, &StrOut::default());
+            let mut it = entry(SubjectKind::Item, item, iname, &StrOut::default());
             it.attrs.insert("enum".into(), ename.clone());
             it.vars.insert("enumtype".into(), h as i64);
             it.vars.insert("item".into(), item as i64);
@@ -273,7 +273,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
     }
 }
 
-pub(super) fn entry(kind: Kind, index: i32, name: &StrOut, desc: &StrOut) -> Entry {
+pub(super) fn entry(kind: SubjectKind, index: i32, name: &StrOut, desc: &StrOut) -> Entry {
     let bytes = |o: &StrOut| {
         let b = o.buf.as_deref().unwrap_or(&[]);
         b[..b.iter().position(|c| *c == 0).unwrap_or(b.len())].to_vec()

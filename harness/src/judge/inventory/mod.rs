@@ -6,7 +6,7 @@
 mod entries;
 
 use crate::cases::funcs::Func;
-use crate::cases::Kind;
+use crate::cases::SubjectKind;
 use crate::target::catalog::raw::Views;
 use crate::target::catalog::read_raw;
 use crate::target::ffi::StrOut;
@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, HashMap};
 /// One subject: a catalog entry, an MPI_T function or a thread level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
-    pub kind: Kind,
+    pub kind: SubjectKind,
     /// The MPI index (item: the item's index within its enum).
     pub index: i32,
     pub name: String,
@@ -53,8 +53,8 @@ impl Entry {
     /// `cvar 12 MPIR_CVAR_ASYNC_PROGRESS`, as reports show a subject.
     pub fn subject(&self) -> String {
         match self.kind {
-            Kind::Function | Kind::ThreadLevel => self.name.clone(),
-            Kind::Item => format!(
+            SubjectKind::Function | SubjectKind::ThreadLevel => self.name.clone(),
+            SubjectKind::Item => format!(
                 "item {} of {} {}",
                 self.index,
                 self.attrs.get("enum").map_or("?", String::as_str),
@@ -90,7 +90,7 @@ pub struct Inventory {
 /// run quadratic in the catalog's size. A clone starts empty (the clone's entries may be
 /// changed), and it never makes two inventories unequal.
 #[derive(Default)]
-pub struct IndexCache(std::sync::OnceLock<HashMap<(Kind, i32), Vec<usize>>>);
+pub struct IndexCache(std::sync::OnceLock<HashMap<(SubjectKind, i32), Vec<usize>>>);
 
 impl Clone for IndexCache {
     fn clone(&self) -> Self {
@@ -111,14 +111,14 @@ impl std::fmt::Debug for IndexCache {
 }
 
 impl Inventory {
-    pub fn of(&self, kind: Kind) -> impl Iterator<Item = &Entry> {
+    pub fn of(&self, kind: SubjectKind) -> impl Iterator<Item = &Entry> {
         self.entries.iter().filter(move |e| e.kind == kind)
     }
     /// The entries of `kind` with MPI index `index`, in inventory order (items: one per
     /// enum that has an item of that index).
-    pub fn at(&self, kind: Kind, index: i32) -> impl Iterator<Item = &Entry> {
+    pub fn at(&self, kind: SubjectKind, index: i32) -> impl Iterator<Item = &Entry> {
         let map = self.by_index.0.get_or_init(|| {
-            let mut m: HashMap<(Kind, i32), Vec<usize>> = HashMap::new();
+            let mut m: HashMap<(SubjectKind, i32), Vec<usize>> = HashMap::new();
             for (i, e) in self.entries.iter().enumerate() {
                 m.entry((e.kind, e.index)).or_default().push(i);
             }
@@ -129,7 +129,7 @@ impl Inventory {
             .flatten()
             .filter_map(|i| self.entries.get(*i))
     }
-    pub fn find(&self, kind: Kind, index: i32) -> Option<&Entry> {
+    pub fn find(&self, kind: SubjectKind, index: i32) -> Option<&Entry> {
         self.at(kind, index).next()
     }
 }
@@ -150,7 +150,12 @@ pub fn read_guarded(t: &Target, g: &mut Guard) -> Inventory {
     entries::from_read(t, &raw, &mut inv);
     inv.passed = raw.passed;
     for f in Func::mpi_t() {
-        let mut e = entry(Kind::Function, 0, &StrOut::default(), &StrOut::default());
+        let mut e = entry(
+            SubjectKind::Function,
+            0,
+            &StrOut::default(),
+            &StrOut::default(),
+        );
         e.name = f.c_name().to_string();
         e.attrs.insert("name".into(), e.name.clone());
         e.attrs.insert("function".into(), f.yaml().to_string());
@@ -165,7 +170,7 @@ pub fn read_guarded(t: &Target, g: &mut Guard) -> Inventory {
             continue;
         };
         let mut e = entry(
-            Kind::ThreadLevel,
+            SubjectKind::ThreadLevel,
             i as i32,
             &StrOut::default(),
             &StrOut::default(),
