@@ -3,6 +3,7 @@
 //! catalog's numbering, handles by the number of the call that made them, string
 //! buffers by size.
 
+use crate::cases::funcs::Func;
 use mpit_reference::model::Members;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 use serde::{Deserialize, Serialize};
@@ -216,62 +217,85 @@ pub fn callback_tag(registration: Ref, safety: CbSafety) -> usize {
 }
 
 impl Op {
-    /// The MPI function this op calls (for evidence, the return-code table and cases).
-    pub fn function(&self) -> String {
-        let f = match self {
-            Op::InitThread { .. } => "init_thread".into(),
-            Op::Finalize => "finalize".into(),
-            Op::GetNum(k) => k.get_num().yaml().into(),
-            Op::GetInfo { kind, .. } => kind.get_info().yaml().into(),
-            Op::GetIndex { kind, .. } => format!("{}_get_index", kind.word()),
-            Op::PvarGetIndex { .. } => "pvar_get_index".into(),
-            Op::CategoryMembers { which, .. } => format!("category_get_{}", members_word(*which)),
-            Op::CategoryGetNumEvents { .. } => "category_get_num_events".into(),
-            Op::CategoryChanged => "category_changed".into(),
-            Op::EnumGetInfo { .. } => "enum_get_info".into(),
-            Op::EnumGetItem { .. } => "enum_get_item".into(),
-            Op::CvarHandleAlloc { .. } => "cvar_handle_alloc".into(),
-            Op::CvarHandleFree { .. } => "cvar_handle_free".into(),
-            Op::CvarRead { .. } => "cvar_read".into(),
-            Op::CvarWrite { .. } => "cvar_write".into(),
-            Op::SessionCreate => "pvar_session_create".into(),
-            Op::SessionFree { .. } => "pvar_session_free".into(),
-            Op::PvarHandleAlloc { .. } => "pvar_handle_alloc".into(),
-            Op::PvarHandleFree { .. } => "pvar_handle_free".into(),
-            Op::Pvar { act, .. } => match act {
-                Act::Start => "pvar_start".into(),
-                Act::Stop => "pvar_stop".into(),
-                Act::Reset => "pvar_reset".into(),
+    /// The entry of the case language's function table (`cases::funcs`) this op calls:
+    /// the `call:` of the step a written case makes of it, and through
+    /// [`Func::c_name`] the function evidence and the return-code table name.
+    pub fn func(&self) -> Func {
+        match self {
+            Op::InitThread { .. } => Func::InitThread,
+            Op::Finalize => Func::Finalize,
+            Op::GetNum(k) => k.get_num(),
+            // Both string pairs NULL asks for the name alone (R-CVAR-3), the table's
+            // `*_get_info_name_only`; events and sources have no such entry: their
+            // case passes each OUT argument NULL in turn (`for_all: null_outs`).
+            Op::GetInfo { kind, desc, .. } => match (kind, *desc == Str::NONE) {
+                (Kind::Cvar, true) => Func::CvarGetInfoNameOnly,
+                (Kind::Cvar, false) => Func::CvarGetInfo,
+                (Kind::Pvar, true) => Func::PvarGetInfoNameOnly,
+                (Kind::Pvar, false) => Func::PvarGetInfo,
+                (Kind::Category, true) => Func::CategoryGetInfoNameOnly,
+                (Kind::Category, false) => Func::CategoryGetInfo,
+                (Kind::Event, _) => Func::EventGetInfo,
+                (Kind::Source, _) => Func::SourceGetInfo,
             },
-            Op::PvarRead { reset: false, .. } => "pvar_read".into(),
-            Op::PvarRead { reset: true, .. } => "pvar_readreset".into(),
-            Op::PvarWrite { .. } => "pvar_write".into(),
-            Op::SourceGetTimestamp { .. } => "source_get_timestamp".into(),
-            Op::EventHandleAlloc { .. } => "event_handle_alloc".into(),
-            Op::EventHandleFree { .. } => "event_handle_free".into(),
-            Op::Simulate { .. } => return "MPIT_Reference_simulate".into(),
-            Op::RaiseEvent { .. } => return "MPIT_Reference_raise_event".into(),
-            Op::MpiInit => return "MPI_Init".into(),
-            Op::EventInfoObject { .. } => "event_get_info".into(),
-            Op::EventRegisterCallback { .. } => "event_register_callback".into(),
-            Op::EventSetDroppedHandler { .. } => "event_set_dropped_handler".into(),
-            Op::EventReadAfter { .. } => "event_read".into(),
-        };
-        format!("MPI_T_{f}")
+            Op::GetIndex { kind, .. } => match kind {
+                Kind::Cvar => Func::CvarGetIndex,
+                Kind::Category => Func::CategoryGetIndex,
+                Kind::Pvar => Func::PvarGetIndex,
+                // Sources have no get_index (MPI-4.1 §15.3.8); the engines call
+                // event_get_index for any other kind, and the generator never makes
+                // this op (gen/pick.rs: cvar, category, event).
+                Kind::Event | Kind::Source => Func::EventGetIndex,
+            },
+            Op::PvarGetIndex { .. } => Func::PvarGetIndex,
+            Op::CategoryMembers { which, .. } => match which {
+                Members::Cvars => Func::CategoryGetCvars,
+                Members::Pvars => Func::CategoryGetPvars,
+                Members::Categories => Func::CategoryGetCategories,
+                Members::Events => Func::CategoryGetEvents,
+            },
+            Op::CategoryGetNumEvents { .. } => Func::CategoryGetNumEvents,
+            Op::CategoryChanged => Func::CategoryChanged,
+            Op::EnumGetInfo { .. } => Func::EnumGetInfo,
+            Op::EnumGetItem { .. } => Func::EnumGetItem,
+            Op::CvarHandleAlloc { .. } => Func::CvarHandleAlloc,
+            Op::CvarHandleFree { .. } => Func::CvarHandleFree,
+            Op::CvarRead { .. } => Func::CvarRead,
+            Op::CvarWrite { .. } => Func::CvarWrite,
+            Op::SessionCreate => Func::PvarSessionCreate,
+            Op::SessionFree { .. } => Func::PvarSessionFree,
+            Op::PvarHandleAlloc { .. } => Func::PvarHandleAlloc,
+            Op::PvarHandleFree { .. } => Func::PvarHandleFree,
+            Op::Pvar { act, .. } => match act {
+                Act::Start => Func::PvarStart,
+                Act::Stop => Func::PvarStop,
+                Act::Reset => Func::PvarReset,
+            },
+            Op::PvarRead { reset: false, .. } => Func::PvarRead,
+            Op::PvarRead { reset: true, .. } => Func::PvarReadreset,
+            Op::PvarWrite { .. } => Func::PvarWrite,
+            Op::SourceGetTimestamp { .. } => Func::SourceGetTimestamp,
+            Op::EventHandleAlloc { .. } => Func::EventHandleAlloc,
+            Op::EventHandleFree { .. } => Func::EventHandleFree,
+            Op::Simulate { .. } => Func::Simulate,
+            Op::RaiseEvent { .. } => Func::RaiseEvent,
+            Op::MpiInit => Func::MpiInit,
+            Op::EventInfoObject { .. } => Func::EventGetInfoObject,
+            Op::EventRegisterCallback { .. } => Func::EventRegisterCallback,
+            Op::EventSetDroppedHandler { .. } => Func::EventSetDroppedHandler,
+            Op::EventReadAfter { .. } => Func::EventRead,
+        }
+    }
+
+    /// The MPI function this op calls (for evidence and the return-code table): the C
+    /// name of [`Op::func`]'s table entry.
+    pub fn function(&self) -> String {
+        self.func().c_name().to_string()
     }
 
     /// Whether the reference hooks must be present (only the reference cdylib has them).
     pub fn needs_hooks(&self) -> bool {
         matches!(self, Op::Simulate { .. } | Op::RaiseEvent { .. })
-    }
-}
-
-pub fn members_word(m: Members) -> &'static str {
-    match m {
-        Members::Cvars => "cvars",
-        Members::Pvars => "pvars",
-        Members::Categories => "categories",
-        Members::Events => "events",
     }
 }
 
@@ -286,3 +310,6 @@ pub struct Mode {
     /// call anything before init and after the last finalize (R-INIT-1, R-FIN-1).
     pub lifecycle: bool,
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -20,6 +20,7 @@ mod readings_check;
 mod select;
 mod step;
 mod validate;
+pub mod written;
 
 pub use case::{Buffers, Case, CaseFile, InitMode, MpiVersion, Require, StringField};
 pub use load::{parse_file, Suite};

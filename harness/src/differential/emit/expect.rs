@@ -6,12 +6,15 @@
 
 use super::entry;
 use super::steps::Writer;
+use crate::cases::written::{Ops, Value, WrittenExpect, WrittenPred, WrittenRc};
+use crate::cases::StrCheck;
 use crate::differential::compare::{accepted, Divergence};
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
 use crate::differential::op::{Kind, Op, Ref, Str};
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::TErr;
+use mpit_reference::value::Value as VarValue;
 
 pub(super) fn rc_name(rc: &ReturnCode) -> String {
     match rc {
@@ -21,21 +24,17 @@ pub(super) fn rc_name(rc: &ReturnCode) -> String {
     }
 }
 
-/// What a call may return, as the comparator accepts it (specs/return-codes.yaml).
-/// The `rc:` of a step: the codes the comparator accepts there
-/// (`compare::accepted`, which asks the policy of specs/return-codes.yaml), `None` when
-/// it accepts every code (the text is silent).
-pub(super) fn rc_expect(g: &Gen, op: &Op, m: &Obs) -> Option<String> {
+/// The `rc:` of a step: the codes the comparator accepts there (`compare::accepted`,
+/// which asks the policy of specs/return-codes.yaml), `None` when it accepts every
+/// code (the text is silent).
+pub(super) fn rc_expect(g: &Gen, op: &Op, m: &Obs) -> Option<WrittenRc> {
     let codes = accepted(g, op, m);
     if codes.len() > TErr::ALL.len() {
         return None;
     }
     Some(match codes.as_slice() {
-        [one] => rc_name(one),
-        _ => format!(
-            "[{}]",
-            codes.iter().map(rc_name).collect::<Vec<_>>().join(", ")
-        ),
+        [one] => WrittenRc::One(rc_name(one)),
+        _ => WrittenRc::AnyOf(codes.iter().map(rc_name).collect()),
     })
 }
 
@@ -48,35 +47,36 @@ pub(super) enum FlagTrue {
     Nonzero,
 }
 
-/// The diverging call's outputs as `out:` predicates and string checks.
+/// The diverging call's outputs as `out:` predicates and string checks, into `x`.
 /// `flags`: how a true pvar flag is written: `1`, or `{ne: 0}` for the other reading of
 /// R-PVAR-2 (specs/readings.yaml pvar_flags.nonzero_is_true).
 pub(super) fn out_expect(
+    x: &mut WrittenExpect,
     op: &Op,
     m: &Obs,
     w: &Writer<'_>,
     d: &Divergence,
     g: &Gen,
     flags: FlagTrue,
-) -> Vec<String> {
+) {
     // Written as `for_all: null_outs` (every OUT NULL in turn): no OUT value is there in
     // every iteration, so only the return code is asked.
     let none = Str::NONE;
     match op {
-        Op::EnumGetInfo { name, .. } | Op::EnumGetItem { name, .. } if *name == none => {
-            return Vec::new()
-        }
+        Op::EnumGetInfo { name, .. } | Op::EnumGetItem { name, .. } if *name == none => return,
         Op::GetInfo {
             kind: Kind::Event | Kind::Source,
             desc,
             ..
-        } if *desc == none => return Vec::new(),
+        } if *desc == none => return,
         _ => {}
     }
-    let mut lines = Vec::new();
-    let mut out = Vec::new();
+    let out = &mut x.out;
+    let is = |v: Value| WrittenPred::Is(v);
+    let ops = |o: Ops| WrittenPred::Ops(Box::new(o));
     let subject_step = entry(op).is_some() && entry(op) == w.subject;
     for (name, o) in &m.outs {
+        let name = name.as_str();
         // A divergence of the string convention: the entry's other OUT values are one
         // release's catalog, not the standard, so the case does not assert them.
         if d.convention && matches!(op, Op::GetInfo { .. }) && !matches!(o, Out::Str(_)) {
@@ -87,86 +87,141 @@ pub(super) fn out_expect(
             continue;
         }
         match o {
-            Out::Str(_) if subject_step && matches!(op, Op::GetInfo { .. }) => {
-                lines.push(format!("{name}: truncated"))
-            }
+            Out::Str(_) if subject_step && matches!(op, Op::GetInfo { .. }) => match name {
+                "name" => x.name = Some(StrCheck::Truncated),
+                "desc" => x.desc = Some(StrCheck::Truncated),
+                _ => {}
+            },
             // R-CAT: the number is the library's own; it never decreases.
-            Out::Int(_) if name == "update_number" && w.updates >= 2 => out.push(format!(
-                "{name}: {{{}: $u{}}}",
-                d.relation.as_deref().unwrap_or("ge"),
-                w.updates - 2
-            )),
+            Out::Int(_) if name == "update_number" && w.updates >= 2 => {
+                let rel = d.relation.as_deref().unwrap_or("ge");
+                if let Some(p) = Ops::compare(rel, format!("$u{}", w.updates - 2)) {
+                    out.push(name, ops(p))
+                }
+            }
             Out::Int(_) if name == "update_number" => {}
             // The recorder's calls inside the callbacks: all SUCCESS, in the case
             // language's raw codes (0 in every ABI).
             Out::Int(0) if name == "failed_calls" => {
                 if matches!(m.out("count"), Some(Out::Int(n)) if *n > 0) {
-                    out.push("call_rcs: MPI_SUCCESS".into())
+                    out.push("call_rcs", is("MPI_SUCCESS".into()))
                 }
             }
             Out::Int(_) if name == "failed_calls" => {}
             // Lists of a raised event's callbacks: their length and values (the case
             // language has no list literal: one value, or the range of values).
             Out::Ints(v) if matches!(op, Op::RaiseEvent { .. }) => {
-                if !["tags", "dropped", "dropped_tags", "dropped_at"].contains(&name.as_str()) {
+                if !["tags", "dropped", "dropped_tags", "dropped_at"].contains(&name) {
                     continue;
                 }
                 let each = match (v.iter().min(), v.iter().max()) {
-                    (Some(lo), Some(hi)) if lo == hi => format!(", each: {{eq: {lo}}}"),
-                    (Some(lo), Some(hi)) => format!(", each: {{between: [{lo}, {hi}]}}"),
-                    _ => String::new(),
+                    (Some(lo), Some(hi)) if lo == hi => Some(Ops {
+                        eq: Some((*lo).into()),
+                        ..Ops::default()
+                    }),
+                    (Some(lo), Some(hi)) => Some(Ops {
+                        between: Some(((*lo).into(), (*hi).into())),
+                        ..Ops::default()
+                    }),
+                    _ => None,
                 };
-                out.push(format!("{name}: {{length: {}{each}}}", v.len()))
+                out.push(
+                    name,
+                    ops(Ops {
+                        length: Some((v.len() as i64).into()),
+                        each: each.map(Box::new),
+                        ..Ops::default()
+                    }),
+                )
             }
             Out::Int(_)
-                if name == "count"
-                    && matches!(op, Op::PvarHandleAlloc { .. })
-                    && !w.m.declared => {}
+                if name == "count" && matches!(op, Op::PvarHandleAlloc { .. }) && !w.m.declared => {
+            }
             // R-CAT: a library's categories may gain members; the comparator judges
             // them by form only, and so does the case.
             Out::Int(_)
                 if name.starts_with("num_")
-                    && matches!(op, Op::GetInfo { kind: Kind::Category, .. })
+                    && matches!(
+                        op,
+                        Op::GetInfo {
+                            kind: Kind::Category,
+                            ..
+                        }
+                    )
                     && !w.m.declared => {}
             Out::Int(n) => {
-                let v = match (op, name.as_str()) {
-                    (Op::GetIndex { kind, .. }, "index") => w.m.target_index(*kind, *n as i32).into(),
-                    (Op::PvarGetIndex { .. }, "index") => w.m.target_index(Kind::Pvar, *n as i32).into(),
+                let v = match (op, name) {
+                    (Op::GetIndex { kind, .. }, "index") => {
+                        w.m.target_index(*kind, *n as i32).into()
+                    }
+                    (Op::PvarGetIndex { .. }, "index") => {
+                        w.m.target_index(Kind::Pvar, *n as i32).into()
+                    }
                     (Op::GetNum(k), "num") => *n + i64::from(w.m.holes(*k)),
                     _ => *n,
                 };
-                out.push(format!("{name}: {v}"))
+                out.push(name, is(v.into()))
             }
             Out::Handle { null } => {
-                let n = match op {
-                    Op::SessionCreate | Op::SessionFree { .. } => "MPI_T_PVAR_SESSION_NULL",
-                    Op::PvarHandleAlloc { .. } | Op::PvarHandleFree { .. } => "MPI_T_PVAR_HANDLE_NULL",
-                    Op::EventHandleAlloc { .. } | Op::EventHandleFree { .. } => "0",
-                    Op::EventInfoObject { .. } => "MPI_INFO_NULL",
-                    _ => "MPI_T_CVAR_HANDLE_NULL",
+                let n: Value = match op {
+                    Op::SessionCreate | Op::SessionFree { .. } => "MPI_T_PVAR_SESSION_NULL".into(),
+                    Op::PvarHandleAlloc { .. } | Op::PvarHandleFree { .. } => {
+                        "MPI_T_PVAR_HANDLE_NULL".into()
+                    }
+                    Op::EventHandleAlloc { .. } | Op::EventHandleFree { .. } => Value::Int(0),
+                    Op::EventInfoObject { .. } => "MPI_INFO_NULL".into(),
+                    _ => "MPI_T_CVAR_HANDLE_NULL".into(),
                 };
-                out.push(if *null {
-                    format!("{name}: {n}")
-                } else {
-                    format!("{name}: {{ne: {n}}}")
-                })
+                out.push(
+                    name,
+                    if *null {
+                        is(n)
+                    } else {
+                        ops(Ops {
+                            ne: Some(n),
+                            ..Ops::default()
+                        })
+                    },
+                )
             }
             // R-PVAR-2: 0 or 1 (the other reading, any nonzero, is `or_reading:`).
-            Out::Flag(b) if PVAR_FLAGS.contains(&name.as_str()) => {
-                out.push(match (b, flags) {
-                    (false, _) => format!("{name}: 0"),
-                    (true, FlagTrue::One) => format!("{name}: 1"),
-                    (true, FlagTrue::Nonzero) => format!("{name}: {{ne: 0}}"),
-                })
-            }
-            Out::Enum(None) => out.push(format!("{name}: MPI_T_ENUM_NULL")),
-            Out::Enum(Some(_)) => out.push(format!("{name}: {{ne: MPI_T_ENUM_NULL}}")),
+            Out::Flag(b) if PVAR_FLAGS.contains(&name) => out.push(
+                name,
+                match (b, flags) {
+                    (false, _) => is(Value::Int(0)),
+                    (true, FlagTrue::One) => is(Value::Int(1)),
+                    (true, FlagTrue::Nonzero) => ops(Ops {
+                        ne: Some(Value::Int(0)),
+                        ..Ops::default()
+                    }),
+                },
+            ),
+            Out::Enum(None) => out.push(name, is("MPI_T_ENUM_NULL".into())),
+            Out::Enum(Some(_)) => out.push(
+                name,
+                ops(Ops {
+                    ne: Some("MPI_T_ENUM_NULL".into()),
+                    ..Ops::default()
+                }),
+            ),
             // R-INIT-1: any of the four levels, not necessarily the one asked for.
-            Out::Name(_) if name == "provided" => out.push(format!(
-                "{name}: {{in: [MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE]}}"
-            )),
+            Out::Name(_) if name == "provided" => {
+                let levels = [
+                    "MPI_THREAD_SINGLE",
+                    "MPI_THREAD_FUNNELED",
+                    "MPI_THREAD_SERIALIZED",
+                    "MPI_THREAD_MULTIPLE",
+                ];
+                out.push(
+                    name,
+                    ops(Ops {
+                        one_of: Some(levels.iter().map(|l| Value::from(*l)).collect()),
+                        ..Ops::default()
+                    }),
+                )
+            }
             Out::Name(s) if name != "datatypes" => {
-                let c = match name.as_str() {
+                let c = match name {
                     "verbosity" => format!("MPI_T_VERBOSITY_{s}"),
                     "bind" => format!("MPI_T_BIND_{s}"),
                     "scope" => format!("MPI_T_SCOPE_{s}"),
@@ -174,36 +229,53 @@ pub(super) fn out_expect(
                     "ordering" => format!("MPI_T_SOURCE_{s}"),
                     _ => s.clone(),
                 };
-                out.push(format!("{name}: {c}"))
+                out.push(name, is(c.into()))
             }
-            Out::Ints(v) if name == "indices" => {
-                out.push(format!("{name}: {{skip: {}, each: {{eq: -7}}}}", v.len()))
-            }
+            Out::Ints(v) if name == "indices" => out.push(
+                name,
+                ops(Ops {
+                    skip: Some((v.len() as i64).into()),
+                    each: Some(Box::new(Ops {
+                        eq: Some(Value::Int(-7)),
+                        ..Ops::default()
+                    })),
+                    ..Ops::default()
+                }),
+            ),
             Out::Bytes(b) if d.rule == "R-PRESET-1" && b.iter().all(|x| *x == 0) => {
-                out.push(format!("{name}: 0"))
+                out.push(name, is(Value::Int(0)))
             }
             // A relation with the library's earlier reading (relations.rs): the case
             // asks the same of the value it saved then.
             Out::Bytes(_) if name == "value" && d.relation.is_some() => {
                 let pred = match (d.relation.as_deref(), op) {
-                    (Some("nonneg"), _) => "{ge: 0}".to_string(),
-                    (Some("fraction"), _) => "{between: [0, 1]}".to_string(),
+                    (Some("nonneg"), _) => Ops {
+                        ge: Some(Value::Int(0)),
+                        ..Ops::default()
+                    },
+                    (Some("fraction"), _) => Ops {
+                        between: Some((Value::Int(0), Value::Int(1))),
+                        ..Ops::default()
+                    },
                     (
                         Some(r),
                         Op::PvarRead {
                             handle: Ref::Made(n),
                             ..
                         },
-                    ) => format!("{{{r}: $vv{n}}}"),
+                    ) => match Ops::compare(r, format!("$vv{n}")) {
+                        Some(p) => p,
+                        None => continue,
+                    },
                     _ => continue,
                 };
-                out.push(format!("{name}: {pred}"))
+                out.push(name, ops(pred))
             }
             // A value the calls determine (a written one, or any of the reference's):
             // the model's, decoded, for numbers.
             Out::Bytes(b) if name == "value" => {
                 if let Some(v) = number_pred(g, op, b) {
-                    out.push(format!("{name}: {v}"))
+                    out.push(name, v)
                 }
             }
             _ => {}
@@ -216,23 +288,30 @@ pub(super) fn out_expect(
         Op::CategoryMembers { .. } | Op::CvarRead { .. } | Op::PvarRead { .. }
     ) && m.ok()
     {
-        out.push("overrun: 0".into());
+        out.push("overrun", is(Value::Int(0)));
     }
-    if !out.is_empty() {
-        lines.push(format!("out: {{{}}}", out.join(", ")));
+}
+
+/// A whole number read as `f64` (`number_pred` bounds fractions by integers) as the
+/// case language's integer.
+fn number(x: f64) -> Value {
+    match x {
+        _ if x.fract() != 0.0 => Value::Text(format!("{x}")),
+        _ if x.abs() < 9.0e18 => Value::Int(x as i64),
+        _ if (0.0..u64::MAX as f64).contains(&x) => Value::UInt(x as u64),
+        _ => Value::Text(format!("{x}")),
     }
-    lines
 }
 
 /// A read's bytes as a predicate on the case language's `value`: the number, or the
 /// range of the elements' numbers (`None` for MPI_CHAR: strings are not numbers).
-fn number_pred(g: &Gen, op: &Op, b: &[u8]) -> Option<String> {
+fn number_pred(g: &Gen, op: &Op, b: &[u8]) -> Option<WrittenPred> {
     let dt = g.read_datatype(op)?;
     let count = b.len() / dt.size().max(1);
-    let nums: Vec<f64> = match mpit_reference::value::Value::from_bytes(dt, count, b) {
-        mpit_reference::value::Value::Ints(v) => v.into_iter().map(|x| x as f64).collect(),
-        mpit_reference::value::Value::Doubles(v) => v,
-        mpit_reference::value::Value::Chars(_) => return None,
+    let nums: Vec<f64> = match VarValue::from_bytes(dt, count, b) {
+        VarValue::Ints(v) => v.into_iter().map(|x| x as f64).collect(),
+        VarValue::Doubles(v) => v,
+        VarValue::Chars(_) => return None,
     };
     let lo = nums.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = nums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -241,7 +320,10 @@ fn number_pred(g: &Gen, op: &Op, b: &[u8]) -> Option<String> {
     let (lo, hi) = (lo.floor(), hi.ceil());
     match nums.len() {
         0 => None,
-        _ if lo == hi => Some(format!("{lo}")),
-        _ => Some(format!("{{between: [{lo}, {hi}]}}")),
+        _ if lo == hi => Some(WrittenPred::Is(number(lo))),
+        _ => Some(WrittenPred::Ops(Box::new(Ops {
+            between: Some((number(lo), number(hi))),
+            ..Ops::default()
+        }))),
     }
 }

@@ -6,16 +6,22 @@
 //! (`for_each` + `where: {name}`), so the strings are judged against it and a library
 //! without that entry skips the case.
 //!
-//! This module writes the case: its header (the rule, the clause, what the case
-//! requires, its subject) and its steps in order. The rest is one question a module:
+//! The case is built as data (`cases::written`: the case format's fields, each call
+//! an entry of the function table) and serialized with serde; only the comment block
+//! above it (seed, library, the evidence, the replay command, and the steps that judge
+//! nothing) is text. This module builds the case: its header (the rule, the clause,
+//! what the case requires, its subject) and its steps in order. The rest is one
+//! question a module:
 //!
-//! - `steps`: each op as a step's `call`, `args` and `save` (handles saved and passed
-//!   by name, entries other than the subject looked up by name);
+//! - `steps`: each op as a step's `call` (`Op::func`), `args` and `save` (handles saved
+//!   and passed by name, entries other than the subject looked up by name);
 //! - `expect`: what a step expects: the codes the comparator accepts there, and the
 //!   diverging call's outputs as `out:` predicates.
 
 mod expect;
 mod steps;
+#[cfg(test)]
+mod tests;
 
 use super::compare::clauses;
 use super::gen::Gen;
@@ -23,24 +29,14 @@ use super::obs::Out;
 use super::op::{Kind, Op, Ref};
 use super::props::{run_model, Found};
 use super::Mirror;
+use crate::cases::funcs::Func;
+use crate::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
+use crate::cases::written::{WrittenRc, WrittenReading, WrittenStep};
+use crate::cases::{Builtin, InitMode, SubjectKind, Require};
 use crate::specs::Source;
-use crate::verdict::Level;
+use crate::verdict::{Area, Level};
 use expect::{out_expect, rc_expect, rc_name, FlagTrue};
-use std::fmt::Write;
 use steps::Writer;
-
-/// YAML double-quoted scalar.
-fn quoted(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
-fn level_word(l: Level) -> &'static str {
-    match l {
-        Level::Must => "must",
-        Level::Should => "should",
-        Level::Robustness => "robustness",
-    }
-}
 
 /// The catalog entry an op names, if any.
 fn entry(op: &Op) -> Option<(Kind, i32)> {
@@ -96,6 +92,37 @@ pub fn case_yaml(
     library: &str,
     seed: u64,
 ) -> String {
+    let (case, notes) = written_case(found, mirror);
+    let d = &found.divergence;
+    // What serde cannot write: the finding's evidence and provenance, for the reader.
+    let mut comments = vec![
+        format!("Found by `mpit-conform fuzz-props` (seed {seed}) on {library}."),
+        format!("{}: {}", d.rule, d.what),
+        format!("expected (reference model): {}", d.expected),
+        format!("actual (library):           {}", d.actual),
+        format!("Replay: mpit-conform run --case-file THIS.yaml --lib {library}"),
+    ];
+    comments.extend(notes);
+    let file = WrittenFile {
+        area: Area::Differential,
+        cases: vec![case],
+    };
+    let mut y: String = comments
+        .iter()
+        .flat_map(|c| c.lines())
+        .map(|l| format!("# {l}\n"))
+        .collect();
+    match yaml_serde::to_string(&file) {
+        Ok(text) => y.push_str(&text),
+        // Nothing in a written case fails to serialize (no map has non-string keys).
+        Err(e) => y.push_str(&format!("# not written: {e}\n")),
+    }
+    y
+}
+
+/// The case replaying `found`, and notes on steps that judge nothing (for the
+/// header: serde writes no comments).
+fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase, Vec<String>) {
     let d = &found.divergence;
     let start = Gen::new(mirror.clone(), found.mode);
     let model = run_model(&start, &found.run);
@@ -108,15 +135,13 @@ pub fn case_yaml(
     let mut w = Writer {
         m: mirror,
         subject,
-        out: String::new(),
         made: [0; 4],
         raises: Vec::new(),
         updates: 0,
-        for_all: None,
         literal: d.other_entry,
         init: false,
         looked_up: Vec::new(),
-        lookups: String::new(),
+        lookups: Vec::new(),
     };
     let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
     let hash = {
@@ -127,62 +152,49 @@ pub fn case_yaml(
             .map(|b| format!("{b:02x}"))
             .collect::<String>()
     };
-    let mut y = String::new();
-    let _ = writeln!(
-        y,
-        "# Found by `mpit-conform fuzz-props` (seed {seed}) on {library}."
-    );
-    let _ = writeln!(y, "# {}: {}", d.rule, d.what);
-    let _ = writeln!(y, "# expected (reference model): {}", d.expected);
-    let _ = writeln!(y, "# actual (library):           {}", d.actual);
-    let _ = writeln!(
-        y,
-        "# Replay: mpit-conform run --case-file THIS.yaml --lib {library}"
-    );
-    let _ = writeln!(y, "area: differential");
-    let _ = writeln!(y, "cases:");
-    let _ = writeln!(y, "  - id: differential.{func}.{hash}");
-    let _ = writeln!(y, "    title: {}", quoted(&title(&d.what, &d.rule)));
-    let _ = writeln!(y, "    clause: {}", quoted(&clause_of(&d.rule)));
-    let _ = writeln!(y, "    rules: [{}]", d.rule);
-    let _ = writeln!(y, "    level: {}", level_word(d.level));
-    if found.mode.lifecycle {
-        let _ = writeln!(y, "    init: manual");
-    }
     // Events raised and simulated activity count per process (the values depend on
     // them), and MPI_Init happens once: a process of its own.
     let fresh = found
         .run
         .iter()
         .any(|o| matches!(o, Op::RaiseEvent { .. } | Op::MpiInit | Op::Simulate { .. }));
-    match (found.run.iter().any(Op::needs_hooks), fresh) {
-        (true, true) => {
-            let _ = writeln!(y, "    requires: [reference_hooks, fresh_process]");
-        }
-        (true, false) => {
-            let _ = writeln!(y, "    requires: [reference_hooks]");
-        }
-        (false, true) => {
-            let _ = writeln!(y, "    requires: [fresh_process]");
-        }
-        (false, false) => {}
+    let mut requires = Vec::new();
+    if found.run.iter().any(Op::needs_hooks) {
+        requires.push(Require::ReferenceHooks);
     }
+    if fresh {
+        requires.push(Require::FreshProcess);
+    }
+    let mut filter = Pairs::default();
     if let Some((k, i)) = subject {
-        let _ = writeln!(y, "    for_each: {}", k.word());
-        let name = mirror.name(k, i as usize).unwrap_or_default();
+        filter.push(
+            "name",
+            mirror.name(k, i as usize).unwrap_or_default().into(),
+        );
         // R-PVAR-4: a pvar is named by its name and class together.
-        let class = match k {
-            Kind::Pvar => mirror
-                .catalog
-                .pvars
-                .get(i as usize)
-                .map(|p| format!(", var_class: MPI_T_PVAR_CLASS_{}", p.class.spelling()))
-                .unwrap_or_default(),
-            _ => String::new(),
-        };
-        let _ = writeln!(y, "    where: {{name: {}{class}}}", quoted(name));
+        if let (Kind::Pvar, Some(p)) = (k, mirror.catalog.pvars.get(i as usize)) {
+            let class = format!("MPI_T_PVAR_CLASS_{}", p.class.spelling());
+            filter.push("var_class", class.into());
+        }
     }
-    let _ = writeln!(y, "    steps:");
+    let mut case = WrittenCase {
+        id: format!("differential.{func}.{hash}"),
+        title: title(&d.what, &d.rule),
+        clause: clause_of(&d.rule),
+        rules: vec![d.rule.clone()],
+        level: d.level,
+        init: if found.mode.lifecycle {
+            InitMode::Manual
+        } else {
+            InitMode::Auto
+        },
+        requires,
+        for_each: subject.map(|(k, _)| case_kind(k)),
+        filter,
+        steps: Vec::new(),
+    };
+    let mut notes = Vec::new();
+    let steps = &mut case.steps;
     let mut g = start.clone();
     // The enum handles, saved from the get_info that first returned each.
     let mut enums_seen = 0usize;
@@ -190,31 +202,20 @@ pub fn case_yaml(
         let m = &model.obs[n];
         let level = g.level(op);
         w.init = g.initialized();
-        let (call, args, mut save) = w.call(op, m);
-        y.push_str(&std::mem::take(&mut w.lookups));
+        let mut s = w.call(op, m);
+        steps.append(&mut w.lookups);
         if let Some(Out::Enum(Some(e))) = m.out("enumtype") {
             if *e as usize == enums_seen {
-                save.push((format!("e{e}"), "enumtype".into()));
+                s.save.push(format!("e{e}"), "enumtype");
                 enums_seen += 1;
             }
         }
+        if n >= d.step {
+            s.save = Pairs::default();
+        }
+        s.erroneous = level != Level::Must;
         let raise = matches!(op, Op::RaiseEvent { .. });
-        let _ = writeln!(y, "      - call: {call}");
-        if let Some(f) = w.for_all.take() {
-            let _ = writeln!(y, "        for_all: {f}");
-        }
-        if !args.is_empty() {
-            let a: Vec<String> = args.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-            let _ = writeln!(y, "        args: {{{}}}", a.join(", "));
-        }
-        if !save.is_empty() && n < d.step {
-            let s: Vec<String> = save.iter().map(|(k, v)| format!("{k}: {v}")).collect();
-            let _ = writeln!(y, "        save: {{{}}}", s.join(", "));
-        }
-        if level != Level::Must {
-            let _ = writeln!(y, "        erroneous: true");
-        }
-        let _ = writeln!(y, "        expect:");
+        let at = format!("step {} ({})", steps.len() + 1, op.func().yaml());
         match (
             d.passed_over.iter().find(|p| p.0 == n),
             rc_expect(&g, op, m),
@@ -222,56 +223,46 @@ pub fn case_yaml(
             // A known deviation (`--known`) the search went past: its own case judges
             // it. This one does not judge the call (it never accepts a code the policy
             // calls a deviation) and goes on to its own.
-            (Some((_, rule, t)), _) if *t != m.rc => {
-                let _ = writeln!(
-                    y,
-                    "          # not judged here: the known deviation {rule} ({} at this \
-                     call), passed over; its own case judges it",
-                    rc_name(t)
-                );
-            }
-            (_, Some(rc)) => {
-                let _ = writeln!(y, "          rc: {rc}");
-            }
-            (_, None) => {
-                let _ = writeln!(
-                    y,
-                    "          # any return code conforms here (the text is silent)"
-                );
-            }
+            (Some((_, rule, t)), _) if *t != m.rc => notes.push(format!(
+                "{at}: not judged here: the known deviation {rule} ({} at this call), \
+                 passed over; its own case judges it",
+                rc_name(t)
+            )),
+            (_, Some(rc)) => s.expect.rc = Some(rc),
+            (_, None) => notes.push(format!(
+                "{at}: any return code conforms here (the text is silent)"
+            )),
         }
         if n == d.step && !raise {
-            for l in out_expect(op, m, &w, d, &g, FlagTrue::One) {
-                let _ = writeln!(y, "          {l}");
-            }
+            out_expect(&mut s.expect, op, m, &w, d, &g, FlagTrue::One);
             // The library follows the other reading of a flag (R-PVAR-2): the same
             // expectation with every true flag as "nonzero".
             if let Some(r) = &d.reading {
-                let _ = writeln!(y, "          or_reading:");
-                let _ = writeln!(y, "            reading: {r}");
-                let _ = writeln!(y, "            expect:");
-                if let Some(rc) = rc_expect(&g, op, m) {
-                    let _ = writeln!(y, "              rc: {rc}");
-                }
-                for l in out_expect(op, m, &w, d, &g, FlagTrue::Nonzero) {
-                    let _ = writeln!(y, "              {l}");
-                }
+                let mut other = WrittenExpect {
+                    rc: rc_expect(&g, op, m),
+                    ..WrittenExpect::default()
+                };
+                out_expect(&mut other, op, m, &w, d, &g, FlagTrue::Nonzero);
+                s.expect.or_reading = Some(Box::new(WrittenReading {
+                    reading: r.clone(),
+                    expect: other,
+                }));
             }
         }
         if level != Level::Must {
-            let _ = writeln!(y, "          level: {}", level_word(level));
+            s.expect.level = Some(level);
         }
+        debug_assert!(s.vocabulary().is_empty(), "{:?}", s.vocabulary());
+        steps.push(s);
         if raise {
             // The callbacks the event ran: drained by the harness's `deliveries` step.
-            let _ = writeln!(y, "      - call: deliveries");
+            let mut s = WrittenStep::call(Func::Deliveries);
             if n < d.step {
-                let _ = writeln!(y, "        save: {{i{}: instances}}", w.raises.len() - 1);
+                s.save.push(format!("i{}", w.raises.len() - 1), "instances");
             } else {
-                let _ = writeln!(y, "        expect:");
-                for l in out_expect(op, m, &w, d, &g, FlagTrue::One) {
-                    let _ = writeln!(y, "          {l}");
-                }
+                out_expect(&mut s.expect, op, m, &w, d, &g, FlagTrue::One);
             }
+            steps.push(s);
         }
         g.apply(op);
     }
@@ -279,17 +270,28 @@ pub fn case_yaml(
         // R-CVAR-1/R-STR-6: the entry the mirror has at that index is found there by
         // its name (sources have no get_index).
         let at = mirror.target_index(*kind, *index);
-        if let Some(call) = w.get_index(*kind, *index) {
-            let _ = writeln!(y, "      - call: {call}");
-            let _ = writeln!(y, "        expect:");
-            let _ = writeln!(y, "          rc: MPI_SUCCESS");
-            let _ = writeln!(y, "          out: {{index: {at}}}");
+        if let Some(mut s) = w.get_index(*kind, *index) {
+            s.expect.rc = Some(WrittenRc::One("MPI_SUCCESS".into()));
+            s.expect
+                .out
+                .push("index", WrittenPred::Is(i64::from(at).into()));
+            steps.push(s);
         }
         // An index whose name is another entry's: the names repeat (R-STR-6).
-        let _ = writeln!(y, "      - check: names_unique");
+        steps.push(WrittenStep::check(Builtin::NamesUnique));
     }
-    w.out.push_str(&y);
-    w.out
+    (case, notes)
+}
+
+/// The case language's name of an entry kind (`for_each:`).
+fn case_kind(k: Kind) -> SubjectKind {
+    match k {
+        Kind::Cvar => SubjectKind::Cvar,
+        Kind::Pvar => SubjectKind::Pvar,
+        Kind::Category => SubjectKind::Category,
+        Kind::Event => SubjectKind::Event,
+        Kind::Source => SubjectKind::Source,
+    }
 }
 
 /// The clause of a rule (specs/clauses.yaml, the data the coverage command reads too).
