@@ -22,12 +22,14 @@
 //!    reports rendered from a stored result file
 //! 3. `judge`, `coverage`, `repro`: judging (pure: observation against expectation, the
 //!    run-wide return-code table, values and inventory); clause coverage; C reproducers
-//! 4. `exec`, `differential`: the interpreter of a case against a target; the second
-//!    oracle (generated sequences on the reference model and the target, compared)
-//! 5. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
+//! 4. `exec`: the interpreter of a case against a target (`exec::calls`: one call on
+//!    the target, the engine both oracles call through)
+//! 5. `differential`: the second oracle (generated sequences on the reference model and
+//!    the target, compared; its target engine calls through `exec::calls`)
+//! 6. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
 //!    engines, cross-rank run); the fuzz oracles
-//! 6. `bench`, `abi_probe`: the benchmark; the header probe
-//! 7. `cli`
+//! 7. `bench`, `abi_probe`: the benchmark; the header probe
+//! 8. `cli`
 //!
 //! `target` is the crate `mpit-target` (library/), which holds all the harness's MPI
 //! `unsafe` in its `ffi` module; this crate forbids `unsafe` altogether.

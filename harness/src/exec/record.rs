@@ -3,7 +3,7 @@
 //! kind, index and element count, for reads and writes through them) and the MPI_T
 //! init depth.
 
-use super::calls::{self, Arg, Args, HandleMeta};
+use super::calls::{self, Arg, Args, HandleMeta, Recorded};
 use super::{Exec, EVIDENCE_CAP};
 use crate::cases::funcs::Func;
 use crate::cases::SubjectKind;
@@ -22,8 +22,11 @@ impl Exec<'_, '_> {
         args: &BTreeMap<&'static str, Arg>,
     ) -> Option<(ReturnCode, BTreeMap<String, Val>)> {
         let t = self.ctx.t;
-        let Some((rc, outs)) = calls::invoke(t, self.ctx.inv, &self.handles, func, &Args(args))
-        else {
+        let layout = Recorded {
+            inv: self.ctx.inv,
+            handles: &self.handles,
+        };
+        let Some((rc, outs)) = calls::invoke(t, &layout, func, &Args(args)) else {
             self.unsupported = Some(func.c_name().to_string());
             return None;
         };

@@ -1,10 +1,12 @@
 //! Events on the reference (MPI-4.1 §15.3.8): `MPIT_Reference_raise_event` raises one,
 //! and the callbacks the recorder saw run (events delivered, dropped-handler calls, in
 //! the order they ran) become the observation, with what each callback could read of
-//! its instance (timestamp, source, elements). The sizes of an event type's elements
-//! are what the recorder reads inside the callback.
+//! its instance (timestamp, source, elements). The sizes of an event type's elements,
+//! what the recorder reads inside the callback, are `lower::OpLayout`'s.
 
+use super::lower::int_arg;
 use super::TargetEngine;
+use crate::cases::funcs::Func;
 use crate::differential::obs::{Obs, Ran};
 use crate::differential::op::Kind;
 use crate::differential::HandleKind;
@@ -13,16 +15,6 @@ use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::CbSafety;
 
 impl TargetEngine<'_> {
-    /// Byte sizes of an event type's elements (model numbering), for the recorder's
-    /// `event_read` calls inside the callback.
-    pub(super) fn element_sizes(&self, index: i32) -> Vec<usize> {
-        usize::try_from(index)
-            .ok()
-            .and_then(|i| self.m.catalog.events.get(i))
-            .map(|e| e.elements.iter().map(|x| x.datatype.size()).collect())
-            .unwrap_or_default()
-    }
-
     /// The reference's `MPIT_Reference_raise_event`, and the callbacks the recorder saw
     /// it run (events and dropped-handler calls, in the order they ran).
     pub(super) fn raise_event(&mut self, index: i32, required: CbSafety) -> Obs {
@@ -33,11 +25,11 @@ impl TargetEngine<'_> {
             ffi::take_dropped_positions(),
         );
         let level = self.t.profile.cb_safety.num(required).unwrap_or(-1) as i32;
-        let Some((rc, ())) = self
-            .t
-            .lib
-            .reference_raise_event(self.m.target_index(Kind::Event, index), level)
-        else {
+        let args = vec![
+            ("index", int_arg(self.m.target_index(Kind::Event, index))),
+            ("cb_safety", int_arg(level)),
+        ];
+        let Some((rc, _)) = self.invoke(Func::RaiseEvent, args) else {
             return Obs::unsupported();
         };
         let events = ffi::take_deliveries();

@@ -5,11 +5,14 @@
 //! the library returned them. With the description NULL, the name alone is asked, every
 //! other OUT argument NULL (R-CVAR-3).
 
-use super::{arg, name, str_out, TargetEngine};
+use super::lower::{i32_of, int, list_of, str_of, Vals};
+use super::{arg, name, TargetEngine};
 use crate::cases::funcs::Func;
 use crate::differential::obs::{Obs, Out};
 use crate::differential::op::{Kind, Str};
-use crate::target::ffi::{Nulls, StrArg};
+use crate::differential::Slots;
+use crate::exec::calls::Arg;
+use crate::target::ffi::StrArg;
 
 /// A pvar flag as the library returned it: 0 and 1 as flags, any other number as
 /// itself, so the comparator sees a 2 (specs/readings.yaml pvar_flags.nonzero_is_true).
@@ -20,10 +23,20 @@ fn flag(v: i32) -> Out {
     }
 }
 
+/// Every OUT argument of `f` but the name (the description pair goes in as NULL).
+fn others(f: Func) -> Arg {
+    Arg::Nulls(
+        f.nullable_outs()
+            .iter()
+            .copied()
+            .filter(|n| *n != "name")
+            .collect(),
+    )
+}
+
 impl TargetEngine<'_> {
     pub(super) fn get_info(&mut self, kind: Kind, i: i32, n: Str, d: Str) -> Obs {
         let (t, p) = (self.t, &self.t.profile);
-        let lib = &t.lib;
         let enull = self.constant("MPI_T_ENUM_NULL");
         let dt = |raw: u64| {
             Out::Name(t.datatype(raw).map_or_else(
@@ -31,136 +44,129 @@ impl TargetEngine<'_> {
                 |d| d.spelling().to_string(),
             ))
         };
+        let index = ("index", Arg::Int(i.into()));
         // The name alone, every other OUT argument NULL (R-CVAR-3): only the name to see.
         if d == Str::NONE {
-            // Every OUT argument but the name (the description pair is `d`, NULL).
-            let others = |f: Func| -> Vec<&'static str> {
-                f.nullable_outs()
-                    .iter()
-                    .copied()
-                    .filter(|n| *n != "name")
-                    .collect()
+            let name_pair = ("name", Arg::Str(arg(n)));
+            let (f, args) = match kind {
+                Kind::Cvar => (Func::CvarGetInfoNameOnly, vec![index, name_pair]),
+                Kind::Pvar => (Func::PvarGetInfoNameOnly, vec![index, name_pair]),
+                Kind::Category => (Func::CategoryGetInfoNameOnly, vec![index, name_pair]),
+                // No array asked (capacity 0), the description pair NULL.
+                Kind::Event => (
+                    Func::EventGetInfo,
+                    vec![
+                        index,
+                        name_pair,
+                        ("desc", Arg::Str(StrArg::NULL)),
+                        ("capacity", Arg::Int(0)),
+                        ("null", others(Func::EventGetInfo)),
+                    ],
+                ),
+                Kind::Source => (
+                    Func::SourceGetInfo,
+                    vec![
+                        index,
+                        name_pair,
+                        ("desc", Arg::Str(StrArg::NULL)),
+                        ("null", others(Func::SourceGetInfo)),
+                    ],
+                ),
             };
-            let got = match kind {
-                Kind::Cvar => lib.cvar_get_info_name_only(i, arg(n)),
-                Kind::Pvar => lib.pvar_get_info_name_only(i, arg(n)),
-                Kind::Category => lib.category_get_info_name_only(i, arg(n)),
-                Kind::Event => {
-                    let nulls = others(Func::EventGetInfo);
-                    lib.event_get_info_nulls(i, arg(n), StrArg::NULL, 0, Nulls(&nulls))
-                        .map(|(rc, o)| (rc, o.name))
-                }
-                Kind::Source => {
-                    let nulls = others(Func::SourceGetInfo);
-                    lib.source_get_info_nulls(i, arg(n), StrArg::NULL, Nulls(&nulls))
-                        .map(|(rc, o)| (rc, o.name))
-                }
-            };
-            let Some((rc, name)) = got else {
-                return Obs::unsupported();
-            };
-            let o = self.rc_obs(rc);
-            return if o.ok() {
-                o.with("name", str_out(&name))
-            } else {
-                o
-            };
+            return self.answer(self.invoke(f, args), |o, v| {
+                o.with("name", str_of(&v, "name"))
+            });
         }
+        let strs = |f: Func| {
+            let args = vec![
+                index.clone(),
+                ("name", Arg::Str(arg(n))),
+                ("desc", Arg::Str(arg(d))),
+            ];
+            (f, args)
+        };
+        let (f, mut args) = match kind {
+            Kind::Cvar => strs(Func::CvarGetInfo),
+            Kind::Pvar => strs(Func::PvarGetInfo),
+            Kind::Category => strs(Func::CategoryGetInfo),
+            Kind::Event => strs(Func::EventGetInfo),
+            Kind::Source => strs(Func::SourceGetInfo),
+        };
+        if kind == Kind::Event {
+            // Arrays of 64 elements (ffi::Lib::event_get_info's `capacity`).
+            args.push(("capacity", Arg::Int(64)));
+        }
+        let Some((rc, v)) = self.invoke(f, args) else {
+            return Obs::unsupported();
+        };
+        let o = self.rc_obs(rc);
+        if !o.ok() {
+            return o;
+        }
+        let named = |k: &str| int(&v, k) as i64;
+        let enumtype =
+            |slots: &mut Slots, v: &Vals| slots.enum_out(int(v, "enumtype") as u64, enull);
         match kind {
             Kind::Cvar => {
-                let Some((rc, v)) = lib.cvar_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let en = self.slots.enum_out(v.enumtype as u64, enull);
-                o.with("name", str_out(&v.name))
-                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
-                    .with("datatype", dt(v.datatype))
+                let en = enumtype(&mut self.slots, &v);
+                o.with("name", str_of(&v, "name"))
+                    .with("verbosity", name(&p.verbosity, named("verbosity")))
+                    .with("datatype", dt(int(&v, "datatype") as u64))
                     .with("enumtype", en)
-                    .with("desc", str_out(&v.desc))
-                    .with("bind", name(&p.bind, v.bind.into()))
-                    .with("scope", name(&p.scope, v.scope.into()))
+                    .with("desc", str_of(&v, "desc"))
+                    .with("bind", name(&p.bind, named("bind")))
+                    .with("scope", name(&p.scope, named("scope")))
             }
             Kind::Pvar => {
-                let Some((rc, v)) = lib.pvar_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let en = self.slots.enum_out(v.enumtype as u64, enull);
-                o.with("name", str_out(&v.name))
-                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
-                    .with("var_class", name(&p.pvar_class, v.var_class.into()))
-                    .with("datatype", dt(v.datatype))
+                let en = enumtype(&mut self.slots, &v);
+                o.with("name", str_of(&v, "name"))
+                    .with("verbosity", name(&p.verbosity, named("verbosity")))
+                    .with("var_class", name(&p.pvar_class, named("var_class")))
+                    .with("datatype", dt(int(&v, "datatype") as u64))
                     .with("enumtype", en)
-                    .with("desc", str_out(&v.desc))
-                    .with("bind", name(&p.bind, v.bind.into()))
-                    .with("readonly", flag(v.readonly))
-                    .with("continuous", flag(v.continuous))
-                    .with("atomic", flag(v.atomic))
+                    .with("desc", str_of(&v, "desc"))
+                    .with("bind", name(&p.bind, named("bind")))
+                    .with("readonly", flag(i32_of(&v, "readonly")))
+                    .with("continuous", flag(i32_of(&v, "continuous")))
+                    .with("atomic", flag(i32_of(&v, "atomic")))
             }
-            Kind::Category => {
-                let Some((rc, v)) = lib.category_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                o.with("name", str_out(&v.name))
-                    .with("desc", str_out(&v.desc))
-                    .with("num_cvars", Out::Int(v.num_cvars.into()))
-                    .with("num_pvars", Out::Int(v.num_pvars.into()))
-                    .with("num_categories", Out::Int(v.num_categories.into()))
-            }
+            Kind::Category => o
+                .with("name", str_of(&v, "name"))
+                .with("desc", str_of(&v, "desc"))
+                .with("num_cvars", Out::Int(named("num_cvars")))
+                .with("num_pvars", Out::Int(named("num_pvars")))
+                .with("num_categories", Out::Int(named("num_categories"))),
             Kind::Event => {
-                let Some((rc, v)) = lib.event_get_info(i, arg(n), arg(d), 64) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let k = (v.num_elements.max(0) as usize).min(v.datatypes.len());
-                let types: Vec<String> = v.datatypes[..k]
+                let num_elements = i32_of(&v, "num_elements");
+                let datatypes = list_of(&v, "datatypes");
+                let displacements = list_of(&v, "displacements");
+                let k = (num_elements.max(0) as usize).min(datatypes.len());
+                let types: Vec<String> = datatypes[..k]
                     .iter()
-                    .map(|raw| match dt(*raw) {
+                    .map(|raw| match dt(*raw as u64) {
                         Out::Name(s) => s,
                         _ => String::new(),
                     })
                     .collect();
-                let en = self.slots.enum_out(v.enumtype as u64, enull);
-                o.with("name", str_out(&v.name))
-                    .with("verbosity", name(&p.verbosity, v.verbosity.into()))
-                    .with("num_elements", Out::Int(v.num_elements.into()))
+                let en = enumtype(&mut self.slots, &v);
+                o.with("name", str_of(&v, "name"))
+                    .with("verbosity", name(&p.verbosity, named("verbosity")))
+                    .with("num_elements", Out::Int(num_elements.into()))
                     .with("datatypes", Out::Name(types.join(",")))
                     .with(
                         "displacements",
-                        Out::Ints(v.displacements[..k].iter().map(|x| *x as i64).collect()),
+                        Out::Ints(displacements[..k].iter().map(|x| *x as i64).collect()),
                     )
                     .with("enumtype", en)
-                    .with("desc", str_out(&v.desc))
-                    .with("bind", name(&p.bind, v.bind.into()))
+                    .with("desc", str_of(&v, "desc"))
+                    .with("bind", name(&p.bind, named("bind")))
             }
-            Kind::Source => {
-                let Some((rc, v)) = lib.source_get_info(i, arg(n), arg(d)) else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                o.with("name", str_out(&v.name))
-                    .with("desc", str_out(&v.desc))
-                    .with("ordering", name(&p.source_order, v.ordering.into()))
-                    .with("ticks_per_second", Out::Int(v.ticks_per_second))
-                    .with("max_ticks", Out::Int(v.max_ticks))
-            }
+            Kind::Source => o
+                .with("name", str_of(&v, "name"))
+                .with("desc", str_of(&v, "desc"))
+                .with("ordering", name(&p.source_order, named("ordering")))
+                .with("ticks_per_second", Out::Int(named("ticks_per_second")))
+                .with("max_ticks", Out::Int(named("max_ticks"))),
         }
     }
 }

@@ -1,7 +1,15 @@
-//! The target engine: ops carried out on a loaded library through the safe wrappers of
-//! `target::ffi`, outputs decoded with the target's ABI profile into [`Obs`] form and
-//! renumbered into the mirror's numbering. Runs in a worker process (`remote`) or, for
-//! the in-process fuzzer, in the fuzzer's own process.
+//! The target engine: ops carried out on a loaded library through the case executor's
+//! engine (`exec::calls::invoke`, the safe wrappers of `target::ffi`), outputs decoded
+//! with the target's ABI profile into [`Obs`] form and renumbered into the mirror's
+//! numbering. Runs in a worker process (`remote`) or, for the in-process fuzzer, in the
+//! fuzzer's own process.
+//!
+//! Each op is lowered to a function of the table (`cases::funcs::Func`) and its
+//! arguments: handles resolved, indices in the target's numbering, string pairs, the
+//! bytes a write passes, the OUT arguments passed as NULL. The named OUT values come
+//! back as `Func::outs` names them and become the op's [`Obs`]. What a call needs of the
+//! catalog (read sizes, an event type's element sizes) is `lower::OpLayout`'s, from the
+//! handles the sequence made and the mirror's catalog.
 //!
 //! This module holds the engine, its handles, and the calls whose outputs are a code,
 //! a handle, a value read or an index; two larger calls have a module each:
@@ -13,17 +21,23 @@
 
 mod events;
 mod info;
+mod lower;
 
-use super::obs::{Obs, Out, StrObs};
+use super::obs::{Obs, Out};
 use super::op::{callback_tag, Act, Data, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
-use crate::target::ffi::{self, Called, Nulls, ObjArg, StrArg, StrOut};
+use crate::cases::funcs::Func;
+use crate::exec::calls::{self, Arg, Args, Outs};
+use crate::target::ffi::{self, StrArg};
 use crate::target::Target;
+use lower::{buf_of, handle_arg, handle_of, i32_of, int, int_arg, list_of, str_of, OpLayout, Vals};
 use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
 use mpit_reference::spec::SpecEnum;
+use std::collections::BTreeMap;
 
 /// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
+/// The executor's `category_get_*` passes the same (`exec::calls`).
 pub const SENTINEL: i32 = -7;
 
 /// A loaded library and the handles this sequence made in it.
@@ -38,14 +52,6 @@ fn arg(s: Str) -> StrArg {
         cap: s.cap.map(|c| c as usize),
         len: s.len,
     }
-}
-
-fn str_out(o: &StrOut) -> Out {
-    Out::Str(StrObs {
-        buf: o.buf.clone(),
-        len: o.len,
-        stray: o.stray.clone(),
-    })
 }
 
 fn name<K: SpecEnum>(table: &ConstMap<K, Option<i64>>, n: i64) -> Out {
@@ -95,9 +101,33 @@ impl<'a> TargetEngine<'a> {
         Obs::rc(self.t.rc(rc))
     }
 
+    /// `f` called through the executor's engine with `args`; `layout` names the handle
+    /// a read goes through and the registration a callback is set on.
+    fn invoke_with(
+        &self,
+        f: Func,
+        args: Vec<(&'static str, Arg)>,
+        read: Option<(HandleKind, Ref)>,
+        registration: Option<Ref>,
+    ) -> Outs {
+        let args: BTreeMap<&'static str, Arg> = args.into_iter().collect();
+        let layout = OpLayout {
+            slots: &self.slots,
+            m: self.m,
+            read,
+            registration,
+        };
+        calls::invoke(self.t, &layout, f, &Args(&args))
+    }
+
+    /// `f` called with `args`, no handle whose layout matters.
+    fn invoke(&self, f: Func, args: Vec<(&'static str, Arg)>) -> Outs {
+        self.invoke_with(f, args, None, None)
+    }
+
     /// A call's outcome: "unsupported" when the symbol is missing, the code, and the OUT
     /// values `outs` adds when the call succeeded (they are undefined otherwise).
-    fn answer<T>(&self, c: Called<T>, outs: impl FnOnce(Obs, T) -> Obs) -> Obs {
+    fn answer(&self, c: Outs, outs: impl FnOnce(Obs, Vals) -> Obs) -> Obs {
         let Some((rc, v)) = c else {
             return Obs::unsupported();
         };
@@ -109,13 +139,9 @@ impl<'a> TargetEngine<'a> {
         }
     }
 
-    /// Bytes a read through this handle needs: count × datatype size (R-CVAR-8).
-    /// ALL_HANDLES or a handle the sequence did not make: a generous buffer, so a
-    /// library that writes anyway writes into memory the harness owns.
-    fn read_size(&self, k: HandleKind, r: Ref) -> usize {
-        self.slots
-            .layout(k, r, &self.m.catalog)
-            .map_or(64, |(dt, n)| dt.size() * n)
+    /// A call whose outcome is its code alone.
+    fn rc_only(&self, c: Outs) -> Obs {
+        c.map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
     }
 
     fn write_bytes(&self, k: HandleKind, r: Ref, d: Data) -> Vec<u8> {
@@ -131,14 +157,17 @@ impl<'a> TargetEngine<'a> {
         });
     }
 
-    fn read_obs(&mut self, k: HandleKind, r: Ref, c: Called<ffi::BufOut>) -> Obs {
-        let Some((rc, b)) = c else {
+    /// A read through `handle` (count × datatype size bytes, R-CVAR-8, or 64 for a
+    /// handle the sequence did not make: see [`OpLayout`]).
+    fn read(&mut self, f: Func, k: HandleKind, r: Ref, args: Vec<(&'static str, Arg)>) -> Obs {
+        let Some((rc, v)) = self.invoke_with(f, args, Some((k, r)), None) else {
             return Obs::unsupported();
         };
         let o = self.rc_obs(rc);
         if !o.ok() {
             return o;
         }
+        let b = buf_of(v);
         if let Some(m) = self.slots.made(k, r) {
             m.last_read = b.bytes.clone();
         }
@@ -153,6 +182,33 @@ impl<'a> TargetEngine<'a> {
         }
     }
 
+    /// An allocation: the handle made (kept at the end of its table when the call
+    /// succeeded), its NULL-ness and, for variable handles, the element count.
+    fn alloc(&mut self, c: Outs, k: HandleKind, out: &'static str, index: i32) -> Obs {
+        let Some((rc, v)) = c else {
+            return Obs::unsupported();
+        };
+        let o = self.rc_obs(rc);
+        if !o.ok() {
+            return o;
+        }
+        let h = handle_of(&v, out);
+        let counted = matches!(k, HandleKind::Cvar | HandleKind::Pvar);
+        let count = if counted { i32_of(&v, "count") } else { 0 };
+        self.made(k, h, index, count);
+        let o = o.with(out, self.is_null(k, h));
+        if counted {
+            o.with("count", Out::Int(count.into()))
+        } else {
+            o
+        }
+    }
+
+    /// A free: the handle as the call left it, NULL or not.
+    fn free(&self, c: Outs, k: HandleKind, out: &'static str) -> Obs {
+        self.answer(c, |o, v| o.with(out, self.is_null(k, handle_of(&v, out))))
+    }
+
     /// Carries out one op, naming it as the call in flight (a crash then names it).
     pub fn apply(&mut self, op: &Op) -> Obs {
         if ffi::in_flight::installed() {
@@ -164,29 +220,29 @@ impl<'a> TargetEngine<'a> {
     }
 
     fn call(&mut self, op: &Op) -> Obs {
-        let (t, p) = (self.t, &self.t.profile);
-        let lib = &t.lib;
-        let ti = |k: Kind, i: i32| self.m.target_index(k, i);
+        let p = &self.t.profile;
+        let ti = |k: Kind, i: i32| int_arg(self.m.target_index(k, i));
         match op {
             Op::InitThread { required } => {
                 let req = p.thread_level.num(*required).unwrap_or(0) as i32;
-                self.answer(lib.init_thread(req), |o, provided| {
+                let c = self.invoke(Func::InitThread, vec![("required", int_arg(req))]);
+                self.answer(c, |o, v| {
+                    let provided = i32_of(&v, "provided");
                     o.with("provided", name(&p.thread_level, provided.into()))
                 })
             }
-            Op::Finalize => lib
-                .finalize()
-                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::Finalize => self.rc_only(self.invoke(Func::Finalize, vec![])),
             Op::GetNum(k) => {
-                let c = match k {
-                    Kind::Cvar => lib.cvar_get_num(),
-                    Kind::Pvar => lib.pvar_get_num(),
-                    Kind::Category => lib.category_get_num(),
-                    Kind::Event => lib.event_get_num(),
-                    Kind::Source => lib.source_get_num(),
+                let f = match k {
+                    Kind::Cvar => Func::CvarGetNum,
+                    Kind::Pvar => Func::PvarGetNum,
+                    Kind::Category => Func::CategoryGetNum,
+                    Kind::Event => Func::EventGetNum,
+                    Kind::Source => Func::SourceGetNum,
                 };
-                self.answer(c, |o, n| {
+                self.answer(self.invoke(f, vec![]), |o, v| {
                     // In the mirror's numbering: entries it could not decode left out.
+                    let n = i32_of(&v, "num");
                     o.with("num", Out::Int(i64::from(n - self.m.holes(*k))))
                 })
             }
@@ -195,88 +251,113 @@ impl<'a> TargetEngine<'a> {
                 index,
                 name: n,
                 desc,
-            } => self.get_info(*kind, ti(*kind, *index), *n, *desc),
+            } => self.get_info(*kind, self.m.target_index(*kind, *index), *n, *desc),
             Op::GetIndex { kind, name: n } => {
-                let c = match kind {
-                    Kind::Cvar => lib.cvar_get_index(n),
-                    Kind::Category => lib.category_get_index(n),
-                    _ => lib.event_get_index(n),
+                let f = match kind {
+                    Kind::Cvar => Func::CvarGetIndex,
+                    Kind::Category => Func::CategoryGetIndex,
+                    _ => Func::EventGetIndex,
                 };
+                let c = self.invoke(f, vec![("name", Arg::Text(n.clone()))]);
                 self.index_obs(*kind, c)
             }
             Op::PvarGetIndex { name: n, class } => {
                 let cls = p.pvar_class.num(*class).unwrap_or(-1) as i32;
-                self.index_obs(Kind::Pvar, lib.pvar_get_index(n, cls))
+                let c = self.invoke(
+                    Func::PvarGetIndex,
+                    vec![("name", Arg::Text(n.clone())), ("var_class", int_arg(cls))],
+                );
+                self.index_obs(Kind::Pvar, c)
             }
             Op::CategoryMembers { index, which, len } => {
-                let c = lib.category_members_guarded(
-                    *which,
-                    ti(Kind::Category, *index),
-                    usize::from(*len),
-                    SENTINEL,
+                let (f, k) = match which {
+                    Members::Cvars => (Func::CategoryGetCvars, Kind::Cvar),
+                    Members::Pvars => (Func::CategoryGetPvars, Kind::Pvar),
+                    Members::Events => (Func::CategoryGetEvents, Kind::Event),
+                    Members::Categories => (Func::CategoryGetCategories, Kind::Category),
+                };
+                let c = self.invoke(
+                    f,
+                    vec![
+                        ("index", ti(Kind::Category, *index)),
+                        ("len", int_arg(*len)),
+                    ],
                 );
-                let Some((rc, (v, overrun))) = c else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let k = match which {
-                    Members::Cvars => Kind::Cvar,
-                    Members::Pvars => Kind::Pvar,
-                    Members::Events => Kind::Event,
-                    Members::Categories => Kind::Category,
-                };
-                let v = v
-                    .into_iter()
-                    .map(|x| {
-                        if x == SENTINEL {
-                            i64::from(x)
-                        } else {
-                            i64::from(self.m.model_index(k, x))
-                        }
-                    })
-                    .collect();
-                let o = o.with("indices", Out::Ints(v));
-                if overrun {
-                    o.with("overrun", Out::Flag(true))
-                } else {
-                    o
-                }
+                self.answer(c, |o, v| {
+                    let indices = list_of(&v, "indices")
+                        .into_iter()
+                        .map(|x| {
+                            let x = x as i32;
+                            if x == SENTINEL {
+                                i64::from(x)
+                            } else {
+                                i64::from(self.m.model_index(k, x))
+                            }
+                        })
+                        .collect();
+                    let o = o.with("indices", Out::Ints(indices));
+                    if int(&v, "overrun") != 0 {
+                        o.with("overrun", Out::Flag(true))
+                    } else {
+                        o
+                    }
+                })
             }
-            Op::CategoryGetNumEvents { index } => self.answer(
-                lib.category_get_num_events(ti(Kind::Category, *index)),
-                |o, n| o.with("num", Out::Int(n.into())),
-            ),
-            Op::CategoryChanged => self.answer(lib.category_changed(), |o, n| {
-                o.with("update_number", Out::Int(n.into()))
-            }),
+            Op::CategoryGetNumEvents { index } => {
+                let c = self.invoke(
+                    Func::CategoryGetNumEvents,
+                    vec![("index", ti(Kind::Category, *index))],
+                );
+                self.answer(c, |o, v| o.with("num", Out::Int(i32_of(&v, "num").into())))
+            }
+            Op::CategoryChanged => {
+                self.answer(self.invoke(Func::CategoryChanged, vec![]), |o, v| {
+                    o.with(
+                        "update_number",
+                        Out::Int(i32_of(&v, "update_number").into()),
+                    )
+                })
+            }
             // A NULL name pair (Str::NONE) comes with a NULL `num` / `value`: every OUT
             // argument NULL, nothing to see but the return code.
             Op::EnumGetInfo { enumtype, name: n } if *n == Str::NONE => {
-                let h = self.enum_handle(*enumtype);
-                self.answer(
-                    lib.enum_get_info_nulls(h, StrArg::NULL, Nulls(&["num"])),
-                    |o, _| o,
-                )
+                let c = self.invoke(
+                    Func::EnumGetInfo,
+                    vec![
+                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
+                        ("name", Arg::Str(StrArg::NULL)),
+                        ("null", Arg::Nulls(vec!["num"])),
+                    ],
+                );
+                self.answer(c, |o, _| o)
             }
             Op::EnumGetItem {
                 enumtype,
                 item,
                 name: n,
             } if *n == Str::NONE => {
-                let h = self.enum_handle(*enumtype);
-                self.answer(
-                    lib.enum_get_item_nulls(h, *item, StrArg::NULL, Nulls(&["value"])),
-                    |o, _| o,
-                )
+                let c = self.invoke(
+                    Func::EnumGetItem,
+                    vec![
+                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
+                        ("item", int_arg(*item)),
+                        ("name", Arg::Str(StrArg::NULL)),
+                        ("null", Arg::Nulls(vec!["value"])),
+                    ],
+                );
+                self.answer(c, |o, _| o)
             }
             Op::EnumGetInfo { enumtype, name: n } => {
-                let h = self.enum_handle(*enumtype);
-                self.answer(lib.enum_get_info(h, arg(*n)), |o, (num, s)| {
-                    o.with("num", Out::Int(num.into()))
-                        .with("name", str_out(&s))
+                let c = self.invoke(
+                    Func::EnumGetInfo,
+                    vec![
+                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
+                        ("name", Arg::Str(arg(*n))),
+                    ],
+                );
+                self.answer(c, |o, v| {
+                    o.with("num", Out::Int(i32_of(&v, "num").into()))
+                        .with("name", str_of(&v, "name"))
                 })
             }
             Op::EnumGetItem {
@@ -284,164 +365,151 @@ impl<'a> TargetEngine<'a> {
                 item,
                 name: n,
             } => {
-                let h = self.enum_handle(*enumtype);
-                self.answer(lib.enum_get_item(h, *item, arg(*n)), |o, (value, s)| {
-                    o.with("value", Out::Int(value.into()))
-                        .with("name", str_out(&s))
+                let c = self.invoke(
+                    Func::EnumGetItem,
+                    vec![
+                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
+                        ("item", int_arg(*item)),
+                        ("name", Arg::Str(arg(*n))),
+                    ],
+                );
+                self.answer(c, |o, v| {
+                    o.with("value", Out::Int(i32_of(&v, "value").into()))
+                        .with("name", str_of(&v, "name"))
                 })
             }
             Op::CvarHandleAlloc { index } => {
-                let Some((rc, (h, count))) =
-                    lib.cvar_handle_alloc(ti(Kind::Cvar, *index), ObjArg::Null)
-                else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                self.made(HandleKind::Cvar, h, *index, count);
-                o.with("handle", self.is_null(HandleKind::Cvar, h))
-                    .with("count", Out::Int(count.into()))
+                let c = self.invoke(
+                    Func::CvarHandleAlloc,
+                    vec![("index", ti(Kind::Cvar, *index))],
+                );
+                self.alloc(c, HandleKind::Cvar, "handle", *index)
             }
             Op::CvarHandleFree { handle } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
-                self.answer(lib.cvar_handle_free(h), |o, after| {
-                    o.with("handle", self.is_null(HandleKind::Cvar, after))
-                })
+                let c = self.invoke(Func::CvarHandleFree, vec![("handle", handle_arg(h))]);
+                self.free(c, HandleKind::Cvar, "handle")
             }
             Op::CvarRead { handle } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
-                let c = lib.cvar_read(h, self.read_size(HandleKind::Cvar, *handle));
-                self.read_obs(HandleKind::Cvar, *handle, c)
+                let args = vec![("handle", handle_arg(h))];
+                self.read(Func::CvarRead, HandleKind::Cvar, *handle, args)
             }
             Op::CvarWrite { handle, data } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
                 let bytes = self.write_bytes(HandleKind::Cvar, *handle, *data);
-                lib.cvar_write(h, &bytes)
-                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+                self.rc_only(self.invoke(
+                    Func::CvarWrite,
+                    vec![("handle", handle_arg(h)), ("data", Arg::Data(bytes))],
+                ))
             }
             Op::SessionCreate => {
-                let Some((rc, s)) = lib.pvar_session_create() else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                self.made(HandleKind::Session, s, -1, 0);
-                o.with("session", self.is_null(HandleKind::Session, s))
+                let c = self.invoke(Func::PvarSessionCreate, vec![]);
+                self.alloc(c, HandleKind::Session, "session", -1)
             }
             Op::SessionFree { session } => {
                 let s = self.handle(HandleKind::Session, *session);
-                self.answer(lib.pvar_session_free(s), |o, after| {
-                    o.with("session", self.is_null(HandleKind::Session, after))
-                })
+                let c = self.invoke(Func::PvarSessionFree, vec![("session", handle_arg(s))]);
+                self.free(c, HandleKind::Session, "session")
             }
             Op::PvarHandleAlloc { session, index } => {
                 let s = self.handle(HandleKind::Session, *session);
-                let Some((rc, (h, count))) =
-                    lib.pvar_handle_alloc(s, ti(Kind::Pvar, *index), ObjArg::Null)
-                else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                self.made(HandleKind::Pvar, h, *index, count);
-                o.with("handle", self.is_null(HandleKind::Pvar, h))
-                    .with("count", Out::Int(count.into()))
+                let c = self.invoke(
+                    Func::PvarHandleAlloc,
+                    vec![
+                        ("session", handle_arg(s)),
+                        ("index", ti(Kind::Pvar, *index)),
+                    ],
+                );
+                self.alloc(c, HandleKind::Pvar, "handle", *index)
             }
             Op::PvarHandleFree { session, handle } => {
-                let s = self.handle(HandleKind::Session, *session);
-                let h = self.handle(HandleKind::Pvar, *handle);
-                self.answer(lib.pvar_handle_free(s, h), |o, after| {
-                    o.with("handle", self.is_null(HandleKind::Pvar, after))
-                })
+                let c = self.invoke(Func::PvarHandleFree, self.pvar_args(*session, *handle));
+                self.free(c, HandleKind::Pvar, "handle")
             }
             Op::Pvar {
                 act,
                 session,
                 handle,
             } => {
-                let s = self.handle(HandleKind::Session, *session);
-                let h = self.handle(HandleKind::Pvar, *handle);
-                let c = match act {
-                    Act::Start => lib.pvar_start(s, h),
-                    Act::Stop => lib.pvar_stop(s, h),
-                    Act::Reset => lib.pvar_reset(s, h),
+                let f = match act {
+                    Act::Start => Func::PvarStart,
+                    Act::Stop => Func::PvarStop,
+                    Act::Reset => Func::PvarReset,
                 };
-                c.map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+                self.rc_only(self.invoke(f, self.pvar_args(*session, *handle)))
             }
             Op::PvarRead {
                 session,
                 handle,
                 reset,
             } => {
-                let s = self.handle(HandleKind::Session, *session);
-                let h = self.handle(HandleKind::Pvar, *handle);
-                let n = self.read_size(HandleKind::Pvar, *handle);
-                let c = if *reset {
-                    lib.pvar_readreset(s, h, n)
+                let f = if *reset {
+                    Func::PvarReadreset
                 } else {
-                    lib.pvar_read(s, h, n)
+                    Func::PvarRead
                 };
-                self.read_obs(HandleKind::Pvar, *handle, c)
+                let args = self.pvar_args(*session, *handle);
+                self.read(f, HandleKind::Pvar, *handle, args)
             }
             Op::PvarWrite {
                 session,
                 handle,
                 data,
             } => {
-                let s = self.handle(HandleKind::Session, *session);
-                let h = self.handle(HandleKind::Pvar, *handle);
+                let mut args = self.pvar_args(*session, *handle);
                 let bytes = self.write_bytes(HandleKind::Pvar, *handle, *data);
-                lib.pvar_write(s, h, &bytes)
-                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+                args.push(("data", Arg::Data(bytes)));
+                self.rc_only(self.invoke(Func::PvarWrite, args))
             }
-            Op::SourceGetTimestamp { index } => lib
-                .source_get_timestamp(ti(Kind::Source, *index))
-                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::SourceGetTimestamp { index } => self.rc_only(self.invoke(
+                Func::SourceGetTimestamp,
+                vec![("index", ti(Kind::Source, *index))],
+            )),
             Op::EventHandleAlloc { index } => {
                 let info = self.constant("MPI_INFO_NULL");
-                let Some((rc, r)) =
-                    lib.event_handle_alloc(ti(Kind::Event, *index), ObjArg::Null, info)
-                else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                self.made(HandleKind::Registration, r, *index, 0);
-                o.with("registration", self.is_null(HandleKind::Registration, r))
+                let c = self.invoke(
+                    Func::EventHandleAlloc,
+                    vec![
+                        ("index", ti(Kind::Event, *index)),
+                        ("info", handle_arg(info as usize)),
+                    ],
+                );
+                self.alloc(c, HandleKind::Registration, "registration", *index)
             }
             Op::EventHandleFree { registration } => {
                 let r = self.handle(HandleKind::Registration, *registration);
-                lib.event_handle_free(r, false)
-                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+                self.rc_only(self.invoke(
+                    Func::EventHandleFree,
+                    vec![
+                        ("registration", handle_arg(r)),
+                        ("free_callback", Arg::Flag(false)),
+                    ],
+                ))
             }
-            Op::Simulate { steps } => lib
-                .reference_simulate(i32::from(*steps))
-                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
-            Op::MpiInit => lib
-                .mpi_init()
-                .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc)),
+            Op::Simulate { steps } => {
+                self.rc_only(self.invoke(Func::Simulate, vec![("steps", int_arg(*steps))]))
+            }
+            Op::MpiInit => self.rc_only(self.invoke(Func::MpiInit, vec![])),
             Op::EventInfoObject { index } => {
-                let Some((rc, info)) = lib.event_get_info_object(ti(Kind::Event, *index)) else {
+                let c = self.invoke(
+                    Func::EventGetInfoObject,
+                    vec![("index", ti(Kind::Event, *index))],
+                );
+                let Some((rc, v)) = c else {
                     return Obs::unsupported();
                 };
                 let o = self.rc_obs(rc);
                 if !o.ok() {
                     return o;
                 }
+                let info = int(&v, "info") as u64;
                 let null = self.constant("MPI_INFO_NULL");
                 // Freed again only in the reference (its catalog is declared): whether
                 // a vendor's MPI_Info_free works before MPI_Init is not this op's
                 // question, and a worker's leak is harmless.
                 if info != null && (self.m.declared || self.m.hooks) {
-                    let _ = lib.info_free(info);
+                    let _ = self.invoke(Func::InfoFree, vec![("info", handle_arg(info as usize))]);
                 }
                 o.with("info", Out::Handle { null: info == null })
             }
@@ -452,39 +520,60 @@ impl<'a> TargetEngine<'a> {
             } => {
                 let r = self.handle(HandleKind::Registration, *registration);
                 let tag = callback_tag(*registration, *safety);
-                let index = self
-                    .slots
-                    .made(HandleKind::Registration, *registration)
-                    .map_or(-1, |m| m.index);
-                let recording = set.then(|| ffi::Recording {
-                    tag,
-                    element_sizes: self.element_sizes(index),
-                });
-                let level = self.t.profile.cb_safety.num(*safety).unwrap_or(-1) as i32;
+                let level = p.cb_safety.num(*safety).unwrap_or(-1) as i32;
                 let info = self.constant("MPI_INFO_NULL");
-                lib.event_register_callback(r, level, info, recording)
-                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+                let args = vec![
+                    ("registration", handle_arg(r)),
+                    ("cb_safety", int_arg(level)),
+                    ("info", handle_arg(info as usize)),
+                    // With `callback`, the recorder, reading the event type's elements
+                    // by `OpLayout::element_sizes`.
+                    ("callback", Arg::Flag(*set)),
+                    ("tag", Arg::Int(tag as i64)),
+                ];
+                let c =
+                    self.invoke_with(Func::EventRegisterCallback, args, None, Some(*registration));
+                self.rc_only(c)
             }
             Op::EventSetDroppedHandler { registration, set } => {
                 let r = self.handle(HandleKind::Registration, *registration);
-                lib.event_set_dropped_handler(r, *set)
-                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+                self.rc_only(self.invoke(
+                    Func::EventSetDroppedHandler,
+                    vec![
+                        ("registration", handle_arg(r)),
+                        ("handler", Arg::Flag(*set)),
+                    ],
+                ))
             }
             Op::RaiseEvent { index, required } => self.raise_event(*index, *required),
             Op::EventReadAfter { instance } => {
                 let i = self.handle(HandleKind::Instance, Ref::Made(*instance));
-                lib.event_read(i, 0, 16)
-                    .map_or_else(Obs::unsupported, |(rc, _)| self.rc_obs(rc))
+                self.rc_only(self.invoke(
+                    Func::EventRead,
+                    vec![
+                        ("instance", handle_arg(i)),
+                        ("element", int_arg(0)),
+                        ("bytes", int_arg(16)),
+                    ],
+                ))
             }
         }
+    }
+
+    /// The (session, handle) arguments of a pvar call.
+    fn pvar_args(&self, session: Ref, handle: Ref) -> Vec<(&'static str, Arg)> {
+        let s = self.handle(HandleKind::Session, session);
+        let h = self.handle(HandleKind::Pvar, handle);
+        vec![("session", handle_arg(s)), ("handle", handle_arg(h))]
     }
 
     fn enum_handle(&self, n: u16) -> usize {
         self.slots.enums.get(n as usize).copied().unwrap_or(0) as usize
     }
 
-    fn index_obs(&self, k: Kind, c: Called<i32>) -> Obs {
-        self.answer(c, |o, i| {
+    fn index_obs(&self, k: Kind, c: Outs) -> Obs {
+        self.answer(c, |o, v| {
+            let i = i32_of(&v, "index");
             o.with("index", Out::Int(self.m.model_index(k, i).into()))
         })
     }

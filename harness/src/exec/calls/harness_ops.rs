@@ -2,9 +2,8 @@
 //! several threads, a catalog snapshot, MPI work, the PMPI twins), the event callbacks'
 //! deliveries as the recorder saw them (§15.3.8.6), and the reference's test hooks.
 
-use super::{int, outs, Args, HandleMeta, Outs};
+use super::{int, outs, Args, Layout, Outs};
 use crate::cases::funcs::Func;
-use crate::cases::SubjectKind;
 use crate::judge::inventory;
 use crate::judge::value::Val;
 use crate::target::activity::Plan;
@@ -30,7 +29,7 @@ fn with_failed_call(
     o
 }
 
-pub(super) fn call(t: &Target, handles: &BTreeMap<u64, HandleMeta>, f: Func, a: &Args) -> Outs {
+pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
     let lib = &t.lib;
     Some(match f {
         Func::InitCycles | Func::InitThreads => {
@@ -127,7 +126,7 @@ pub(super) fn call(t: &Target, handles: &BTreeMap<u64, HandleMeta>, f: Func, a: 
                     ("call_rcs", list(d.iter().flat_map(call_rcs).collect())),
                     (
                         "data_ok",
-                        list(d.iter().map(|x| int(data_ok(lib, handles, x))).collect()),
+                        list(d.iter().map(|x| int(data_ok(lib, layout, x))).collect()),
                     ),
                     ("dropped", list(dropped.iter().map(|x| int(x.1)).collect())),
                     (
@@ -196,15 +195,11 @@ fn call_rcs(d: &ffi::Delivery) -> Vec<Val> {
 /// succeeded, nothing was written past a buffer, and element k of the copy, at the
 /// displacement `event_get_info` gives, holds the bytes event_read returned for it.
 /// 1 yes, 0 no, -1 when the registration is unknown to the executor (not judged).
-fn data_ok(lib: &ffi::Lib, handles: &BTreeMap<u64, HandleMeta>, d: &ffi::Delivery) -> i32 {
-    let Some(m) = handles
-        .get(&(d.registration as u64))
-        .filter(|m| m.kind == SubjectKind::Event)
-    else {
+fn data_ok(lib: &ffi::Lib, layout: &dyn Layout, d: &ffi::Delivery) -> i32 {
+    let Some(event) = layout.event_of(d.registration as u64) else {
         return -1;
     };
-    let Some((0, info)) = lib.event_get_info(m.index, StrArg::LEN_ONLY, StrArg::LEN_ONLY, 64)
-    else {
+    let Some((0, info)) = lib.event_get_info(event, StrArg::LEN_ONLY, StrArg::LEN_ONLY, 64) else {
         return -1;
     };
     let Some((0, copy)) = &d.copy else { return 0 };

@@ -4,18 +4,20 @@
 //! This module holds the argument and OUT value types and the dispatch by the kind of
 //! function: the chapter's MPI_T functions (`mpi_t`), the MPI functions the cases need
 //! beside them (`mpi`), and the harness operations (`harness_ops`). `data` sizes,
-//! decodes and encodes a variable's buffer by its datatype.
+//! decodes and encodes a variable's buffer by its datatype; `layout` is what a call
+//! asks of the catalog behind its handles, answered by each engine that calls.
 
 mod data;
 mod harness_ops;
+mod layout;
 mod mpi;
 mod mpi_t;
 
 pub use data::{decode, encode, read_bytes};
+pub use layout::{Layout, Recorded};
 
 use crate::cases::funcs::Func;
 use crate::cases::SubjectKind;
-use crate::judge::inventory::Inventory;
 use crate::judge::value::{self, Val};
 use crate::target::ffi::{ObjArg, StrArg};
 use crate::target::Target;
@@ -133,14 +135,8 @@ impl Args<'_> {
 
 /// Calls `f` on the target. The OUT values of arguments passed as NULL are left out:
 /// nothing was returned for them (R-CVAR-3).
-pub fn invoke(
-    t: &Target,
-    inv: &Inventory,
-    handles: &BTreeMap<u64, HandleMeta>,
-    f: Func,
-    a: &Args,
-) -> Outs {
-    let (rc, mut outs) = call(t, inv, handles, f, a)?;
+pub fn invoke(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
+    let (rc, mut outs) = call(t, layout, f, a)?;
     let nulls = a.nulls();
     for n in nulls {
         outs.remove(*n);
@@ -155,13 +151,7 @@ pub fn invoke(
 
 /// The call itself, by the kind of function. Every function is named here, so a new one
 /// does not compile until it has its place.
-fn call(
-    t: &Target,
-    inv: &Inventory,
-    handles: &BTreeMap<u64, HandleMeta>,
-    f: Func,
-    a: &Args,
-) -> Outs {
+fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
     match f {
         Func::InitThread
         | Func::Finalize
@@ -219,7 +209,7 @@ fn call(
         | Func::EventRead
         | Func::EventCopy
         | Func::EventGetTimestamp
-        | Func::EventGetSource => mpi_t::call(t, inv, handles, f, a),
+        | Func::EventGetSource => mpi_t::call(t, layout, f, a),
         Func::GetVersion
         | Func::MpiInit
         | Func::MpiFinalize
@@ -245,6 +235,6 @@ fn call(
         | Func::Deliveries
         | Func::Activity
         | Func::Simulate
-        | Func::RaiseEvent => harness_ops::call(t, handles, f, a),
+        | Func::RaiseEvent => harness_ops::call(t, layout, f, a),
     }
 }

@@ -2,32 +2,20 @@
 //! string OUT arguments as (buf, len) pairs, the OUT arguments of `for_all: null_outs`
 //! passed as NULL, reads decoded by the handle's datatype.
 
-use super::data::{decode, element_sizes, read_bytes};
-use super::{int, outs, Args, HandleMeta, Outs};
+use super::{int, outs, Args, Layout, Outs};
 use crate::cases::funcs::Func;
-use crate::judge::inventory::Inventory;
 use crate::judge::value::Val;
 use crate::target::ffi::{BufOut, Nulls, Recording};
 use crate::target::Target;
 use mpit_reference::model::Members;
-use std::collections::BTreeMap;
 
-pub(super) fn call(
-    t: &Target,
-    inv: &Inventory,
-    handles: &BTreeMap<u64, HandleMeta>,
-    f: Func,
-    a: &Args,
-) -> Outs {
+pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
     let nulls = Nulls(a.nulls());
     let lib = &t.lib;
     let width = lib.handle_width();
-    let meta = |h: usize| handles.get(&(h as u64)).copied();
-    let read = |h: usize, b: &BufOut| match meta(h) {
-        Some(m) => decode(inv, &m, b),
-        None => Val::Bytes(b.clone()),
-    };
-    let bytes_for = |h: usize| meta(h).map_or(64, |m| read_bytes(inv, &m));
+    let read = |h: usize, b: &BufOut| layout.decode(h as u64, b);
+    // A handle of unknown layout: 64 bytes (see `Layout::read_bytes`).
+    let bytes_for = |h: usize| layout.read_bytes(h as u64).unwrap_or(64);
     let read_outs = |rc: i32, h: usize, b: BufOut| {
         outs(
             rc,
@@ -285,9 +273,7 @@ pub(super) fn call(
             let reg = a.handle("registration");
             let recorder = a.flag("callback").then(|| Recording {
                 tag: a.int("tag") as usize,
-                element_sizes: meta(reg)
-                    .map(|m| element_sizes(inv, m.index))
-                    .unwrap_or_default(),
+                element_sizes: layout.element_sizes(reg as u64),
             });
             lib.event_register_callback(reg, a.int("cb_safety"), a.handle("info") as u64, recorder)
                 .map(|(rc, ())| outs(rc, []))?
