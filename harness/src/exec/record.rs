@@ -26,10 +26,13 @@ impl Exec<'_, '_> {
             inv: self.ctx.inv,
             handles: &self.handles,
         };
-        let Some((rc, outs)) = calls::invoke(t, &layout, func, &Args(args)) else {
+        let Some((rc, outs)) = calls::invoke(t, &layout, func, &Args::Map(args)) else {
             self.unsupported = Some(func.c_name().to_string());
             return None;
         };
+        // The case's variables and saved OUT values are named by owned strings.
+        let outs: BTreeMap<String, Val> =
+            outs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
         let code = t.rc(rc);
         if func.c_name().starts_with("MPI_T_") {
             let key = log_key(func.c_name(), self.erroneous_now);

@@ -32,7 +32,7 @@ use super::Mirror;
 use crate::cases::funcs::Func;
 use crate::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
 use crate::cases::written::{WrittenRc, WrittenReading, WrittenStep};
-use crate::cases::{Builtin, InitMode, SubjectKind, Require};
+use crate::cases::{Builtin, InitMode, Require, SubjectKind};
 use crate::specs::Source;
 use crate::verdict::{Area, Level};
 use expect::{out_expect, rc_expect, rc_name, FlagTrue};

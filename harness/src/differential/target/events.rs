@@ -29,7 +29,7 @@ impl TargetEngine<'_> {
             ("index", int_arg(self.m.target_index(Kind::Event, index))),
             ("cb_safety", int_arg(level)),
         ];
-        let Some((rc, _)) = self.invoke(Func::RaiseEvent, args) else {
+        let Some((rc, _)) = self.invoke(Func::RaiseEvent, &args) else {
             return Obs::unsupported();
         };
         let events = ffi::take_deliveries();

@@ -73,7 +73,7 @@ impl TargetEngine<'_> {
                     ],
                 ),
             };
-            return self.answer(self.invoke(f, args), |o, v| {
+            return self.answer(self.invoke(f, &args), |o, v| {
                 o.with("name", str_of(&v, "name"))
             });
         }
@@ -96,7 +96,7 @@ impl TargetEngine<'_> {
             // Arrays of 64 elements (ffi::Lib::event_get_info's `capacity`).
             args.push(("capacity", Arg::Int(64)));
         }
-        let Some((rc, v)) = self.invoke(f, args) else {
+        let Some((rc, v)) = self.invoke(f, &args) else {
             return Obs::unsupported();
         };
         let o = self.rc_obs(rc);

@@ -5,13 +5,12 @@
 
 use crate::differential::obs::{Out, StrObs};
 use crate::differential::{HandleKind, Mirror, Ref, Slots};
-use crate::exec::calls::{Arg, Layout};
+use crate::exec::calls::{Arg, Layout, OutMap};
 use crate::judge::value::Val;
 use crate::target::ffi::{BufOut, StrOut};
-use std::collections::BTreeMap;
 
 /// The named OUT values of one call.
-pub type Vals = BTreeMap<String, Val>;
+pub type Vals = OutMap;
 
 /// The catalog layout of the op being carried out, for `calls::invoke`: from the
 /// handles the sequence made and the mirror's catalog. By the handle argument as the
@@ -38,8 +37,8 @@ impl Layout for OpLayout<'_> {
     }
 
     /// The engine compares the raw bytes (`Out::Bytes`): nothing to decode.
-    fn decode(&self, _handle: u64, b: &BufOut) -> Val {
-        Val::Bytes(b.clone())
+    fn decode(&self, _handle: u64, _b: &BufOut) -> Option<Val> {
+        None
     }
 
     fn element_sizes(&self, _registration: u64) -> Vec<usize> {

@@ -34,7 +34,6 @@ use lower::{buf_of, handle_arg, handle_of, i32_of, int, int_arg, list_of, str_of
 use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
 use mpit_reference::spec::SpecEnum;
-use std::collections::BTreeMap;
 
 /// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
 /// The executor's `category_get_*` passes the same (`exec::calls`).
@@ -106,22 +105,21 @@ impl<'a> TargetEngine<'a> {
     fn invoke_with(
         &self,
         f: Func,
-        args: Vec<(&'static str, Arg)>,
+        args: &[(&'static str, Arg)],
         read: Option<(HandleKind, Ref)>,
         registration: Option<Ref>,
     ) -> Outs {
-        let args: BTreeMap<&'static str, Arg> = args.into_iter().collect();
         let layout = OpLayout {
             slots: &self.slots,
             m: self.m,
             read,
             registration,
         };
-        calls::invoke(self.t, &layout, f, &Args(&args))
+        calls::invoke(self.t, &layout, f, &Args::List(args))
     }
 
     /// `f` called with `args`, no handle whose layout matters.
-    fn invoke(&self, f: Func, args: Vec<(&'static str, Arg)>) -> Outs {
+    fn invoke(&self, f: Func, args: &[(&'static str, Arg)]) -> Outs {
         self.invoke_with(f, args, None, None)
     }
 
@@ -159,7 +157,7 @@ impl<'a> TargetEngine<'a> {
 
     /// A read through `handle` (count × datatype size bytes, R-CVAR-8, or 64 for a
     /// handle the sequence did not make: see [`OpLayout`]).
-    fn read(&mut self, f: Func, k: HandleKind, r: Ref, args: Vec<(&'static str, Arg)>) -> Obs {
+    fn read(&mut self, f: Func, k: HandleKind, r: Ref, args: &[(&'static str, Arg)]) -> Obs {
         let Some((rc, v)) = self.invoke_with(f, args, Some((k, r)), None) else {
             return Obs::unsupported();
         };
@@ -225,13 +223,13 @@ impl<'a> TargetEngine<'a> {
         match op {
             Op::InitThread { required } => {
                 let req = p.thread_level.num(*required).unwrap_or(0) as i32;
-                let c = self.invoke(Func::InitThread, vec![("required", int_arg(req))]);
+                let c = self.invoke(Func::InitThread, &[("required", int_arg(req))]);
                 self.answer(c, |o, v| {
                     let provided = i32_of(&v, "provided");
                     o.with("provided", name(&p.thread_level, provided.into()))
                 })
             }
-            Op::Finalize => self.rc_only(self.invoke(Func::Finalize, vec![])),
+            Op::Finalize => self.rc_only(self.invoke(Func::Finalize, &[])),
             Op::GetNum(k) => {
                 let f = match k {
                     Kind::Cvar => Func::CvarGetNum,
@@ -240,7 +238,7 @@ impl<'a> TargetEngine<'a> {
                     Kind::Event => Func::EventGetNum,
                     Kind::Source => Func::SourceGetNum,
                 };
-                self.answer(self.invoke(f, vec![]), |o, v| {
+                self.answer(self.invoke(f, &[]), |o, v| {
                     // In the mirror's numbering: entries it could not decode left out.
                     let n = i32_of(&v, "num");
                     o.with("num", Out::Int(i64::from(n - self.m.holes(*k))))
@@ -258,14 +256,14 @@ impl<'a> TargetEngine<'a> {
                     Kind::Category => Func::CategoryGetIndex,
                     _ => Func::EventGetIndex,
                 };
-                let c = self.invoke(f, vec![("name", Arg::Text(n.clone()))]);
+                let c = self.invoke(f, &[("name", Arg::Text(n.clone()))]);
                 self.index_obs(*kind, c)
             }
             Op::PvarGetIndex { name: n, class } => {
                 let cls = p.pvar_class.num(*class).unwrap_or(-1) as i32;
                 let c = self.invoke(
                     Func::PvarGetIndex,
-                    vec![("name", Arg::Text(n.clone())), ("var_class", int_arg(cls))],
+                    &[("name", Arg::Text(n.clone())), ("var_class", int_arg(cls))],
                 );
                 self.index_obs(Kind::Pvar, c)
             }
@@ -278,7 +276,7 @@ impl<'a> TargetEngine<'a> {
                 };
                 let c = self.invoke(
                     f,
-                    vec![
+                    &[
                         ("index", ti(Kind::Category, *index)),
                         ("len", int_arg(*len)),
                     ],
@@ -306,24 +304,22 @@ impl<'a> TargetEngine<'a> {
             Op::CategoryGetNumEvents { index } => {
                 let c = self.invoke(
                     Func::CategoryGetNumEvents,
-                    vec![("index", ti(Kind::Category, *index))],
+                    &[("index", ti(Kind::Category, *index))],
                 );
                 self.answer(c, |o, v| o.with("num", Out::Int(i32_of(&v, "num").into())))
             }
-            Op::CategoryChanged => {
-                self.answer(self.invoke(Func::CategoryChanged, vec![]), |o, v| {
-                    o.with(
-                        "update_number",
-                        Out::Int(i32_of(&v, "update_number").into()),
-                    )
-                })
-            }
+            Op::CategoryChanged => self.answer(self.invoke(Func::CategoryChanged, &[]), |o, v| {
+                o.with(
+                    "update_number",
+                    Out::Int(i32_of(&v, "update_number").into()),
+                )
+            }),
             // A NULL name pair (Str::NONE) comes with a NULL `num` / `value`: every OUT
             // argument NULL, nothing to see but the return code.
             Op::EnumGetInfo { enumtype, name: n } if *n == Str::NONE => {
                 let c = self.invoke(
                     Func::EnumGetInfo,
-                    vec![
+                    &[
                         ("enumtype", handle_arg(self.enum_handle(*enumtype))),
                         ("name", Arg::Str(StrArg::NULL)),
                         ("null", Arg::Nulls(vec!["num"])),
@@ -338,7 +334,7 @@ impl<'a> TargetEngine<'a> {
             } if *n == Str::NONE => {
                 let c = self.invoke(
                     Func::EnumGetItem,
-                    vec![
+                    &[
                         ("enumtype", handle_arg(self.enum_handle(*enumtype))),
                         ("item", int_arg(*item)),
                         ("name", Arg::Str(StrArg::NULL)),
@@ -350,7 +346,7 @@ impl<'a> TargetEngine<'a> {
             Op::EnumGetInfo { enumtype, name: n } => {
                 let c = self.invoke(
                     Func::EnumGetInfo,
-                    vec![
+                    &[
                         ("enumtype", handle_arg(self.enum_handle(*enumtype))),
                         ("name", Arg::Str(arg(*n))),
                     ],
@@ -367,7 +363,7 @@ impl<'a> TargetEngine<'a> {
             } => {
                 let c = self.invoke(
                     Func::EnumGetItem,
-                    vec![
+                    &[
                         ("enumtype", handle_arg(self.enum_handle(*enumtype))),
                         ("item", int_arg(*item)),
                         ("name", Arg::Str(arg(*n))),
@@ -379,44 +375,41 @@ impl<'a> TargetEngine<'a> {
                 })
             }
             Op::CvarHandleAlloc { index } => {
-                let c = self.invoke(
-                    Func::CvarHandleAlloc,
-                    vec![("index", ti(Kind::Cvar, *index))],
-                );
+                let c = self.invoke(Func::CvarHandleAlloc, &[("index", ti(Kind::Cvar, *index))]);
                 self.alloc(c, HandleKind::Cvar, "handle", *index)
             }
             Op::CvarHandleFree { handle } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
-                let c = self.invoke(Func::CvarHandleFree, vec![("handle", handle_arg(h))]);
+                let c = self.invoke(Func::CvarHandleFree, &[("handle", handle_arg(h))]);
                 self.free(c, HandleKind::Cvar, "handle")
             }
             Op::CvarRead { handle } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
-                let args = vec![("handle", handle_arg(h))];
-                self.read(Func::CvarRead, HandleKind::Cvar, *handle, args)
+                let args = [("handle", handle_arg(h))];
+                self.read(Func::CvarRead, HandleKind::Cvar, *handle, &args)
             }
             Op::CvarWrite { handle, data } => {
                 let h = self.handle(HandleKind::Cvar, *handle);
                 let bytes = self.write_bytes(HandleKind::Cvar, *handle, *data);
                 self.rc_only(self.invoke(
                     Func::CvarWrite,
-                    vec![("handle", handle_arg(h)), ("data", Arg::Data(bytes))],
+                    &[("handle", handle_arg(h)), ("data", Arg::Data(bytes))],
                 ))
             }
             Op::SessionCreate => {
-                let c = self.invoke(Func::PvarSessionCreate, vec![]);
+                let c = self.invoke(Func::PvarSessionCreate, &[]);
                 self.alloc(c, HandleKind::Session, "session", -1)
             }
             Op::SessionFree { session } => {
                 let s = self.handle(HandleKind::Session, *session);
-                let c = self.invoke(Func::PvarSessionFree, vec![("session", handle_arg(s))]);
+                let c = self.invoke(Func::PvarSessionFree, &[("session", handle_arg(s))]);
                 self.free(c, HandleKind::Session, "session")
             }
             Op::PvarHandleAlloc { session, index } => {
                 let s = self.handle(HandleKind::Session, *session);
                 let c = self.invoke(
                     Func::PvarHandleAlloc,
-                    vec![
+                    &[
                         ("session", handle_arg(s)),
                         ("index", ti(Kind::Pvar, *index)),
                     ],
@@ -424,7 +417,7 @@ impl<'a> TargetEngine<'a> {
                 self.alloc(c, HandleKind::Pvar, "handle", *index)
             }
             Op::PvarHandleFree { session, handle } => {
-                let c = self.invoke(Func::PvarHandleFree, self.pvar_args(*session, *handle));
+                let c = self.invoke(Func::PvarHandleFree, &self.pvar_args(*session, *handle));
                 self.free(c, HandleKind::Pvar, "handle")
             }
             Op::Pvar {
@@ -437,7 +430,7 @@ impl<'a> TargetEngine<'a> {
                     Act::Stop => Func::PvarStop,
                     Act::Reset => Func::PvarReset,
                 };
-                self.rc_only(self.invoke(f, self.pvar_args(*session, *handle)))
+                self.rc_only(self.invoke(f, &self.pvar_args(*session, *handle)))
             }
             Op::PvarRead {
                 session,
@@ -450,27 +443,26 @@ impl<'a> TargetEngine<'a> {
                     Func::PvarRead
                 };
                 let args = self.pvar_args(*session, *handle);
-                self.read(f, HandleKind::Pvar, *handle, args)
+                self.read(f, HandleKind::Pvar, *handle, &args)
             }
             Op::PvarWrite {
                 session,
                 handle,
                 data,
             } => {
-                let mut args = self.pvar_args(*session, *handle);
+                let [s, h] = self.pvar_args(*session, *handle);
                 let bytes = self.write_bytes(HandleKind::Pvar, *handle, *data);
-                args.push(("data", Arg::Data(bytes)));
-                self.rc_only(self.invoke(Func::PvarWrite, args))
+                self.rc_only(self.invoke(Func::PvarWrite, &[s, h, ("data", Arg::Data(bytes))]))
             }
             Op::SourceGetTimestamp { index } => self.rc_only(self.invoke(
                 Func::SourceGetTimestamp,
-                vec![("index", ti(Kind::Source, *index))],
+                &[("index", ti(Kind::Source, *index))],
             )),
             Op::EventHandleAlloc { index } => {
                 let info = self.constant("MPI_INFO_NULL");
                 let c = self.invoke(
                     Func::EventHandleAlloc,
-                    vec![
+                    &[
                         ("index", ti(Kind::Event, *index)),
                         ("info", handle_arg(info as usize)),
                     ],
@@ -481,20 +473,20 @@ impl<'a> TargetEngine<'a> {
                 let r = self.handle(HandleKind::Registration, *registration);
                 self.rc_only(self.invoke(
                     Func::EventHandleFree,
-                    vec![
+                    &[
                         ("registration", handle_arg(r)),
                         ("free_callback", Arg::Flag(false)),
                     ],
                 ))
             }
             Op::Simulate { steps } => {
-                self.rc_only(self.invoke(Func::Simulate, vec![("steps", int_arg(*steps))]))
+                self.rc_only(self.invoke(Func::Simulate, &[("steps", int_arg(*steps))]))
             }
-            Op::MpiInit => self.rc_only(self.invoke(Func::MpiInit, vec![])),
+            Op::MpiInit => self.rc_only(self.invoke(Func::MpiInit, &[])),
             Op::EventInfoObject { index } => {
                 let c = self.invoke(
                     Func::EventGetInfoObject,
-                    vec![("index", ti(Kind::Event, *index))],
+                    &[("index", ti(Kind::Event, *index))],
                 );
                 let Some((rc, v)) = c else {
                     return Obs::unsupported();
@@ -509,7 +501,7 @@ impl<'a> TargetEngine<'a> {
                 // a vendor's MPI_Info_free works before MPI_Init is not this op's
                 // question, and a worker's leak is harmless.
                 if info != null && (self.m.declared || self.m.hooks) {
-                    let _ = self.invoke(Func::InfoFree, vec![("info", handle_arg(info as usize))]);
+                    let _ = self.invoke(Func::InfoFree, &[("info", handle_arg(info as usize))]);
                 }
                 o.with("info", Out::Handle { null: info == null })
             }
@@ -531,15 +523,19 @@ impl<'a> TargetEngine<'a> {
                     ("callback", Arg::Flag(*set)),
                     ("tag", Arg::Int(tag as i64)),
                 ];
-                let c =
-                    self.invoke_with(Func::EventRegisterCallback, args, None, Some(*registration));
+                let c = self.invoke_with(
+                    Func::EventRegisterCallback,
+                    &args,
+                    None,
+                    Some(*registration),
+                );
                 self.rc_only(c)
             }
             Op::EventSetDroppedHandler { registration, set } => {
                 let r = self.handle(HandleKind::Registration, *registration);
                 self.rc_only(self.invoke(
                     Func::EventSetDroppedHandler,
-                    vec![
+                    &[
                         ("registration", handle_arg(r)),
                         ("handler", Arg::Flag(*set)),
                     ],
@@ -550,7 +546,7 @@ impl<'a> TargetEngine<'a> {
                 let i = self.handle(HandleKind::Instance, Ref::Made(*instance));
                 self.rc_only(self.invoke(
                     Func::EventRead,
-                    vec![
+                    &[
                         ("instance", handle_arg(i)),
                         ("element", int_arg(0)),
                         ("bytes", int_arg(16)),
@@ -561,10 +557,10 @@ impl<'a> TargetEngine<'a> {
     }
 
     /// The (session, handle) arguments of a pvar call.
-    fn pvar_args(&self, session: Ref, handle: Ref) -> Vec<(&'static str, Arg)> {
+    fn pvar_args(&self, session: Ref, handle: Ref) -> [(&'static str, Arg); 2] {
         let s = self.handle(HandleKind::Session, session);
         let h = self.handle(HandleKind::Pvar, handle);
-        vec![("session", handle_arg(s)), ("handle", handle_arg(h))]
+        [("session", handle_arg(s)), ("handle", handle_arg(h))]
     }
 
     fn enum_handle(&self, n: u16) -> usize {

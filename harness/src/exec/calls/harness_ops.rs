@@ -2,24 +2,20 @@
 //! several threads, a catalog snapshot, MPI work, the PMPI twins), the event callbacks'
 //! deliveries as the recorder saw them (§15.3.8.6), and the reference's test hooks.
 
-use super::{int, outs, Args, Layout, Outs};
+use super::{int, outs, Args, Layout, OutMap, Outs};
 use crate::cases::funcs::Func;
 use crate::judge::inventory;
 use crate::judge::value::Val;
 use crate::target::activity::Plan;
 use crate::target::ffi::{self, StrArg, StrOut};
 use crate::target::Target;
-use std::collections::BTreeMap;
 
 /// Adds the `failed_call` OUT (the text of the call that ended a harness operation:
 /// `activity`, `init_cycles`, `init_threads`) when there is one.
-fn with_failed_call(
-    mut o: (i32, BTreeMap<String, Val>),
-    failed: &str,
-) -> (i32, BTreeMap<String, Val>) {
+fn with_failed_call(mut o: (i32, OutMap), failed: &str) -> (i32, OutMap) {
     if !failed.is_empty() {
         o.1.insert(
-            "failed_call".into(),
+            "failed_call",
             Val::Str(StrOut {
                 buf: Some(failed.as_bytes().to_vec()),
                 ..StrOut::default()

@@ -22,8 +22,9 @@ pub trait Layout {
     /// into memory the harness owns).
     fn read_bytes(&self, handle: u64) -> Option<usize>;
     /// A read through `handle` decoded by its datatype (the bytes as they came when the
-    /// datatype is unknown).
-    fn decode(&self, handle: u64, b: &BufOut) -> Val;
+    /// datatype is unknown); `None` when the caller compares the raw bytes alone (the
+    /// OUT `value` is then left out, `bytes` stays).
+    fn decode(&self, handle: u64, b: &BufOut) -> Option<Val>;
     /// Byte sizes of the elements of the event type behind `registration` (empty when
     /// unknown: the recorder then reads no element).
     fn element_sizes(&self, registration: u64) -> Vec<usize>;
@@ -43,11 +44,11 @@ impl Layout for Recorded<'_> {
         self.handles.get(&handle).map(|m| read_bytes(self.inv, m))
     }
 
-    fn decode(&self, handle: u64, b: &BufOut) -> Val {
-        match self.handles.get(&handle) {
+    fn decode(&self, handle: u64, b: &BufOut) -> Option<Val> {
+        Some(match self.handles.get(&handle) {
             Some(m) => decode(self.inv, m, b),
             None => Val::Bytes(b.clone()),
-        }
+        })
     }
 
     fn element_sizes(&self, registration: u64) -> Vec<usize> {

@@ -62,70 +62,107 @@ pub struct HandleMeta {
     pub count: i32,
 }
 
-/// The named OUT values of one call, or `None` when the symbol is not exported.
-pub type Outs = Option<(i32, BTreeMap<String, Val>)>;
+/// The OUT values of one call by their names in `Func::outs` (static: the engine
+/// allocates no key per call), or `None` when the symbol is not exported.
+pub type Outs = Option<(i32, OutMap)>;
+
+/// OUT values by name, in the order the call lists them: a handful per call, so a
+/// list (one allocation, no tree) is the cheap map fuzz-props' engine needs per call.
+#[derive(Debug, Clone, Default)]
+pub struct OutMap(Vec<(&'static str, Val)>);
+
+impl OutMap {
+    pub fn get(&self, k: &str) -> Option<&Val> {
+        self.0.iter().find(|(n, _)| *n == k).map(|(_, v)| v)
+    }
+    pub fn remove(&mut self, k: &str) -> Option<Val> {
+        let i = self.0.iter().position(|(n, _)| *n == k)?;
+        Some(self.0.remove(i).1)
+    }
+    /// Sets `k` (replacing a value of that name).
+    pub fn insert(&mut self, k: &'static str, v: Val) {
+        self.remove(k);
+        self.0.push((k, v));
+    }
+}
+
+impl IntoIterator for OutMap {
+    type Item = (&'static str, Val);
+    type IntoIter = std::vec::IntoIter<(&'static str, Val)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
 
 fn int(v: impl Into<i128>) -> Val {
     Val::Int(v.into())
 }
 
-fn outs<const N: usize>(rc: i32, kv: [(&str, Val); N]) -> (i32, BTreeMap<String, Val>) {
-    (
-        rc,
-        kv.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-    )
+fn outs<const N: usize>(rc: i32, kv: [(&'static str, Val); N]) -> (i32, OutMap) {
+    (rc, OutMap(kv.into_iter().collect()))
 }
 
-/// Arguments by parameter name.
-pub struct Args<'a>(pub &'a BTreeMap<&'static str, Arg>);
+/// Arguments by parameter name: a case step's map, or the few pairs an engine passes
+/// (fuzz-props' target engine: a list, no map built per call).
+pub enum Args<'a> {
+    Map(&'a BTreeMap<&'static str, Arg>),
+    List(&'a [(&'static str, Arg)]),
+}
 
 impl Args<'_> {
+    fn get(&self, k: &str) -> Option<&Arg> {
+        match self {
+            Args::Map(m) => m.get(k),
+            Args::List(l) => l.iter().find(|(n, _)| *n == k).map(|(_, a)| a),
+        }
+    }
+
     fn int(&self, k: &str) -> i32 {
-        match self.0.get(k) {
+        match self.get(k) {
             Some(Arg::Int(i)) => *i as i32,
             Some(Arg::Flag(b)) => *b as i32,
             _ => 0,
         }
     }
     fn handle(&self, k: &str) -> usize {
-        match self.0.get(k) {
+        match self.get(k) {
             Some(Arg::Int(i)) => *i as u64 as usize,
             _ => 0,
         }
     }
     fn obj(&self, k: &str, width: usize) -> ObjArg {
-        match self.0.get(k) {
+        match self.get(k) {
             Some(Arg::Obj(Some(v))) => ObjArg::Local { value: *v, width },
             _ => ObjArg::Null,
         }
     }
     fn s(&self, k: &str) -> StrArg {
-        match self.0.get(k) {
+        match self.get(k) {
             Some(Arg::Str(s)) => *s,
             _ => StrArg::sized(4096),
         }
     }
     fn text(&self, k: &str) -> &str {
-        match self.0.get(k) {
+        match self.get(k) {
             Some(Arg::Text(t)) => t,
             _ => "",
         }
     }
     fn data(&self, k: &str) -> &[u8] {
-        match self.0.get(k) {
+        match self.get(k) {
             Some(Arg::Data(d)) => d,
             _ => &[],
         }
     }
     /// The OUT arguments to pass as NULL (`for_all: null_outs`).
     fn nulls(&self) -> &[&'static str] {
-        match self.0.get("null") {
+        match self.get("null") {
             Some(Arg::Nulls(n)) => n,
             _ => &[],
         }
     }
     fn flag(&self, k: &str) -> bool {
-        match self.0.get(k) {
+        match self.get(k) {
             Some(Arg::Flag(b)) => *b,
             Some(Arg::Int(i)) => *i != 0,
             _ => false,
@@ -139,7 +176,7 @@ pub fn invoke(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
     let (rc, mut outs) = call(t, layout, f, a)?;
     let nulls = a.nulls();
     for n in nulls {
-        outs.remove(*n);
+        outs.remove(n);
     }
     // §15.3.8: "If num_elements is NULL, num_elements and both arrays are ignored".
     if nulls.contains(&"num_elements") {

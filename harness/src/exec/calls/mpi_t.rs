@@ -17,10 +17,10 @@ pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
     // A handle of unknown layout: 64 bytes (see `Layout::read_bytes`).
     let bytes_for = |h: usize| layout.read_bytes(h as u64).unwrap_or(64);
     let read_outs = |rc: i32, h: usize, b: BufOut| {
-        outs(
+        let value = read(h, &b);
+        let mut o = outs(
             rc,
             [
-                ("value", read(h, &b)),
                 ("overrun", int(b.overrun as i32)),
                 // Bytes before the first NUL (the whole buffer when it has none): an
                 // MPI_CHAR value must end within `count` (R-TYPE-2).
@@ -34,7 +34,11 @@ pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
                 ),
                 ("bytes", Val::Bytes(b)),
             ],
-        )
+        );
+        if let Some(v) = value {
+            o.1.insert("value", v);
+        }
+        o
     };
     Some(match f {
         Func::InitThread => lib
@@ -132,9 +136,9 @@ pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
                 )
             })?,
         Func::EventGetInfo => {
-            let cap =
-                a.0.get("capacity")
-                    .map_or(64, |_| a.int("capacity").clamp(0, 4096) as usize);
+            let cap = a
+                .get("capacity")
+                .map_or(64, |_| a.int("capacity").clamp(0, 4096) as usize);
             lib.event_get_info_nulls(a.int("index"), a.s("name"), a.s("desc"), cap, nulls)
                 .map(|(rc, o)| {
                     outs(
