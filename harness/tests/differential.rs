@@ -10,7 +10,7 @@ use mpit_conform::differential::compare::compare;
 use mpit_conform::differential::op::Mode;
 use mpit_conform::differential::props::{completed, run_model};
 use mpit_conform::differential::target::TargetEngine;
-use mpit_conform::differential::{Gen, Mirror, Op, Trace};
+use mpit_conform::differential::{Gen, Mirror, Trace};
 use mpit_conform::target::{AbiChoice, Target};
 use mpit_reference::catalog::Catalog;
 use mpit_reference::profile::ReturnCode;
@@ -366,43 +366,6 @@ const NEVER_BOTH_SUCCEED: &[(&str, &str)] = &[(
      generated in robustness mode to see the library refuse it, never to succeed",
 )];
 
-fn variant(op: &Op) -> &'static str {
-    match op {
-        Op::InitThread { .. } => "InitThread",
-        Op::Finalize => "Finalize",
-        Op::GetNum(_) => "GetNum",
-        Op::GetInfo { .. } => "GetInfo",
-        Op::GetIndex { .. } => "GetIndex",
-        Op::PvarGetIndex { .. } => "PvarGetIndex",
-        Op::CategoryMembers { .. } => "CategoryMembers",
-        Op::CategoryGetNumEvents { .. } => "CategoryGetNumEvents",
-        Op::CategoryChanged => "CategoryChanged",
-        Op::EnumGetInfo { .. } => "EnumGetInfo",
-        Op::EnumGetItem { .. } => "EnumGetItem",
-        Op::CvarHandleAlloc { .. } => "CvarHandleAlloc",
-        Op::CvarHandleFree { .. } => "CvarHandleFree",
-        Op::CvarRead { .. } => "CvarRead",
-        Op::CvarWrite { .. } => "CvarWrite",
-        Op::SessionCreate => "SessionCreate",
-        Op::SessionFree { .. } => "SessionFree",
-        Op::PvarHandleAlloc { .. } => "PvarHandleAlloc",
-        Op::PvarHandleFree { .. } => "PvarHandleFree",
-        Op::Pvar { .. } => "Pvar",
-        Op::PvarRead { .. } => "PvarRead",
-        Op::PvarWrite { .. } => "PvarWrite",
-        Op::SourceGetTimestamp { .. } => "SourceGetTimestamp",
-        Op::EventHandleAlloc { .. } => "EventHandleAlloc",
-        Op::EventHandleFree { .. } => "EventHandleFree",
-        Op::Simulate { .. } => "Simulate",
-        Op::MpiInit => "MpiInit",
-        Op::EventInfoObject { .. } => "EventInfoObject",
-        Op::EventRegisterCallback { .. } => "EventRegisterCallback",
-        Op::EventSetDroppedHandler { .. } => "EventSetDroppedHandler",
-        Op::RaiseEvent { .. } => "RaiseEvent",
-        Op::EventReadAfter { .. } => "EventReadAfter",
-    }
-}
-
 /// Brings the library in this process to where a sequence of `lifecycle` mode starts:
 /// MPI_T finalized completely, then (not lifecycle) initialized once, as a worker's
 /// base init (`runner::remote`).
@@ -479,7 +442,7 @@ fn both_engines_name_the_same_outs() {
                     continue;
                 }
                 calls += 1;
-                *seen.entry(variant(op)).or_default() += 1;
+                *seen.entry(op.variant()).or_default() += 1;
                 let names = |o: &mpit_conform::differential::Obs| -> BTreeSet<String> {
                     o.outs.iter().map(|(n, _)| n.to_string()).collect()
                 };

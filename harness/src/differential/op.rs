@@ -217,6 +217,46 @@ pub fn callback_tag(registration: Ref, safety: CbSafety) -> usize {
 }
 
 impl Op {
+    /// The variant's name (the tests' lists of what was generated and made). No
+    /// wildcard arm: a new variant does not compile until it is named here, and the
+    /// op tests' `every_op` then has to make it.
+    pub fn variant(&self) -> &'static str {
+        match self {
+            Op::InitThread { .. } => "InitThread",
+            Op::Finalize => "Finalize",
+            Op::GetNum(_) => "GetNum",
+            Op::GetInfo { .. } => "GetInfo",
+            Op::GetIndex { .. } => "GetIndex",
+            Op::PvarGetIndex { .. } => "PvarGetIndex",
+            Op::CategoryMembers { .. } => "CategoryMembers",
+            Op::CategoryGetNumEvents { .. } => "CategoryGetNumEvents",
+            Op::CategoryChanged => "CategoryChanged",
+            Op::EnumGetInfo { .. } => "EnumGetInfo",
+            Op::EnumGetItem { .. } => "EnumGetItem",
+            Op::CvarHandleAlloc { .. } => "CvarHandleAlloc",
+            Op::CvarHandleFree { .. } => "CvarHandleFree",
+            Op::CvarRead { .. } => "CvarRead",
+            Op::CvarWrite { .. } => "CvarWrite",
+            Op::SessionCreate => "SessionCreate",
+            Op::SessionFree { .. } => "SessionFree",
+            Op::PvarHandleAlloc { .. } => "PvarHandleAlloc",
+            Op::PvarHandleFree { .. } => "PvarHandleFree",
+            Op::Pvar { .. } => "Pvar",
+            Op::PvarRead { .. } => "PvarRead",
+            Op::PvarWrite { .. } => "PvarWrite",
+            Op::SourceGetTimestamp { .. } => "SourceGetTimestamp",
+            Op::EventHandleAlloc { .. } => "EventHandleAlloc",
+            Op::EventHandleFree { .. } => "EventHandleFree",
+            Op::Simulate { .. } => "Simulate",
+            Op::MpiInit => "MpiInit",
+            Op::EventInfoObject { .. } => "EventInfoObject",
+            Op::EventRegisterCallback { .. } => "EventRegisterCallback",
+            Op::EventSetDroppedHandler { .. } => "EventSetDroppedHandler",
+            Op::RaiseEvent { .. } => "RaiseEvent",
+            Op::EventReadAfter { .. } => "EventReadAfter",
+        }
+    }
+
     /// The entry of the case language's function table (`cases::funcs`) this op calls:
     /// the `call:` of the step a written case makes of it, and through
     /// [`Func::c_name`] the function evidence and the return-code table name.

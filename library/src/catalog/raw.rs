@@ -39,10 +39,6 @@ impl Views {
         decoded: false,
         inventory: true,
     };
-    pub const BOTH: Views = Views {
-        decoded: true,
-        inventory: true,
-    };
 }
 
 /// Elements asked of `MPI_T_event_get_info` (the arrays' capacity).
