@@ -37,7 +37,7 @@ fn others(f: Func) -> Arg {
 impl TargetEngine<'_> {
     pub(super) fn get_info(&mut self, kind: Kind, i: i32, n: Str, d: Str) -> Obs {
         let (t, p) = (self.t, &self.t.profile);
-        let enull = self.constant("MPI_T_ENUM_NULL");
+        let enull = self.consts.enum_null;
         let dt = |raw: u64| {
             Out::Name(t.datatype(raw).map_or_else(
                 || format!("unknown({})", t.describe_datatype(raw)),
@@ -73,75 +73,76 @@ impl TargetEngine<'_> {
                     ],
                 ),
             };
-            return self.answer(self.invoke(f, &args), |o, v| {
-                o.with("name", str_of(&v, "name"))
+            return self.answer(self.invoke(f, &args), |o, mut v| {
+                o.with("name", str_of(&mut v, "name"))
             });
         }
-        let strs = |f: Func| {
-            let args = vec![
-                index.clone(),
-                ("name", Arg::Str(arg(n))),
-                ("desc", Arg::Str(arg(d))),
-            ];
-            (f, args)
+        let f = kind.get_info();
+        // Events also get arrays of 64 elements (ffi::Lib::event_get_info's
+        // `capacity`). On the stack: this is fuzz-props' most frequent call.
+        let args = [
+            index,
+            ("name", Arg::Str(arg(n))),
+            ("desc", Arg::Str(arg(d))),
+            ("capacity", Arg::Int(64)),
+        ];
+        let args = if kind == Kind::Event {
+            &args[..]
+        } else {
+            &args[..3]
         };
-        let (f, mut args) = match kind {
-            Kind::Cvar => strs(Func::CvarGetInfo),
-            Kind::Pvar => strs(Func::PvarGetInfo),
-            Kind::Category => strs(Func::CategoryGetInfo),
-            Kind::Event => strs(Func::EventGetInfo),
-            Kind::Source => strs(Func::SourceGetInfo),
-        };
-        if kind == Kind::Event {
-            // Arrays of 64 elements (ffi::Lib::event_get_info's `capacity`).
-            args.push(("capacity", Arg::Int(64)));
-        }
-        let Some((rc, v)) = self.invoke(f, &args) else {
+        let Some((rc, mut v)) = self.invoke(f, args) else {
             return Obs::unsupported();
         };
         let o = self.rc_obs(rc);
         if !o.ok() {
             return o;
         }
+        // Moved out first: the strings are the call's largest values.
+        let (name_out, desc_out) = (str_of(&mut v, "name"), str_of(&mut v, "desc"));
+        // An event type's elements: at most `num_elements` of each array count.
+        let elements = usize::try_from(i32_of(&v, "num_elements")).unwrap_or(0);
+        let datatypes: Vec<i128> = list_of(&mut v, "datatypes").take(elements).collect();
+        let displacements: Vec<i64> = list_of(&mut v, "displacements")
+            .take(datatypes.len())
+            .map(|x| x as i64)
+            .collect();
         let named = |k: &str| int(&v, k) as i64;
         let enumtype =
             |slots: &mut Slots, v: &Vals| slots.enum_out(int(v, "enumtype") as u64, enull);
         match kind {
             Kind::Cvar => {
                 let en = enumtype(&mut self.slots, &v);
-                o.with("name", str_of(&v, "name"))
+                o.with("name", name_out)
                     .with("verbosity", name(&p.verbosity, named("verbosity")))
                     .with("datatype", dt(int(&v, "datatype") as u64))
                     .with("enumtype", en)
-                    .with("desc", str_of(&v, "desc"))
+                    .with("desc", desc_out)
                     .with("bind", name(&p.bind, named("bind")))
                     .with("scope", name(&p.scope, named("scope")))
             }
             Kind::Pvar => {
                 let en = enumtype(&mut self.slots, &v);
-                o.with("name", str_of(&v, "name"))
+                o.with("name", name_out)
                     .with("verbosity", name(&p.verbosity, named("verbosity")))
                     .with("var_class", name(&p.pvar_class, named("var_class")))
                     .with("datatype", dt(int(&v, "datatype") as u64))
                     .with("enumtype", en)
-                    .with("desc", str_of(&v, "desc"))
+                    .with("desc", desc_out)
                     .with("bind", name(&p.bind, named("bind")))
                     .with("readonly", flag(i32_of(&v, "readonly")))
                     .with("continuous", flag(i32_of(&v, "continuous")))
                     .with("atomic", flag(i32_of(&v, "atomic")))
             }
             Kind::Category => o
-                .with("name", str_of(&v, "name"))
-                .with("desc", str_of(&v, "desc"))
+                .with("name", name_out)
+                .with("desc", desc_out)
                 .with("num_cvars", Out::Int(named("num_cvars")))
                 .with("num_pvars", Out::Int(named("num_pvars")))
                 .with("num_categories", Out::Int(named("num_categories"))),
             Kind::Event => {
                 let num_elements = i32_of(&v, "num_elements");
-                let datatypes = list_of(&v, "datatypes");
-                let displacements = list_of(&v, "displacements");
-                let k = (num_elements.max(0) as usize).min(datatypes.len());
-                let types: Vec<String> = datatypes[..k]
+                let types: Vec<String> = datatypes
                     .iter()
                     .map(|raw| match dt(*raw as u64) {
                         Out::Name(s) => s,
@@ -149,21 +150,18 @@ impl TargetEngine<'_> {
                     })
                     .collect();
                 let en = enumtype(&mut self.slots, &v);
-                o.with("name", str_of(&v, "name"))
+                o.with("name", name_out)
                     .with("verbosity", name(&p.verbosity, named("verbosity")))
                     .with("num_elements", Out::Int(num_elements.into()))
                     .with("datatypes", Out::Name(types.join(",")))
-                    .with(
-                        "displacements",
-                        Out::Ints(displacements[..k].iter().map(|x| *x as i64).collect()),
-                    )
+                    .with("displacements", Out::Ints(displacements))
                     .with("enumtype", en)
-                    .with("desc", str_of(&v, "desc"))
+                    .with("desc", desc_out)
                     .with("bind", name(&p.bind, named("bind")))
             }
             Kind::Source => o
-                .with("name", str_of(&v, "name"))
-                .with("desc", str_of(&v, "desc"))
+                .with("name", name_out)
+                .with("desc", desc_out)
                 .with("ordering", name(&p.source_order, named("ordering")))
                 .with("ticks_per_second", Out::Int(named("ticks_per_second")))
                 .with("max_ticks", Out::Int(named("max_ticks"))),

@@ -97,20 +97,26 @@ pub fn handle_of(v: &Vals, k: &str) -> usize {
     int(v, k) as u64 as usize
 }
 
-/// A string OUT pair.
-pub fn str_of(v: &Vals, k: &str) -> Out {
-    match v.get(k) {
-        Some(Val::Str(s)) => str_out(s),
+/// A string OUT pair, moved out of the call's values (no copy of the buffer).
+pub fn str_of(v: &mut Vals, k: &str) -> Out {
+    match v.remove(k) {
+        Some(Val::Str(s)) => Out::Str(StrObs {
+            buf: s.buf,
+            len: s.len,
+            stray: s.stray,
+        }),
         _ => str_out(&StrOut::default()),
     }
 }
 
-/// A list OUT value (indices, datatypes, displacements).
-pub fn list_of(v: &Vals, k: &str) -> Vec<i128> {
-    match v.get(k) {
-        Some(Val::List(l)) => l.iter().filter_map(Val::int).collect(),
+/// A list OUT value (indices, datatypes, displacements), moved out of the call's
+/// values: its integers, in order (no intermediate list).
+pub fn list_of(v: &mut Vals, k: &str) -> impl Iterator<Item = i128> {
+    let l = match v.remove(k) {
+        Some(Val::List(l)) => l,
         _ => Vec::new(),
-    }
+    };
+    l.into_iter().filter_map(|x| x.int())
 }
 
 /// A read's buffer.
