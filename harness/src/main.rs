@@ -5,11 +5,11 @@
 
 #![forbid(unsafe_code)]
 
-use mpit_conform::{cli, exit_code, target};
+use mpit_conform::{cli, exit_code};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    target::ffi::default_sigpipe();
+    mpit_process::default_sigpipe();
     match cli::main() {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -54,6 +54,24 @@ pub mod exit_code {
     pub const RUST_PANIC: i32 = 101;
 }
 
+/// Restores SIGPIPE's default action, so `mpit-conform catalog | head` ends quietly like
+/// any Unix filter instead of failing on a closed pipe (Rust ignores SIGPIPE by
+/// default). Writes to a child go through [`send_line`], which this does not endanger.
+pub fn default_sigpipe() {
+    sys::default_sigpipe()
+}
+
+/// Writes `line` and a newline to a child's stdin and flushes it. A child that has ended
+/// (a library thread crashed it, it exited after its last answer) makes this an error
+/// (EPIPE) for the caller to report as the child's end, never a SIGPIPE that ends this
+/// process without a report under [`default_sigpipe`]: SIGPIPE is blocked in the calling
+/// thread first (the signal stays pending on that thread and is dropped with it).
+pub fn send_line(stdin: &mut std::process::ChildStdin, line: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    sys::block_sigpipe_in_thread();
+    writeln!(stdin, "{line}").and_then(|()| stdin.flush())
+}
+
 /// This process's own resource usage (all its threads), getrusage(2) `RUSAGE_SELF`.
 pub fn usage_self() -> Usage {
     sys::usage_self()

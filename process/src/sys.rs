@@ -1,6 +1,7 @@
 //! Every `unsafe` of the crate: kill(2) and killpg(2), waitid(2) with `WNOWAIT` (has the
-//! child ended? without reaping it), wait4(2) (reaping, with the child's rusage) and
-//! getrusage(2). std reaps with waitpid, offers no rusage and signals a child's leader
+//! child ended? without reaping it), wait4(2) (reaping, with the child's rusage),
+//! getrusage(2), and SIGPIPE's action and per-thread mask (signal(2),
+//! pthread_sigmask(3)). std reaps with waitpid, offers no rusage and signals a child's leader
 //! only, never its group.
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
@@ -110,4 +111,28 @@ pub(crate) fn usage_self() -> Usage {
 
 pub(crate) fn usage_children() -> Usage {
     getrusage(libc::RUSAGE_CHILDREN)
+}
+
+/// SIGPIPE's default action (terminate) for the whole process.
+pub(crate) fn default_sigpipe() {
+    // SAFETY: signal(2) with SIG_DFL installs no Rust code as a handler.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+}
+
+/// SIGPIPE blocked for the calling thread only (once per thread).
+pub(crate) fn block_sigpipe_in_thread() {
+    thread_local! {
+        static BLOCKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if BLOCKED.with(|b| b.replace(true)) {
+        return;
+    }
+    // SAFETY: sigset_t is plain data initialised by sigemptyset; pthread_sigmask only
+    // changes this thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
 }

@@ -12,7 +12,7 @@ use crate::target::{worker_env, WorkerEnv};
 use crate::verdict::{Evidence, Status};
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use serde::Serialize;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::process::ChildStdin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -191,9 +191,9 @@ impl Worker {
 
     pub fn send<M: Serialize + ?Sized>(&mut self, m: &M) -> Result<(), Broke> {
         let line = serde_json::to_string(m).map_err(|e| Broke::Other(e.to_string()))?;
-        writeln!(self.stdin, "{line}")
-            .and_then(|_| self.stdin.flush())
-            .map_err(|_| self.ended())
+        // The worker may have died since its last answer: the write is then an error,
+        // told as its death (`send_line` keeps SIGPIPE from ending this process).
+        mpit_process::send_line(&mut self.stdin, &line).map_err(|_| self.ended())
     }
 
     /// The next protocol message within `timeout` (each `Calling` announcement starts

@@ -7,7 +7,6 @@
 use super::protocol::{FromWorker, Hello, ToWorkerRef};
 use super::queue::{fresh_first, Job, Queue};
 use crate::judge::return_codes::RcLog;
-use crate::target::ffi::block_sigpipe_in_thread;
 use crate::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -151,8 +150,6 @@ fn lane(
     // Workers started: all, and those with MPI_Init.
     started: &[AtomicU64; 2],
 ) {
-    // A single-job worker exits on its own; writing `Quit` to it must not kill the run.
-    block_sigpipe_in_thread();
     let mut reusable: Option<Worker> = None;
     // The job the reusable worker served last: a death at its exit is that job's.
     let mut last: Option<Job> = None;

@@ -252,28 +252,6 @@ fn obj_to_slot(value: RawObj, width: usize) -> RawObj {
     u64::from_ne_bytes(b)
 }
 
-/// Restores the default SIGPIPE action, so `mpit-conform catalog | head` ends quietly like
-/// any Unix filter instead of failing on a closed pipe (Rust ignores SIGPIPE by default).
-pub fn default_sigpipe() {
-    // SAFETY: signal(2) with SIG_DFL installs no Rust code as a handler.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-}
-
-/// Blocks SIGPIPE for the calling thread only: a supervisor thread writing to a worker
-/// that has just exited gets EPIPE instead of the whole run dying by the default action
-/// `default_sigpipe` installed (the signal stays pending on this thread and is dropped
-/// with it).
-pub fn block_sigpipe_in_thread() {
-    // SAFETY: sigset_t is plain data initialised by sigemptyset; pthread_sigmask only
-    // changes this thread's mask.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, libc::SIGPIPE);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
