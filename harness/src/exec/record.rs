@@ -6,7 +6,6 @@
 use super::calls::{self, Arg, Args, HandleMeta, Recorded};
 use super::{Exec, EVIDENCE_CAP};
 use crate::cases::funcs::Func;
-use crate::cases::SubjectKind;
 use crate::judge::return_codes::log_key;
 use crate::judge::value::Val;
 use crate::verdict::Evidence;
@@ -87,32 +86,13 @@ impl Exec<'_, '_> {
         };
         let count = outs.get("count").and_then(Val::int).unwrap_or(0) as i32;
         let handle = |k: &str| outs.get(k).and_then(Val::int).map(|h| h as u64);
-        match func {
-            Func::InitThread => self.depth += 1,
-            Func::Finalize => self.depth -= 1,
-            Func::CvarHandleAlloc | Func::PvarHandleAlloc => {
-                let kind = if func == Func::CvarHandleAlloc {
-                    SubjectKind::Cvar
-                } else {
-                    SubjectKind::Pvar
-                };
-                if let Some(h) = handle("handle") {
-                    self.handles.insert(h, HandleMeta { kind, index, count });
-                }
+        self.depth += i64::from(func.depth());
+        // A handle the call made (its first OUT), kept with what it is for: reads are
+        // sized and decoded by its variable's datatype and count (R-CVAR-8).
+        if let (Some(kind), Some(out)) = (func.allocates(), func.outs().first()) {
+            if let Some(h) = handle(out) {
+                self.handles.insert(h, HandleMeta { kind, index, count });
             }
-            Func::EventHandleAlloc => {
-                if let Some(h) = handle("registration") {
-                    self.handles.insert(
-                        h,
-                        HandleMeta {
-                            kind: SubjectKind::Event,
-                            index,
-                            count: 0,
-                        },
-                    );
-                }
-            }
-            _ => {}
         }
     }
 }

@@ -5,27 +5,28 @@
 
 use super::ctext::{c_string, capacity, expr_text, fill, print_out, size_label};
 use super::emit::{Emitter, Loop, Subject, R};
-use super::table::{c_args, null_of, out_type, param_type};
+use super::table::{null_of, out_type, param_type};
+use super::ACTIVITY;
 use crate::cases::expr::{Expr, Size, Term};
 use crate::cases::funcs::{Func, Param};
-use crate::cases::{Step, StringField};
+use crate::cases::{MpiVersion, Step, StringField, SubjectKind};
 use std::collections::BTreeMap;
 
 impl Emitter<'_> {
     pub(super) fn call(&mut self, func: Func, step: &Step) -> R<()> {
-        let template = c_args(func).ok_or_else(|| format!("{} is not an MPI call", func.yaml()))?;
-        if matches!(func, Func::Simulate | Func::RaiseEvent) {
+        let template = func
+            .c_args()
+            .ok_or_else(|| format!("{} is not an MPI call", func.yaml()))?;
+        // The reference's test hooks are declared by mpit_reference.h alone.
+        if func.c_name().starts_with("MPIT_Reference_") {
             self.needs_reference = true;
         }
-        if matches!(func, Func::Activity | Func::Wtime) {
+        // A helper the program carries only when a call needs it (`activity`, `wtime`).
+        if ACTIVITY.contains(&format!("static int {}(", func.c_fn())) {
             self.needs_activity = true;
         }
         // MPI-4.0's functions: an older mpi.h does not declare them.
-        let c = func.c_name();
-        if c.starts_with("MPI_T_event")
-            || c.starts_with("MPI_T_source")
-            || matches!(func, Func::CategoryGetNumEvents | Func::CategoryGetEvents)
-        {
+        if func.since().is_some_and(|v| v >= MpiVersion(4, 0)) {
             self.needs_events = true;
         }
         self.open("");
@@ -49,15 +50,9 @@ impl Emitter<'_> {
                             },
                         },
                     };
-                    let c = if *name == "len"
-                        && matches!(
-                            func,
-                            Func::CategoryGetCvars
-                                | Func::CategoryGetPvars
-                                | Func::CategoryGetEvents
-                                | Func::CategoryGetCategories
-                        ) {
-                        // As the executor passes it: a count below 0 is 0.
+                    let c = if *name == "len" {
+                        // As the executor passes it (the category_get_* queries' array
+                        // length): a count below 0 is 0.
                         format!("({c} < 0 ? 0 : {c})")
                     } else if ty == "int"
                         || c.starts_with("MPI_")
@@ -203,37 +198,31 @@ impl Emitter<'_> {
                 (_, None) => return Err(format!("OUT `{o}` of {}", func.yaml())),
             }
         }
-        if matches!(func, Func::PvarHandleAlloc | Func::CvarHandleAlloc) {
-            let kind = if func == Func::PvarHandleAlloc {
-                "pvar"
-            } else {
-                "cvar"
-            };
+        // A cvar or pvar handle: the program notes its variable's datatype and count, so
+        // that reads through it are sized and shown as the executor does (R-CVAR-8).
+        let variable = match func.allocates() {
+            Some(k @ (SubjectKind::Cvar | SubjectKind::Pvar)) => Some(k.as_str()),
+            _ => None,
+        };
+        if let Some(kind) = variable {
             let idx = subst.get("index").cloned().unwrap_or_default();
             self.line(format!(
                 "MPI_Datatype hdt; int typed = {kind}_datatype({idx}, &hdt);"
             ));
         }
         let args = fill(template, &subst)?;
-        let call = match func {
-            Func::PvarReadInSignal => format!("read_in_signal_handler({args})"),
-            Func::MpiInit => "MPI_Init(NULL, NULL)".to_string(),
-            Func::Wtime => format!("wtime({args})"),
-            _ => format!("{}({args})", func.c_name()),
-        };
+        let call = format!("{}({args})", func.c_fn());
         let text = format!("{}({})", func.c_name(), shown.join(", "));
         self.line(format!("rc = {call};"));
         self.line(format!("show_call({}, rc);", c_string(&text)));
-        match func {
-            Func::InitThread | Func::MpiInit => self.depth += i32::from(func == Func::InitThread),
-            Func::Finalize => self.depth -= 1,
-            _ => {}
-        }
-        if func == Func::InitThread {
+        // MPI_T's initialization count (R-INIT-1, R-FIN-1), as the program and as the
+        // emitter know it.
+        self.depth += func.depth();
+        if func.depth() > 0 {
             self.line("if (rc == MPI_SUCCESS) t_depth++;");
             self.after_init();
         }
-        if func == Func::Finalize {
+        if func.depth() < 0 {
             self.line("if (rc == MPI_SUCCESS) t_depth--;");
         }
         for (o, ty) in &outs {
@@ -245,7 +234,7 @@ impl Emitter<'_> {
         if subst.contains_key("&value") {
             self.line("if (rc == MPI_SUCCESS) printf(\"      value: %zu bytes, first element %g, %d bytes written outside\\n\", o_value.g.len, vbuf_num(&o_value, 0), vbuf_overrun(&o_value));");
         }
-        if matches!(func, Func::PvarHandleAlloc | Func::CvarHandleAlloc) {
+        if variable.is_some() {
             self.line(
                 "if (rc == MPI_SUCCESS) note_handle((uintptr_t)o_handle, o_count, hdt, typed);",
             );

@@ -15,6 +15,7 @@ use super::ctext::c_string;
 use crate::cases::expr::{Expr, Size, Term};
 use crate::cases::funcs::Func;
 use crate::cases::{Case, InitMode, Require, SubjectKind};
+use crate::kind::Kind;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -217,14 +218,16 @@ impl<'a> Emitter<'a> {
     }
 
     pub(super) fn global(&mut self, name: &str) -> R<String> {
-        let func = match name {
-            "num_cvars" => "MPI_T_cvar_get_num",
-            "num_pvars" => "MPI_T_pvar_get_num",
-            "num_categories" => "MPI_T_category_get_num",
-            "num_events" => "MPI_T_event_get_num",
-            "num_sources" => "MPI_T_source_get_num",
+        // The count a kind's `*_get_num` returns (MPI_T has no call counting enumerations).
+        let kind = match name {
+            "num_cvars" => Kind::Cvar,
+            "num_pvars" => Kind::Pvar,
+            "num_categories" => Kind::Category,
+            "num_events" => Kind::Event,
+            "num_sources" => Kind::Source,
             _ => return Err(format!("`${name}` has no C equivalent")),
         };
+        let func = kind.get_num().c_name();
         if self.depth <= 0 {
             return Err(format!("`${name}` is used while MPI_T is not initialized"));
         }

@@ -20,6 +20,7 @@ pub mod table;
 use crate::cases::clauses::Clauses;
 use crate::cases::funcs::Func;
 use crate::cases::{Case, SubjectKind, Suite};
+use crate::kind::Kind;
 use crate::report::json::atomic_write;
 use crate::report::Report;
 use crate::verdict::{CaseResult, Oracle, Status};
@@ -299,18 +300,21 @@ fn lookup(kind: SubjectKind, name: &str, parent: Option<&str>, reported: i64) ->
             k = kind.as_str()
         );
     }
-    let (get_index, entry) = match kind {
-        SubjectKind::Cvar => ("MPI_T_cvar_get_index", "cvar_entry"),
-        SubjectKind::Category => ("MPI_T_category_get_index", "category_entry"),
-        SubjectKind::Event => ("MPI_T_event_get_index", "event_entry"),
-        SubjectKind::Pvar => ("MPI_T_pvar_get_index", "pvar_entry"),
-        other => {
-            return format!(
-                "static void lookup_subject(entry_t *e) {{ (void)e; not_applicable(\"a {} subject\"); }}\n",
-                other.as_str()
-            )
-        }
+    // The kinds found by `*_get_index`; the prelude reads an entry with `<kind>_entry`.
+    let by_index = match kind {
+        SubjectKind::Cvar => Some(Kind::Cvar),
+        SubjectKind::Category => Some(Kind::Category),
+        SubjectKind::Event => Some(Kind::Event),
+        SubjectKind::Pvar => Some(Kind::Pvar),
+        _ => None,
     };
+    let Some((entity, get_index)) = by_index.and_then(|e| Some((e, e.get_index()?))) else {
+        return format!(
+            "static void lookup_subject(entry_t *e) {{ (void)e; not_applicable(\"a {} subject\"); }}\n",
+            kind.as_str()
+        );
+    };
+    let (get_index, entry) = (get_index.c_name(), format!("{}_entry", entity.word()));
     let k = kind.as_str();
     let shown = ctext::escape(&n);
     let classes = ctext::pvar_classes();
@@ -326,7 +330,7 @@ fn lookup(kind: SubjectKind, name: &str, parent: Option<&str>, reported: i64) ->
     format!(
         "static void lookup_subject(entry_t *e)\n{{\n    int idx = -1, rc;\n    {find}\n    if (rc != MPI_SUCCESS) not_applicable(\"{k} {name_e} is not in this library's catalog\");\n    /* The index get_index gave must hold that name; else the name is searched for\n     * (a wrong get_index is a finding of its own, R-CVAR-5). */\n    if (!{entry}(idx, e) || strcmp(e->name, {n}) != 0) {{\n        int n = 0, found = 0;\n        {num}(&n);\n        for (int i = 0; i < n && !found; i++) found = {entry}(i, e) && strcmp(e->name, {n}) == 0;\n        printf(\"      {get_index} gave %d, which is not {name_e}; found by name at %d\\n\", idx, found ? e->index : -1);\n        if (!found) not_applicable(\"the {k} of that name cannot be read\");\n    }}\n    printf(\"      {name_e} = index %d, strlen(name)+1 = %d, strlen(desc)+1 = %d\\n\", e->index, e->len, e->desc_len);\n}}\n\n",
         name_e = ctext::escape(name),
-        num = get_index.replace("get_index", "get_num"),
+        num = entity.get_num().c_name(),
     )
 }
 

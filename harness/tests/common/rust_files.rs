@@ -1,6 +1,6 @@
 //! The `.rs` files under a directory, for the tests that scan a crate's sources:
-//! harness/tests/layers.rs, reference/tests/unsafe_confined.rs and
-//! process/tests/spawn_confined.rs. Three crates cannot share a test module, so each
+//! harness/tests/layers.rs, harness/tests/one_table.rs, reference/tests/unsafe_confined.rs
+//! and process/tests/spawn_confined.rs. Three crates cannot share a test module, so each
 //! includes this one file (`#[path = ...] mod rust_files;`) rather than keeping a copy.
 
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! `mpi_` prefix where the bare name would be ambiguous; harness operations say what
 //! they do.
 
-use super::SubjectKind;
+use super::{MpiVersion, SubjectKind};
 // Not `for_all:`'s subject kind above: the kinds with a `*_get_num` and an index space.
 use crate::kind::Kind;
 use serde::{Deserialize, Serialize};
@@ -28,8 +28,57 @@ pub enum Param {
     Flag,
 }
 
+/// Who answers a call: the chapter's MPI_T functions (MPI-4.1 §15.3), the MPI functions
+/// the cases need beside them, or the harness itself (several calls in one step, the
+/// reference's test hooks). Derived from the C name ([`Func::group`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    MpiT,
+    Mpi,
+    Harness,
+}
+
+/// The function table: one row per function, each row what the harness reads of the
+/// function besides the call itself (`harness/src/exec/calls/`), so that adding a
+/// function is adding a row and its call (docs/ARCHITECTURE.md, "Adding one MPI_T
+/// function"; `harness/tests/one_table.rs` counts the files that name one).
+///
+/// A row: `Variant = "case-language name", "C name", [parameters], [OUT names]`, then
+/// these columns, each optional, in this order:
+///
+/// - `c: "..."`: the C argument list a reproducer writes (`harness/src/repro/`), in the
+///   prototype's order. `{p}` is the parameter `p` (a string parameter expands to its
+///   buffer and length pointer), `{&o}` the address of the OUT `o`; anything else is C as
+///   written. No `c:`: a reproducer cannot make the call (harness operations, event
+///   instances that only exist inside a callback). A test checks that each template
+///   names exactly its function's parameters and OUTs.
+/// - `c_fn: "..."`: the C function a reproducer calls, where it is not the C name (a
+///   helper the reproducer carries: the prelude's `read_in_signal_handler`, activity.c's
+///   `wtime`).
+/// - `since: (major, minor)`: the MPI version whose chapter added an MPI_T function, where
+///   it is later than MPI-3.1 (an older mpi.h does not declare it). MPI functions carry
+///   none: their cases say `since:`.
+/// - `strings: Kind`: the subject kind whose name and description the function's (buf,
+///   len) pairs return ([`Func::strings_of`]).
+/// - `allocates: Kind`: the kind of entry the handle in its first OUT is for (the
+///   executor keeps it to size reads and decode them, R-CVAR-8).
+/// - `depth: 1 | -1`: what a successful call does to MPI_T's initialization count
+///   (R-INIT-1, R-FIN-1).
 macro_rules! funcs {
-    ($($variant:ident = $yaml:literal, $c:literal, [$($p:literal : $t:ident),*], [$($o:literal),*];)+) => {
+    (@some) => { None };
+    (@some $x:expr) => { Some($x) };
+    (@kind) => { None };
+    (@kind $k:ident) => { Some(SubjectKind::$k) };
+    (@depth) => { 0 };
+    (@depth $d:literal) => { $d };
+    ($($variant:ident = $yaml:literal, $c:literal, [$($p:literal : $t:ident),*], [$($o:literal),*]
+        $(, c: $c_args:literal)?
+        $(, c_fn: $c_fn:literal)?
+        $(, since: $since:tt)?
+        $(, strings: $strings:ident)?
+        $(, allocates: $allocates:ident)?
+        $(, depth: $depth:literal)?
+    ;)+) => {
         /// A callable function.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         pub enum Func { $( #[serde(rename = $yaml)] $variant, )+ }
@@ -52,122 +101,222 @@ macro_rules! funcs {
             pub fn from_yaml(s: &str) -> Option<Func> {
                 match s { $($yaml => Some(Func::$variant),)+ _ => None }
             }
+            /// The C argument list of the call, or `None` when a reproducer cannot make
+            /// it (the `c:` column).
+            pub fn c_args(self) -> Option<&'static str> {
+                match self { $(Func::$variant => funcs!(@some $($c_args)?)),+ }
+            }
+            /// The C function a reproducer calls: the C name unless the `c_fn:` column
+            /// says otherwise.
+            pub fn c_fn(self) -> &'static str {
+                match self { $(Func::$variant => funcs!(@some $($c_fn)?).unwrap_or($c)),+ }
+            }
+            /// The MPI version that added the function, when later than MPI-3.1 (MPI_T
+            /// functions only: the `since:` column).
+            pub fn since(self) -> Option<MpiVersion> {
+                match self { $(Func::$variant => funcs!(@some $(MpiVersion $since)?)),+ }
+            }
+            /// The kind of catalog entry whose name and description the function's (buf,
+            /// len) pairs return, if any: the strings a string check compares with.
+            pub fn strings_of(self) -> Option<SubjectKind> {
+                match self { $(Func::$variant => funcs!(@kind $($strings)?)),+ }
+            }
+            /// The kind of entry the handle the call makes (its first OUT) is for, if it
+            /// makes one the executor tracks.
+            pub fn allocates(self) -> Option<SubjectKind> {
+                match self { $(Func::$variant => funcs!(@kind $($allocates)?)),+ }
+            }
+            /// What a successful call adds to MPI_T's initialization count: 1 for
+            /// MPI_T_init_thread, -1 for MPI_T_finalize (R-INIT-1, R-FIN-1), else 0.
+            pub fn depth(self) -> i32 {
+                match self { $(Func::$variant => funcs!(@depth $($depth)?)),+ }
+            }
         }
     };
 }
 
 funcs! {
-    InitThread = "init_thread", "MPI_T_init_thread", ["required": Int], ["provided"];
-    Finalize = "finalize", "MPI_T_finalize", [], [];
-    EnumGetInfo = "enum_get_info", "MPI_T_enum_get_info", ["enumtype": Handle, "name": Str], ["num", "name"];
-    EnumGetItem = "enum_get_item", "MPI_T_enum_get_item", ["enumtype": Handle, "item": Int, "name": Str], ["value", "name"];
-    CvarGetNum = "cvar_get_num", "MPI_T_cvar_get_num", [], ["num"];
+    InitThread = "init_thread", "MPI_T_init_thread", ["required": Int], ["provided"],
+        c: "{required}, {&provided}", depth: 1;
+    Finalize = "finalize", "MPI_T_finalize", [], [], c: "", depth: -1;
+    EnumGetInfo = "enum_get_info", "MPI_T_enum_get_info", ["enumtype": Handle, "name": Str], ["num", "name"],
+        c: "{enumtype}, {&num}, {name}", strings: Enum;
+    EnumGetItem = "enum_get_item", "MPI_T_enum_get_item", ["enumtype": Handle, "item": Int, "name": Str], ["value", "name"],
+        c: "{enumtype}, {item}, {&value}, {name}", strings: Item;
+    CvarGetNum = "cvar_get_num", "MPI_T_cvar_get_num", [], ["num"], c: "{&num}";
     CvarGetInfo = "cvar_get_info", "MPI_T_cvar_get_info", ["index": Int, "name": Str, "desc": Str],
-        ["name", "verbosity", "datatype", "enumtype", "desc", "bind", "scope"];
+        ["name", "verbosity", "datatype", "enumtype", "desc", "bind", "scope"],
+        c: "{index}, {name}, {&verbosity}, {&datatype}, {&enumtype}, {desc}, {&bind}, {&scope}",
+        strings: Cvar;
     // MPI_T_cvar_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
-    CvarGetInfoNameOnly = "cvar_get_info_name_only", "MPI_T_cvar_get_info", ["index": Int, "name": Str], ["name"];
-    CvarGetIndex = "cvar_get_index", "MPI_T_cvar_get_index", ["name": Text], ["index"];
-    CvarHandleAlloc = "cvar_handle_alloc", "MPI_T_cvar_handle_alloc", ["index": Int, "obj": Obj], ["handle", "count"];
-    CvarHandleFree = "cvar_handle_free", "MPI_T_cvar_handle_free", ["handle": Handle], ["handle"];
-    CvarRead = "cvar_read", "MPI_T_cvar_read", ["handle": Handle], ["value", "bytes", "overrun", "strlen"];
-    CvarWrite = "cvar_write", "MPI_T_cvar_write", ["handle": Handle, "data": Data], [];
-    PvarGetNum = "pvar_get_num", "MPI_T_pvar_get_num", [], ["num"];
+    CvarGetInfoNameOnly = "cvar_get_info_name_only", "MPI_T_cvar_get_info", ["index": Int, "name": Str], ["name"],
+        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL, NULL, NULL", strings: Cvar;
+    CvarGetIndex = "cvar_get_index", "MPI_T_cvar_get_index", ["name": Text], ["index"], c: "{name}, {&index}";
+    CvarHandleAlloc = "cvar_handle_alloc", "MPI_T_cvar_handle_alloc", ["index": Int, "obj": Obj], ["handle", "count"],
+        c: "{index}, {obj}, {&handle}, {&count}", allocates: Cvar;
+    CvarHandleFree = "cvar_handle_free", "MPI_T_cvar_handle_free", ["handle": Handle], ["handle"], c: "{&handle}";
+    CvarRead = "cvar_read", "MPI_T_cvar_read", ["handle": Handle], ["value", "bytes", "overrun", "strlen"],
+        c: "{handle}, {&value}";
+    CvarWrite = "cvar_write", "MPI_T_cvar_write", ["handle": Handle, "data": Data], [], c: "{handle}, {data}";
+    PvarGetNum = "pvar_get_num", "MPI_T_pvar_get_num", [], ["num"], c: "{&num}";
     PvarGetInfo = "pvar_get_info", "MPI_T_pvar_get_info", ["index": Int, "name": Str, "desc": Str],
-        ["name", "verbosity", "var_class", "datatype", "enumtype", "desc", "bind", "readonly", "continuous", "atomic"];
+        ["name", "verbosity", "var_class", "datatype", "enumtype", "desc", "bind", "readonly", "continuous", "atomic"],
+        c: "{index}, {name}, {&verbosity}, {&var_class}, {&datatype}, {&enumtype}, {desc}, {&bind}, {&readonly}, {&continuous}, {&atomic}",
+        strings: Pvar;
     // MPI_T_pvar_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
-    PvarGetInfoNameOnly = "pvar_get_info_name_only", "MPI_T_pvar_get_info", ["index": Int, "name": Str], ["name"];
-    PvarGetIndex = "pvar_get_index", "MPI_T_pvar_get_index", ["name": Text, "var_class": Int], ["index"];
-    PvarSessionCreate = "pvar_session_create", "MPI_T_pvar_session_create", [], ["session"];
-    PvarSessionFree = "pvar_session_free", "MPI_T_pvar_session_free", ["session": Handle], ["session"];
-    PvarHandleAlloc = "pvar_handle_alloc", "MPI_T_pvar_handle_alloc", ["session": Handle, "index": Int, "obj": Obj], ["handle", "count"];
-    PvarHandleFree = "pvar_handle_free", "MPI_T_pvar_handle_free", ["session": Handle, "handle": Handle], ["handle"];
-    PvarStart = "pvar_start", "MPI_T_pvar_start", ["session": Handle, "handle": Handle], [];
-    PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [];
-    PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
-    // MPI_T_pvar_read made from inside a signal handler (R-PVAR-ASYNC).
-    PvarReadInSignal = "pvar_read_in_signal_handler", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
-    PvarWrite = "pvar_write", "MPI_T_pvar_write", ["session": Handle, "handle": Handle, "data": Data], [];
-    PvarReset = "pvar_reset", "MPI_T_pvar_reset", ["session": Handle, "handle": Handle], [];
-    PvarReadreset = "pvar_readreset", "MPI_T_pvar_readreset", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"];
-    CategoryGetNum = "category_get_num", "MPI_T_category_get_num", [], ["num"];
+    PvarGetInfoNameOnly = "pvar_get_info_name_only", "MPI_T_pvar_get_info", ["index": Int, "name": Str], ["name"],
+        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL", strings: Pvar;
+    PvarGetIndex = "pvar_get_index", "MPI_T_pvar_get_index", ["name": Text, "var_class": Int], ["index"],
+        c: "{name}, {var_class}, {&index}";
+    PvarSessionCreate = "pvar_session_create", "MPI_T_pvar_session_create", [], ["session"], c: "{&session}";
+    PvarSessionFree = "pvar_session_free", "MPI_T_pvar_session_free", ["session": Handle], ["session"], c: "{&session}";
+    PvarHandleAlloc = "pvar_handle_alloc", "MPI_T_pvar_handle_alloc", ["session": Handle, "index": Int, "obj": Obj], ["handle", "count"],
+        c: "{session}, {index}, {obj}, {&handle}, {&count}", allocates: Pvar;
+    PvarHandleFree = "pvar_handle_free", "MPI_T_pvar_handle_free", ["session": Handle, "handle": Handle], ["handle"],
+        c: "{session}, {&handle}";
+    PvarStart = "pvar_start", "MPI_T_pvar_start", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}";
+    PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}";
+    PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
+        c: "{session}, {handle}, {&value}";
+    // MPI_T_pvar_read made from inside a signal handler (R-PVAR-ASYNC): the prelude's
+    // helper raises the signal and makes the call in its handler.
+    PvarReadInSignal = "pvar_read_in_signal_handler", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
+        c: "{session}, {handle}, {&value}", c_fn: "read_in_signal_handler";
+    PvarWrite = "pvar_write", "MPI_T_pvar_write", ["session": Handle, "handle": Handle, "data": Data], [],
+        c: "{session}, {handle}, {data}";
+    PvarReset = "pvar_reset", "MPI_T_pvar_reset", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}";
+    PvarReadreset = "pvar_readreset", "MPI_T_pvar_readreset", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
+        c: "{session}, {handle}, {&value}";
+    CategoryGetNum = "category_get_num", "MPI_T_category_get_num", [], ["num"], c: "{&num}";
     CategoryGetInfo = "category_get_info", "MPI_T_category_get_info", ["index": Int, "name": Str, "desc": Str],
-        ["name", "desc", "num_cvars", "num_pvars", "num_categories"];
+        ["name", "desc", "num_cvars", "num_pvars", "num_categories"],
+        c: "{index}, {name}, {desc}, {&num_cvars}, {&num_pvars}, {&num_categories}", strings: Category;
     // MPI_T_category_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
-    CategoryGetInfoNameOnly = "category_get_info_name_only", "MPI_T_category_get_info", ["index": Int, "name": Str], ["name"];
-    CategoryGetNumEvents = "category_get_num_events", "MPI_T_category_get_num_events", ["index": Int], ["num"];
-    CategoryGetIndex = "category_get_index", "MPI_T_category_get_index", ["name": Text], ["index"];
-    CategoryGetCvars = "category_get_cvars", "MPI_T_category_get_cvars", ["index": Int, "len": Int], ["indices", "overrun"];
-    CategoryGetPvars = "category_get_pvars", "MPI_T_category_get_pvars", ["index": Int, "len": Int], ["indices", "overrun"];
-    CategoryGetEvents = "category_get_events", "MPI_T_category_get_events", ["index": Int, "len": Int], ["indices", "overrun"];
-    CategoryGetCategories = "category_get_categories", "MPI_T_category_get_categories", ["index": Int, "len": Int], ["indices", "overrun"];
-    CategoryChanged = "category_changed", "MPI_T_category_changed", [], ["update_number"];
-    SourceGetNum = "source_get_num", "MPI_T_source_get_num", [], ["num"];
+    CategoryGetInfoNameOnly = "category_get_info_name_only", "MPI_T_category_get_info", ["index": Int, "name": Str], ["name"],
+        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL", strings: Category;
+    CategoryGetNumEvents = "category_get_num_events", "MPI_T_category_get_num_events", ["index": Int], ["num"],
+        c: "{index}, {&num}", since: (4, 0);
+    CategoryGetIndex = "category_get_index", "MPI_T_category_get_index", ["name": Text], ["index"], c: "{name}, {&index}";
+    CategoryGetCvars = "category_get_cvars", "MPI_T_category_get_cvars", ["index": Int, "len": Int], ["indices", "overrun"],
+        c: "{index}, {len}, {&indices}";
+    CategoryGetPvars = "category_get_pvars", "MPI_T_category_get_pvars", ["index": Int, "len": Int], ["indices", "overrun"],
+        c: "{index}, {len}, {&indices}";
+    CategoryGetEvents = "category_get_events", "MPI_T_category_get_events", ["index": Int, "len": Int], ["indices", "overrun"],
+        c: "{index}, {len}, {&indices}", since: (4, 0);
+    CategoryGetCategories = "category_get_categories", "MPI_T_category_get_categories", ["index": Int, "len": Int], ["indices", "overrun"],
+        c: "{index}, {len}, {&indices}";
+    CategoryChanged = "category_changed", "MPI_T_category_changed", [], ["update_number"], c: "{&update_number}";
+    SourceGetNum = "source_get_num", "MPI_T_source_get_num", [], ["num"], c: "{&num}", since: (4, 0);
     SourceGetInfo = "source_get_info", "MPI_T_source_get_info", ["index": Int, "name": Str, "desc": Str],
-        ["name", "desc", "ordering", "ticks_per_second", "max_ticks"];
+        ["name", "desc", "ordering", "ticks_per_second", "max_ticks"],
+        c: "{index}, {name}, {desc}, {&ordering}, {&ticks_per_second}, {&max_ticks}, NULL",
+        since: (4, 0), strings: Source;
     // MPI_T_source_get_info asking only for the info object (every other OUT NULL).
-    SourceGetInfoObject = "source_get_info_object", "MPI_T_source_get_info", ["index": Int], ["info"];
-    SourceGetTimestamp = "source_get_timestamp", "MPI_T_source_get_timestamp", ["index": Int], ["timestamp"];
-    EventGetNum = "event_get_num", "MPI_T_event_get_num", [], ["num"];
+    SourceGetInfoObject = "source_get_info_object", "MPI_T_source_get_info", ["index": Int], ["info"],
+        c: "{index}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {&info}", since: (4, 0);
+    SourceGetTimestamp = "source_get_timestamp", "MPI_T_source_get_timestamp", ["index": Int], ["timestamp"],
+        c: "{index}, {&timestamp}", since: (4, 0);
+    EventGetNum = "event_get_num", "MPI_T_event_get_num", [], ["num"], c: "{&num}", since: (4, 0);
+    // `capacity` sizes the datatype and displacement arrays and is the value of the
+    // INOUT num_elements: the reproducer lays them out, so the template does not name it.
     EventGetInfo = "event_get_info", "MPI_T_event_get_info", ["index": Int, "name": Str, "desc": Str, "capacity": Int],
-        ["name", "verbosity", "datatypes", "displacements", "num_elements", "enumtype", "desc", "bind", "overrun"];
+        ["name", "verbosity", "datatypes", "displacements", "num_elements", "enumtype", "desc", "bind", "overrun"],
+        c: "{index}, {name}, {&verbosity}, {&datatypes}, {&displacements}, {&num_elements}, {&enumtype}, NULL, {desc}, {&bind}",
+        since: (4, 0), strings: Event;
     // MPI_T_event_get_info asking only for the info object (every other OUT NULL).
-    EventGetInfoObject = "event_get_info_object", "MPI_T_event_get_info", ["index": Int], ["info"];
-    EventGetIndex = "event_get_index", "MPI_T_event_get_index", ["name": Text], ["index"];
-    EventHandleAlloc = "event_handle_alloc", "MPI_T_event_handle_alloc", ["index": Int, "obj": Obj, "info": Handle], ["registration"];
-    EventHandleSetInfo = "event_handle_set_info", "MPI_T_event_handle_set_info", ["registration": Handle, "info": Handle], [];
-    EventHandleGetInfo = "event_handle_get_info", "MPI_T_event_handle_get_info", ["registration": Handle], ["info"];
+    EventGetInfoObject = "event_get_info_object", "MPI_T_event_get_info", ["index": Int], ["info"],
+        c: "{index}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {&info}, NULL, NULL, NULL", since: (4, 0);
+    EventGetIndex = "event_get_index", "MPI_T_event_get_index", ["name": Text], ["index"],
+        c: "{name}, {&index}", since: (4, 0);
+    EventHandleAlloc = "event_handle_alloc", "MPI_T_event_handle_alloc", ["index": Int, "obj": Obj, "info": Handle], ["registration"],
+        c: "{index}, {obj}, {info}, {&registration}", since: (4, 0), allocates: Event;
+    EventHandleSetInfo = "event_handle_set_info", "MPI_T_event_handle_set_info", ["registration": Handle, "info": Handle], [],
+        c: "{registration}, {info}", since: (4, 0);
+    EventHandleGetInfo = "event_handle_get_info", "MPI_T_event_handle_get_info", ["registration": Handle], ["info"],
+        c: "{registration}, {&info}", since: (4, 0);
     EventRegisterCallback = "event_register_callback", "MPI_T_event_register_callback",
-        ["registration": Handle, "cb_safety": Int, "info": Handle, "callback": Flag, "tag": Int], [];
-    EventCallbackSetInfo = "event_callback_set_info", "MPI_T_event_callback_set_info", ["registration": Handle, "cb_safety": Int, "info": Handle], [];
-    EventCallbackGetInfo = "event_callback_get_info", "MPI_T_event_callback_get_info", ["registration": Handle, "cb_safety": Int], ["info"];
-    EventHandleFree = "event_handle_free", "MPI_T_event_handle_free", ["registration": Handle, "free_callback": Flag], ["registration"];
-    EventSetDroppedHandler = "event_set_dropped_handler", "MPI_T_event_set_dropped_handler", ["registration": Handle, "handler": Flag], [];
-    EventRead = "event_read", "MPI_T_event_read", ["instance": Handle, "element": Int, "bytes": Int], ["bytes", "overrun"];
-    EventCopy = "event_copy", "MPI_T_event_copy", ["instance": Handle, "bytes": Int], ["bytes", "overrun"];
-    EventGetTimestamp = "event_get_timestamp", "MPI_T_event_get_timestamp", ["instance": Handle], ["timestamp"];
-    EventGetSource = "event_get_source", "MPI_T_event_get_source", ["instance": Handle], ["source"];
+        ["registration": Handle, "cb_safety": Int, "info": Handle, "callback": Flag, "tag": Int], [],
+        c: "{registration}, {cb_safety}, {info}, (void *)(intptr_t){tag}, {callback}", since: (4, 0);
+    EventCallbackSetInfo = "event_callback_set_info", "MPI_T_event_callback_set_info", ["registration": Handle, "cb_safety": Int, "info": Handle], [],
+        c: "{registration}, {cb_safety}, {info}", since: (4, 0);
+    EventCallbackGetInfo = "event_callback_get_info", "MPI_T_event_callback_get_info", ["registration": Handle, "cb_safety": Int], ["info"],
+        c: "{registration}, {cb_safety}, {&info}", since: (4, 0);
+    // The registration by value (MPI-4.1 §15.3.8): the caller's variable is not nulled.
+    EventHandleFree = "event_handle_free", "MPI_T_event_handle_free", ["registration": Handle, "free_callback": Flag], ["registration"],
+        c: "{registration}, NULL, {free_callback}", since: (4, 0);
+    EventSetDroppedHandler = "event_set_dropped_handler", "MPI_T_event_set_dropped_handler", ["registration": Handle, "handler": Flag], [],
+        c: "{registration}, {handler}", since: (4, 0);
+    // Event instances exist only inside a callback: no reproducer makes these calls.
+    EventRead = "event_read", "MPI_T_event_read", ["instance": Handle, "element": Int, "bytes": Int], ["bytes", "overrun"],
+        since: (4, 0);
+    EventCopy = "event_copy", "MPI_T_event_copy", ["instance": Handle, "bytes": Int], ["bytes", "overrun"], since: (4, 0);
+    EventGetTimestamp = "event_get_timestamp", "MPI_T_event_get_timestamp", ["instance": Handle], ["timestamp"], since: (4, 0);
+    EventGetSource = "event_get_source", "MPI_T_event_get_source", ["instance": Handle], ["source"], since: (4, 0);
     // MPI functions the chapter's cases need (through the ABI profile).
-    GetVersion = "get_version", "MPI_Get_version", [], ["version", "subversion"];
-    MpiInit = "mpi_init", "MPI_Init", [], [];
-    MpiFinalize = "mpi_finalize", "MPI_Finalize", [], [];
-    Initialized = "initialized", "MPI_Initialized", [], ["flag"];
-    Finalized = "finalized", "MPI_Finalized", [], ["flag"];
-    CommRank = "comm_rank", "MPI_Comm_rank", ["comm": Handle], ["rank"];
-    CommSize = "comm_size", "MPI_Comm_size", ["comm": Handle], ["size"];
-    InfoCreate = "info_create", "MPI_Info_create", [], ["info"];
-    InfoSet = "info_set", "MPI_Info_set", ["info": Handle, "key": Text, "value": Text], [];
-    InfoGetNkeys = "info_get_nkeys", "MPI_Info_get_nkeys", ["info": Handle], ["nkeys"];
-    InfoFree = "info_free", "MPI_Info_free", ["info": Handle], ["info"];
+    GetVersion = "get_version", "MPI_Get_version", [], ["version", "subversion"], c: "{&version}, {&subversion}";
+    MpiInit = "mpi_init", "MPI_Init", [], [], c: "NULL, NULL";
+    MpiFinalize = "mpi_finalize", "MPI_Finalize", [], [], c: "";
+    Initialized = "initialized", "MPI_Initialized", [], ["flag"], c: "{&flag}";
+    Finalized = "finalized", "MPI_Finalized", [], ["flag"], c: "{&flag}";
+    CommRank = "comm_rank", "MPI_Comm_rank", ["comm": Handle], ["rank"], c: "{comm}, {&rank}";
+    CommSize = "comm_size", "MPI_Comm_size", ["comm": Handle], ["size"], c: "{comm}, {&size}";
+    InfoCreate = "info_create", "MPI_Info_create", [], ["info"], c: "{&info}";
+    InfoSet = "info_set", "MPI_Info_set", ["info": Handle, "key": Text, "value": Text], [], c: "{info}, {key}, {value}";
+    InfoGetNkeys = "info_get_nkeys", "MPI_Info_get_nkeys", ["info": Handle], ["nkeys"], c: "{info}, {&nkeys}";
+    InfoFree = "info_free", "MPI_Info_free", ["info": Handle], ["info"], c: "{&info}";
     // The lifecycle matrix (specs/cases/lifecycle.yaml): MPI's own thread level and
     // sessions beside MPI_T (MPI_INIT_THREAD, MPI_QUERY_THREAD, the Sessions Model); `session_init` passes
     // MPI_INFO_NULL and MPI_ERRORS_RETURN.
-    MpiInitThread = "mpi_init_thread", "MPI_Init_thread", ["required": Int], ["provided"];
-    QueryThread = "query_thread", "MPI_Query_thread", [], ["provided"];
-    SessionInit = "session_init", "MPI_Session_init", [], ["mpi_session"];
-    SessionFinalize = "session_finalize", "MPI_Session_finalize", ["mpi_session": Handle], ["mpi_session"];
-    CommDup = "comm_dup", "MPI_Comm_dup", ["comm": Handle], ["newcomm"];
-    CommFree = "comm_free", "MPI_Comm_free", ["comm": Handle], ["comm"];
+    MpiInitThread = "mpi_init_thread", "MPI_Init_thread", ["required": Int], ["provided"],
+        c: "NULL, NULL, {required}, {&provided}";
+    QueryThread = "query_thread", "MPI_Query_thread", [], ["provided"], c: "{&provided}";
+    SessionInit = "session_init", "MPI_Session_init", [], ["mpi_session"],
+        c: "MPI_INFO_NULL, MPI_ERRORS_RETURN, {&mpi_session}";
+    SessionFinalize = "session_finalize", "MPI_Session_finalize", ["mpi_session": Handle], ["mpi_session"],
+        c: "{&mpi_session}";
+    CommDup = "comm_dup", "MPI_Comm_dup", ["comm": Handle], ["newcomm"], c: "{comm}, {&newcomm}";
+    CommFree = "comm_free", "MPI_Comm_free", ["comm": Handle], ["comm"], c: "{&comm}";
     // `double MPI_Wtime(void)`: returns no code (the step's rc is MPI_SUCCESS when the
-    // library exports it).
-    Wtime = "wtime", "MPI_Wtime", [], ["time"];
+    // library exports it); a reproducer calls activity.c's `wtime(&time)`.
+    Wtime = "wtime", "MPI_Wtime", [], ["time"], c: "{&time}", c_fn: "wtime";
     // Harness operations: several calls in one step, or the reference's test hooks.
+    // Not MPI calls: no reproducer makes the first five.
     CatalogSnapshot = "catalog_snapshot", "catalog_snapshot", [], ["catalog", "counts"];
     PmpiTwins = "pmpi_twins", "pmpi_twins", [], ["exported", "missing"];
     Deliveries = "deliveries", "deliveries", [], ["count", "tags", "safeties", "sources", "timestamps", "instances", "call_rcs", "data_ok",
         "dropped", "dropped_tags", "dropped_sources", "dropped_at", "freed"];
     // MPI work after MPI_Init (target::activity): messages to self, collectives,
     // communicator dups, pvar sessions; the reference's simulate hook on the reference.
+    // A reproducer calls activity.c's `activity`.
     Activity = "activity", "activity", ["messages": Int, "unexpected": Int, "hold": Int, "drain": Int, "collectives": Int, "comms": Int, "sessions": Int],
-        ["calls", "seconds", "failed_call"];
+        ["calls", "seconds", "failed_call"],
+        c: "{messages}, {unexpected}, {hold}, {drain}, {collectives}, {comms}, {sessions}";
     // Cycles of MPI_T_init_thread / MPI_T_cvar_get_num / MPI_T_finalize on this thread,
     // or on `threads` threads at once, within a time budget (target::lifecycle).
     InitCycles = "init_cycles", "init_cycles", ["required": Int, "cycles": Int], ["completed", "budget_hit", "provided", "failed_call"];
     InitThreads = "init_threads", "init_threads", ["required": Int, "threads": Int, "cycles": Int], ["completed", "budget_hit", "provided", "failed_call"];
-    Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [];
-    RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [];
+    // The reference's test hooks (mpit_reference.h): a program using them builds
+    // against the reference only.
+    Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [], c: "{steps}";
+    RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [],
+        c: "{index}, {cb_safety}";
 }
 
 impl Func {
+    /// Who answers the call, by the C name: `MPI_T_` the chapter's functions, `MPI_`
+    /// the MPI functions, anything else (`activity`, `MPIT_Reference_simulate`) the
+    /// harness.
+    pub fn group(self) -> Group {
+        let c = self.c_name();
+        if c.starts_with("MPI_T_") {
+            Group::MpiT
+        } else if c.starts_with("MPI_") {
+            Group::Mpi
+        } else {
+            Group::Harness
+        }
+    }
+
     /// Whether the function takes an MPI_T handle or session (an enumeration, cvar or
     /// pvar handle, session, event registration or instance), as opposed to the MPI
     /// object handles `info`, `comm` and `mpi_session` (MPI_INFO_NULL is valid) or none.
@@ -179,26 +328,21 @@ impl Func {
     }
 
     /// The OUT arguments of a query that a caller may pass as NULL, each on its own
-    /// (`for_all: null_outs`): every OUT value of the `*_get_info` functions and the
-    /// enumeration queries (R-CVAR-3: "A NULL OUT parameter to *_get_info is ignored";
-    /// §15.3.8 says the same of event_get_info's INOUT and OUT arguments). A string is
-    /// its (buffer, length) pair; `overrun` is the harness's, not an argument.
+    /// (`for_all: null_outs`): every OUT value of the queries that describe a catalog
+    /// entry, the `*_get_info` functions and the enumeration queries, i.e. those whose
+    /// strings are an entry's (R-CVAR-3: "A NULL OUT parameter to *_get_info is
+    /// ignored"; §15.3.8 says the same of event_get_info's INOUT and OUT arguments). A
+    /// variant spelling already passes every OUT it leaves out as NULL: none of its own.
+    /// A string is its (buffer, length) pair; `overrun` is the harness's, not an
+    /// argument.
     pub fn nullable_outs(self) -> &'static [&'static str] {
-        match self {
-            Func::CvarGetInfo
-            | Func::PvarGetInfo
-            | Func::CategoryGetInfo
-            | Func::EventGetInfo
-            | Func::SourceGetInfo
-            | Func::EnumGetInfo
-            | Func::EnumGetItem => {
-                let o = self.outs();
-                match o.last() {
-                    Some(&"overrun") => &o[..o.len() - 1],
-                    _ => o,
-                }
-            }
-            _ => &[],
+        if self.strings_of().is_none() || self.is_variant() {
+            return &[];
+        }
+        let o = self.outs();
+        match o.last() {
+            Some(&"overrun") => &o[..o.len() - 1],
+            _ => o,
         }
     }
 
@@ -207,36 +351,17 @@ impl Func {
         Func::ALL
             .iter()
             .copied()
-            .filter(|f| f.c_name().starts_with("MPI_T_") && !f.is_variant())
+            .filter(|f| f.group() == Group::MpiT && !f.is_variant())
     }
 
     /// A second spelling of an MPI_T function that passes other arguments (e.g.
     /// `source_get_info_object`: only the info OUT pointer); not a subject of its own.
+    /// The chapter's functions are named in case files by their C name without
+    /// `MPI_T_`; a variant's name is not its C name's.
     pub fn is_variant(self) -> bool {
-        matches!(
-            self,
-            Func::SourceGetInfoObject
-                | Func::EventGetInfoObject
-                | Func::PvarReadInSignal
-                | Func::CvarGetInfoNameOnly
-                | Func::PvarGetInfoNameOnly
-                | Func::CategoryGetInfoNameOnly
-        )
-    }
-
-    /// The kind of catalog entry whose name and description the function's (buf, len)
-    /// pairs return, if any: the strings a string check compares with.
-    pub fn strings_of(self) -> Option<SubjectKind> {
-        Some(match self {
-            Func::CvarGetInfo | Func::CvarGetInfoNameOnly => SubjectKind::Cvar,
-            Func::PvarGetInfo | Func::PvarGetInfoNameOnly => SubjectKind::Pvar,
-            Func::CategoryGetInfo | Func::CategoryGetInfoNameOnly => SubjectKind::Category,
-            Func::EventGetInfo => SubjectKind::Event,
-            Func::SourceGetInfo => SubjectKind::Source,
-            Func::EnumGetInfo => SubjectKind::Enum,
-            Func::EnumGetItem => SubjectKind::Item,
-            _ => return None,
-        })
+        self.c_name()
+            .strip_prefix("MPI_T_")
+            .is_some_and(|c| c != self.yaml())
     }
 
     pub fn param(self, name: &str) -> Option<Param> {
@@ -261,6 +386,17 @@ impl Kind {
         }
     }
 
+    /// `MPI_T_{kind}_get_index`; sources have none (a source is known by its index).
+    pub fn get_index(self) -> Option<Func> {
+        match self {
+            Kind::Cvar => Some(Func::CvarGetIndex),
+            Kind::Pvar => Some(Func::PvarGetIndex),
+            Kind::Category => Some(Func::CategoryGetIndex),
+            Kind::Event => Some(Func::EventGetIndex),
+            Kind::Source => None,
+        }
+    }
+
     /// `MPI_T_{kind}_get_info`, with every OUT argument.
     pub fn get_info(self) -> Func {
         match self {
@@ -282,7 +418,80 @@ mod tests {
         for k in Kind::ALL {
             assert_eq!(k.get_num().yaml(), format!("{}_get_num", k.word()));
             assert_eq!(k.get_info().yaml(), format!("{}_get_info", k.word()));
+            if let Some(f) = k.get_index() {
+                assert_eq!(f.yaml(), format!("{}_get_index", k.word()));
+            }
         }
+    }
+
+    /// Every template names each parameter of its function once and only OUTs the
+    /// function has: the C reproducer makes the call the executor makes. `capacity`
+    /// (event_get_info) is the one parameter a template leaves out: the reproducer sizes
+    /// the arrays by it and passes it as the INOUT num_elements.
+    #[test]
+    fn templates_follow_the_call_table() {
+        for f in Func::ALL {
+            let Some(t) = f.c_args() else { continue };
+            let mut named = Vec::new();
+            let mut rest = t;
+            while let Some(i) = rest.find('{') {
+                let j = rest[i..].find('}').expect("closed") + i;
+                named.push(&rest[i + 1..j]);
+                rest = &rest[j + 1..];
+            }
+            for (p, _) in f.params() {
+                if *p == "capacity" {
+                    continue;
+                }
+                let amp = format!("&{p}");
+                assert_eq!(
+                    named.iter().filter(|n| **n == *p || **n == amp).count(),
+                    1,
+                    "{}: parameter {p} in {t:?}",
+                    f.yaml()
+                );
+            }
+            for n in &named {
+                if let Some(o) = n.strip_prefix('&') {
+                    assert!(
+                        f.outs().contains(&o) || f.param(o).is_some(),
+                        "{}: {o} is neither an OUT nor a parameter",
+                        f.yaml()
+                    );
+                } else {
+                    assert!(f.param(n).is_some(), "{}: {n} is not a parameter", f.yaml());
+                }
+            }
+        }
+    }
+
+    /// The columns agree with the rest of the row: a variant spelling was added with the
+    /// function it spells; the handle a call makes is its first OUT; only MPI_T_init_thread
+    /// and MPI_T_finalize change the initialization count.
+    #[test]
+    fn the_columns_agree_with_the_rows() {
+        for f in Func::ALL {
+            if f.is_variant() {
+                let base = Func::mpi_t().find(|b| b.c_name() == f.c_name());
+                assert_eq!(base.map(Func::since), Some(f.since()), "{}", f.yaml());
+            }
+            if f.allocates().is_some() {
+                assert!(
+                    matches!(f.outs().first(), Some(&("handle" | "registration"))),
+                    "{}",
+                    f.yaml()
+                );
+            }
+            if f.since().is_some() {
+                assert_eq!(f.group(), Group::MpiT, "{}", f.yaml());
+            }
+        }
+        let depth: Vec<(&str, i32)> = Func::ALL
+            .iter()
+            .filter(|f| f.depth() != 0)
+            .map(|f| (f.c_name(), f.depth()))
+            .collect();
+        assert_eq!(depth, [("MPI_T_init_thread", 1), ("MPI_T_finalize", -1)]);
     }
 
     #[test]

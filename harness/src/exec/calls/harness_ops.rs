@@ -2,10 +2,11 @@
 //! several threads, a catalog snapshot, MPI work, the PMPI twins), the event callbacks'
 //! deliveries as the recorder saw them (§15.3.8.6), and the reference's test hooks.
 
-use super::{int, outs, Args, Layout, OutMap, Outs};
+use super::{int, outs, Arg, Args, Layout, OutMap, Outs};
 use crate::cases::funcs::Func;
 use crate::judge::inventory;
 use crate::judge::value::Val;
+use crate::kind::Kind;
 use crate::target::activity::Plan;
 use crate::target::ffi::{self, StrArg, StrOut};
 use crate::target::Target;
@@ -122,7 +123,7 @@ pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
                     ("call_rcs", list(d.iter().flat_map(call_rcs).collect())),
                     (
                         "data_ok",
-                        list(d.iter().map(|x| int(data_ok(lib, layout, x))).collect()),
+                        list(d.iter().map(|x| int(data_ok(t, layout, x))).collect()),
                     ),
                     ("dropped", list(dropped.iter().map(|x| int(x.1)).collect())),
                     (
@@ -172,7 +173,9 @@ pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
         Func::RaiseEvent => lib
             .reference_raise_event(a.int("index"), a.int("cb_safety"))
             .map(|(rc, ())| outs(rc, []))?,
-        _ => unreachable!("calls::call dispatches {f:?} elsewhere"),
+        // `calls::call` sends only this group here (`Func::group`); a row added to the
+        // table without its call here stops at the first case that makes it.
+        _ => unreachable!("{f:?} is not a harness operation with a call here"),
     })
 }
 
@@ -191,18 +194,31 @@ fn call_rcs(d: &ffi::Delivery) -> Vec<Val> {
 /// succeeded, nothing was written past a buffer, and element k of the copy, at the
 /// displacement `event_get_info` gives, holds the bytes event_read returned for it.
 /// 1 yes, 0 no, -1 when the registration is unknown to the executor (not judged).
-fn data_ok(lib: &ffi::Lib, layout: &dyn Layout, d: &ffi::Delivery) -> i32 {
+fn data_ok(t: &Target, layout: &dyn Layout, d: &ffi::Delivery) -> i32 {
     let Some(event) = layout.event_of(d.registration as u64) else {
         return -1;
     };
-    let Some((0, info)) = lib.event_get_info(event, StrArg::LEN_ONLY, StrArg::LEN_ONLY, 64) else {
+    // The event type's displacements, through the engine (the strings by length only).
+    let args = [
+        ("index", Arg::Int(event.into())),
+        ("name", Arg::Str(StrArg::LEN_ONLY)),
+        ("desc", Arg::Str(StrArg::LEN_ONLY)),
+        ("capacity", Arg::Int(64)),
+    ];
+    let Some((0, info)) = super::invoke(t, layout, Kind::Event.get_info(), &Args::List(&args))
+    else {
         return -1;
     };
+    let num_elements = info.get("num_elements").and_then(Val::int).unwrap_or(0);
+    let displacements = match info.get("displacements") {
+        Some(Val::List(v)) => v.iter().map(|x| x.int().unwrap_or(-1)).collect(),
+        _ => Vec::new(),
+    };
     let Some((0, copy)) = &d.copy else { return 0 };
-    if copy.overrun || d.elements.len() != info.num_elements.max(0) as usize {
+    if copy.overrun || d.elements.len() != num_elements.max(0) as usize {
         return 0;
     }
-    for ((rc, el), disp) in d.elements.iter().zip(&info.displacements) {
+    for ((rc, el), disp) in d.elements.iter().zip(&displacements) {
         let Ok(at) = usize::try_from(*disp) else {
             return 0;
         };

@@ -5,7 +5,8 @@
 //!
 //! Two engines answer it: the case executor from its inventory and the handles it
 //! recorded ([`Recorded`]), and the differential oracle's target engine from the handles
-//! its sequence made and its mirror's catalog (`differential::target`).
+//! its sequence made and its mirror's catalog (`differential::target`); a caller that
+//! makes no handle passes [`NoHandles`].
 
 use super::data::{decode, element_sizes, read_bytes};
 use super::HandleMeta;
@@ -31,6 +32,28 @@ pub trait Layout {
     /// The event index `registration` was allocated for, if known (the data check of
     /// the `deliveries` operation; `None` leaves it unjudged).
     fn event_of(&self, registration: u64) -> Option<i32>;
+}
+
+/// The layout of a caller that makes no handle (the cross-rank worker's counts): a read
+/// would get the generous buffer, its bytes left undecoded.
+pub struct NoHandles;
+
+impl Layout for NoHandles {
+    fn read_bytes(&self, _: u64) -> Option<usize> {
+        None
+    }
+
+    fn decode(&self, _: u64, _: &BufOut) -> Option<Val> {
+        None
+    }
+
+    fn element_sizes(&self, _: u64) -> Vec<usize> {
+        Vec::new()
+    }
+
+    fn event_of(&self, _: u64) -> Option<i32> {
+        None
+    }
 }
 
 /// The case executor's layout: its inventory and the handles it recorded, by value.

@@ -1,9 +1,9 @@
 //! One call: resolved arguments in, the target's safe wrapper called, OUT values named
 //! as `Func::outs` lists them. No judging here.
 //!
-//! This module holds the argument and OUT value types and the dispatch by the kind of
-//! function: the chapter's MPI_T functions (`mpi_t`), the MPI functions the cases need
-//! beside them (`mpi`), and the harness operations (`harness_ops`). `data` sizes,
+//! This module holds the argument and OUT value types and the dispatch by the function
+//! table's group: the chapter's MPI_T functions (`mpi_t`), the MPI functions the cases
+//! need beside them (`mpi`), and the harness operations (`harness_ops`). `data` sizes,
 //! decodes and encodes a variable's buffer by its datatype; `layout` is what a call
 //! asks of the catalog behind its handles, answered by each engine that calls.
 
@@ -14,9 +14,9 @@ mod mpi;
 mod mpi_t;
 
 pub use data::{decode, encode, read_bytes};
-pub use layout::{Layout, Recorded};
+pub use layout::{Layout, NoHandles, Recorded};
 
-use crate::cases::funcs::Func;
+use crate::cases::funcs::{Func, Group};
 use crate::cases::SubjectKind;
 use crate::judge::value::{self, Val};
 use crate::target::ffi::{ObjArg, StrArg};
@@ -186,92 +186,12 @@ pub fn invoke(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
     Some((rc, outs))
 }
 
-/// The call itself, by the kind of function. Every function is named here, so a new one
-/// does not compile until it has its place.
+/// The call itself, by the function's group (`Func::group`, from the function table):
+/// the group's module names each of its functions.
 fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
-    match f {
-        Func::InitThread
-        | Func::Finalize
-        | Func::EnumGetInfo
-        | Func::EnumGetItem
-        | Func::CvarGetNum
-        | Func::PvarGetNum
-        | Func::CategoryGetNum
-        | Func::EventGetNum
-        | Func::SourceGetNum
-        | Func::CategoryChanged
-        | Func::CvarGetInfo
-        | Func::PvarGetInfo
-        | Func::CategoryGetInfo
-        | Func::CategoryGetNumEvents
-        | Func::SourceGetInfo
-        | Func::EventGetInfo
-        | Func::CvarGetIndex
-        | Func::CategoryGetIndex
-        | Func::EventGetIndex
-        | Func::PvarGetIndex
-        | Func::CategoryGetCvars
-        | Func::CategoryGetPvars
-        | Func::CategoryGetEvents
-        | Func::CategoryGetCategories
-        | Func::CvarHandleAlloc
-        | Func::CvarHandleFree
-        | Func::CvarRead
-        | Func::CvarWrite
-        | Func::PvarSessionCreate
-        | Func::PvarSessionFree
-        | Func::PvarHandleAlloc
-        | Func::PvarHandleFree
-        | Func::PvarStart
-        | Func::PvarStop
-        | Func::PvarReset
-        | Func::PvarRead
-        | Func::PvarReadreset
-        | Func::PvarReadInSignal
-        | Func::PvarWrite
-        | Func::CvarGetInfoNameOnly
-        | Func::PvarGetInfoNameOnly
-        | Func::CategoryGetInfoNameOnly
-        | Func::SourceGetInfoObject
-        | Func::EventGetInfoObject
-        | Func::SourceGetTimestamp
-        | Func::EventHandleAlloc
-        | Func::EventHandleSetInfo
-        | Func::EventHandleGetInfo
-        | Func::EventRegisterCallback
-        | Func::EventCallbackSetInfo
-        | Func::EventCallbackGetInfo
-        | Func::EventHandleFree
-        | Func::EventSetDroppedHandler
-        | Func::EventRead
-        | Func::EventCopy
-        | Func::EventGetTimestamp
-        | Func::EventGetSource => mpi_t::call(t, layout, f, a),
-        Func::GetVersion
-        | Func::MpiInit
-        | Func::MpiFinalize
-        | Func::Initialized
-        | Func::Finalized
-        | Func::CommRank
-        | Func::CommSize
-        | Func::InfoCreate
-        | Func::InfoSet
-        | Func::InfoGetNkeys
-        | Func::InfoFree
-        | Func::MpiInitThread
-        | Func::QueryThread
-        | Func::SessionInit
-        | Func::SessionFinalize
-        | Func::CommDup
-        | Func::CommFree
-        | Func::Wtime => mpi::call(t, f, a),
-        Func::InitCycles
-        | Func::InitThreads
-        | Func::CatalogSnapshot
-        | Func::PmpiTwins
-        | Func::Deliveries
-        | Func::Activity
-        | Func::Simulate
-        | Func::RaiseEvent => harness_ops::call(t, layout, f, a),
+    match f.group() {
+        Group::MpiT => mpi_t::call(t, layout, f, a),
+        Group::Mpi => mpi::call(t, f, a),
+        Group::Harness => harness_ops::call(t, layout, f, a),
     }
 }

@@ -66,6 +66,8 @@ pub(super) fn call(t: &Target, f: Func, a: &Args) -> Outs {
             .comm_free(a.handle("comm") as u64)
             .map(|(rc, c)| outs(rc, [("comm", int(c))]))?,
         Func::Wtime => outs(0, [("time", Val::Float(lib.wtime()?))]),
-        _ => unreachable!("calls::call dispatches {f:?} elsewhere"),
+        // `calls::call` sends only this group here (`Func::group`); a row added to the
+        // table without its call here stops at the first case that makes it.
+        _ => unreachable!("{f:?} is not an MPI function with a call here"),
     })
 }

@@ -324,6 +324,8 @@ pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
         Func::EventGetSource => lib
             .event_get_source(a.handle("instance"))
             .map(|(rc, s)| outs(rc, [("source", int(s))]))?,
-        _ => unreachable!("calls::call dispatches {f:?} elsewhere"),
+        // `calls::call` sends only this group here (`Func::group`); a row added to the
+        // table without its call here stops at the first case that makes it.
+        _ => unreachable!("{f:?} is not an MPI_T function with a call here"),
     })
 }
