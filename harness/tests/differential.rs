@@ -6,12 +6,14 @@
 mod common;
 
 use common::{reference_lib, run, scratch, stdout};
-use mpit_conform::differential::compare::compare;
-use mpit_conform::differential::op::Mode;
-use mpit_conform::differential::props::{completed, run_model};
+use mpit_conform::differential::compare::{compare, Divergence};
+use mpit_conform::differential::emit::case_yaml;
+use mpit_conform::differential::op::{Mode, Op, Ref};
+use mpit_conform::differential::props::{completed, run_model, Found};
 use mpit_conform::differential::target::TargetEngine;
-use mpit_conform::differential::{Gen, Mirror, Trace};
+use mpit_conform::differential::{Gen, HandleKind, Mirror, Slots, Trace};
 use mpit_conform::target::{AbiChoice, Target};
+use mpit_conform::verdict::Level;
 use mpit_reference::catalog::Catalog;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
@@ -197,6 +199,96 @@ fn every_reference_fault_is_found_and_its_case_replays_it() {
     let tmp = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential-faults.txt");
     let _ = std::fs::write(&tmp, &table);
     assert!(missed.is_empty(), "{}", missed.join("\n"));
+}
+
+/// A divergence at the last op of `ops`, written as a case by `case_yaml`.
+fn written(m: &Arc<Mirror>, mode: Mode, ops: Vec<Op>, level: Level) -> String {
+    let op = ops.last().expect("an op").clone();
+    let found = Found {
+        divergence: Divergence {
+            step: ops.len() - 1,
+            call: format!("{}({op:?})", op.function()),
+            function: op.function(),
+            rule: "R-RC-1".into(),
+            level,
+            what: "a divergence made up for the test".into(),
+            expected: "the model's answer".into(),
+            actual: "another".into(),
+            other_entry: false,
+            convention: false,
+            passed_over: Vec::new(),
+            relation: None,
+            reading: None,
+        },
+        run: ops.clone(),
+        ops,
+        mode,
+    };
+    case_yaml(&found, m, "libmpit_reference.so", 1)
+}
+
+/// Cases the writer once could not write so that they load (specs/README.md,
+/// "Values"): a robustness call through a handle no step saved (R-GEN-3) passes the
+/// value fuzz-props' target engine passed, and a value past `i64` is asked exactly. Each
+/// loads and replays: the reference passes it, and the handle case fails under a fault
+/// that changes the code that call returns.
+#[test]
+fn cases_with_unsaved_handles_and_values_past_i64_load_and_replay() {
+    let lib = reference_lib();
+    let libs = lib.to_str().unwrap();
+    let dir = scratch("diff-unsaved");
+    let m = Arc::new(Mirror::of_catalog(
+        Catalog::default_catalog(),
+        "the default catalog".into(),
+    ));
+    // A pvar handle where a cvar handle goes, of a sequence that made none.
+    let foreign = Ref::Foreign(0);
+    let robust = Mode {
+        robustness: true,
+        lifecycle: false,
+    };
+    let text = written(
+        &m,
+        robust,
+        vec![Op::CvarRead { handle: foreign }],
+        Level::Robustness,
+    );
+    let value = Slots::default().resolve(HandleKind::Cvar, foreign, 0, 0);
+    assert!(text.contains(&format!("{value:#x}")), "{text}");
+    let handle = dir.join("handle.yaml");
+    std::fs::write(&handle, &text).unwrap();
+    let (code, out) = replay(libs, handle.to_str().unwrap(), None, &dir.join("h"));
+    assert_eq!(code, 0, "{out}\n{text}");
+    let fault = Some("error-code-out-of-range");
+    let (code, out) = replay(libs, handle.to_str().unwrap(), fault, &dir.join("f"));
+    assert_eq!(code, 1, "{out}\n{text}");
+    // The evidence of the failed call (a pass keeps none): the same handle value.
+    let report = std::fs::read_to_string(dir.join("f/report.json")).unwrap();
+    assert!(report.contains(&format!("\"handle\": {value}")), "{report}");
+    // ref_cvar_uint64 reads 18000000000000000000.
+    let index = m
+        .catalog
+        .cvars
+        .iter()
+        .position(|c| c.name == "ref_cvar_uint64");
+    let ops = vec![
+        Op::CvarHandleAlloc {
+            index: index.expect("ref_cvar_uint64") as i32,
+        },
+        Op::CvarRead {
+            handle: Ref::Made(0),
+        },
+    ];
+    let valid = Mode {
+        robustness: false,
+        lifecycle: false,
+    };
+    let text = written(&m, valid, ops, Level::Must);
+    assert!(text.contains("value: 2*9000000000000000000"), "{text}");
+    let uint = dir.join("uint.yaml");
+    std::fs::write(&uint, &text).unwrap();
+    let (code, out) = replay(libs, uint.to_str().unwrap(), None, &dir.join("u"));
+    assert_eq!(code, 0, "{out}\n{text}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::expr::Size;
 use super::select::{Filter, Scalar, SubjectKind};
 use super::step::Step;
 use crate::verdict::{Area, CaseMeta, Level, Oracle};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// One file of cases: all of one area.
 #[derive(Debug, Clone, Deserialize)]
@@ -17,8 +17,9 @@ pub struct CaseFile {
     pub cases: Vec<Case>,
 }
 
-/// Requirements a target (or the run) must meet, else the case is `skip`ped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+/// Requirements a target (or the run) must meet, else the case is `skip`ped. Read
+/// and written (`written`) by the one spelling below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Require {
     /// Run after MPI_Init (singleton), in a fresh worker process.
@@ -30,7 +31,7 @@ pub enum Require {
 }
 
 /// Whether the executor brackets the steps with MPI_T_init_thread / MPI_T_finalize.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InitMode {
     #[default]
@@ -56,8 +57,9 @@ pub enum StringField {
     Desc,
 }
 
-/// An MPI version `major.minor`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+/// An MPI version `major.minor`. Read only (`since:`, `until:` as "4.0"): no writer
+/// sets them, and a derived `Serialize` would write `[4, 0]`, which this does not read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct MpiVersion(pub i32, pub i32);
 
 impl<'de> Deserialize<'de> for MpiVersion {

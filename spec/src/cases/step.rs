@@ -6,11 +6,12 @@ use super::expr::{self, Expr, PredSpec, RcSet};
 use super::funcs::Func;
 use super::select::{Filter, SubjectKind};
 use crate::verdict::Level;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// How a string OUT value is judged against the subject's string (from the inventory).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// Read and written (`written`) by the one spelling below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StrCheck {
     /// R-STR-1..4 for whatever buffer was passed; `*len` = strlen+1 (literal reading).
@@ -105,8 +106,9 @@ impl<'de> Deserialize<'de> for ForAll {
 }
 
 /// A built-in judgement over more than one call's worth of data (documented in
-/// specs/README.md); used where a step list would not say it better.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// specs/README.md); used where a step list would not say it better. Read and written
+/// (`written`) by the one spelling below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Builtin {
     /// R-STR-6: names unique per kind (pvars by name+class, items within an enum).

@@ -16,14 +16,40 @@ use serde::Serialize;
 
 /// A scalar as written: a number, or text (a `$variable`, an expression, an MPI
 /// constant, a name), which serde quotes where YAML would read it as something else.
+/// There is no number past `i64`, the case language's literals (the loader rejects
+/// one: "number ... out of range"): [`Value::whole`] writes such a number as a sum.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum Value {
     Int(i64),
-    /// A number past `i64`: the case language has none, and the loader says so
-    /// ("number ... out of range") at its line.
-    UInt(u64),
     Text(String),
+}
+
+impl Value {
+    /// A whole number as the case language reads it: the literal when it fits `i64`,
+    /// else the sum `K*Q + R` of literals that do (an `MPI_UINT64_T` value such as
+    /// 18000000000000000000 is `2*9000000000000000000`), which the executor adds in
+    /// 128-bit integers (specs/README.md, "Values"). `None` past what such a sum
+    /// reaches (about 8.5e37).
+    pub fn whole(v: i128) -> Option<Value> {
+        if let Ok(n) = i64::try_from(v) {
+            return Some(Value::Int(n));
+        }
+        // The smallest K with |v / K| <= i64::MAX (below 2^63); then |R| < K.
+        let k = i64::try_from(v.unsigned_abs() / (1u128 << 63) + 1).ok()?;
+        let q = v / i128::from(k);
+        let r = v - i128::from(k) * q;
+        let mut text = match q < 0 {
+            true => format!("-{k}*{}", q.unsigned_abs()),
+            false => format!("{k}*{q}"),
+        };
+        match r {
+            0 => {}
+            r if r > 0 => text.push_str(&format!(" + {r}")),
+            r => text.push_str(&format!(" - {}", r.unsigned_abs())),
+        }
+        Some(Value::Text(text))
+    }
 }
 
 impl From<i64> for Value {
@@ -66,6 +92,8 @@ impl<V> Pairs<V> {
     }
 }
 
+// By hand: serde's attributes derive no mapping from a list of pairs (the loader's
+// `BTreeMap`s sort their keys; a writer keeps the order it wrote them in).
 impl<V: Serialize> Serialize for Pairs<V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
@@ -116,6 +144,9 @@ pub enum WrittenForAll {
     List(String),
 }
 
+// By hand: `step::ForAll` reads these as text it parses (`$name`, `null_outs`,
+// `range(...)`, a kind), which no serde attribute spells; the tests below read each
+// form back as the `ForAll` it means.
 impl Serialize for WrittenForAll {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -300,53 +331,6 @@ impl Ops {
     }
 }
 
-// The spellings of the case format's keywords, as `case` and `step` read them
-// (`rename_all = "snake_case"` there); the tests below read each back.
-
-impl Serialize for InitMode {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            InitMode::Auto => "auto",
-            InitMode::Manual => "manual",
-        })
-    }
-}
-
-impl Serialize for Require {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            Require::MpiInit => "mpi_init",
-            Require::FreshProcess => "fresh_process",
-            Require::ReferenceHooks => "reference_hooks",
-        })
-    }
-}
-
-impl Serialize for StrCheck {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            StrCheck::Truncated => "truncated",
-            StrCheck::TruncatedN => "truncated_n",
-            StrCheck::Exact => "exact",
-            StrCheck::NonEmpty => "non_empty",
-        })
-    }
-}
-
-impl Serialize for Builtin {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(match self {
-            Builtin::NamesUnique => "names_unique",
-            Builtin::CategoriesAcyclic => "categories_acyclic",
-            Builtin::ErrorCodes => "error_codes",
-            Builtin::VerbosityOrder => "verbosity_order",
-            Builtin::CatalogExtends => "catalog_extends",
-            Builtin::CategoriesExtend => "categories_extend",
-            Builtin::CategoryChangedTracks => "category_changed_tracks",
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,29 +349,165 @@ mod tests {
         }
     }
 
+    /// Every variant of an enum without fields: the `match` fails to compile when a
+    /// variant is added and not listed here.
+    macro_rules! every {
+        ($t:ident: $($v:ident),+) => {{
+            fn _listed(x: $t) {
+                match x { $($t::$v)|+ => {} }
+            }
+            [$($t::$v),+]
+        }};
+    }
+
+    fn inits() -> [InitMode; 2] {
+        every!(InitMode: Auto, Manual)
+    }
+    fn requires() -> [Require; 3] {
+        every!(Require: MpiInit, FreshProcess, ReferenceHooks)
+    }
+    fn str_checks() -> [StrCheck; 4] {
+        every!(StrCheck: Truncated, TruncatedN, Exact, NonEmpty)
+    }
+    fn builtins() -> [Builtin; 7] {
+        every!(
+            Builtin: NamesUnique,
+            CategoriesAcyclic,
+            ErrorCodes,
+            VerbosityOrder,
+            CatalogExtends,
+            CategoriesExtend,
+            CategoryChangedTracks
+        )
+    }
+
     #[test]
     fn keywords_read_back() {
-        round_trip(&[InitMode::Auto, InitMode::Manual]);
-        round_trip(&[
-            Require::MpiInit,
-            Require::FreshProcess,
-            Require::ReferenceHooks,
-        ]);
-        round_trip(&[
-            StrCheck::Truncated,
-            StrCheck::TruncatedN,
-            StrCheck::Exact,
-            StrCheck::NonEmpty,
-        ]);
-        round_trip(&[
-            Builtin::NamesUnique,
-            Builtin::CategoriesAcyclic,
-            Builtin::ErrorCodes,
-            Builtin::VerbosityOrder,
-            Builtin::CatalogExtends,
-            Builtin::CategoriesExtend,
-            Builtin::CategoryChangedTracks,
-        ]);
+        round_trip(&inits());
+        round_trip(&requires());
+        round_trip(&str_checks());
+        round_trip(&builtins());
+    }
+
+    /// Every keyword a writer uses, written in a case and loaded by the loader: the
+    /// same value in the `Case` (serialize → load → same value).
+    #[test]
+    fn every_keyword_loads_as_written() {
+        let case = |init: InitMode, steps: Vec<WrittenStep>| WrittenCase {
+            id: "differential.keywords".into(),
+            title: String::new(),
+            clause: "MPI-4.1 §15.3".into(),
+            rules: vec!["R-STR-2".into()],
+            level: Level::Must,
+            init,
+            requires: requires().to_vec(),
+            for_each: Some(SubjectKind::Cvar),
+            filter: Pairs::default(),
+            steps,
+        };
+        let load = |c: WrittenCase| {
+            let file = WrittenFile {
+                area: Area::Differential,
+                cases: vec![c],
+            };
+            let text = serde_json::to_string(&file).unwrap();
+            let mut cases = super::super::parse_file(&text, "t.yaml").unwrap();
+            cases.remove(0)
+        };
+        for init in inits() {
+            let c = load(case(init, vec![WrittenStep::check(Builtin::NamesUnique)]));
+            assert_eq!(c.init, init);
+            assert_eq!(c.requires, requires());
+        }
+        let mut steps: Vec<WrittenStep> = builtins().into_iter().map(WrittenStep::check).collect();
+        for x in str_checks() {
+            let mut s = WrittenStep::call(Func::CvarGetInfo);
+            s.expect.name = Some(x);
+            steps.push(s);
+        }
+        let mut s = WrittenStep::call(Func::CvarGetInfo);
+        s.for_all = Some(WrittenForAll::NullOuts);
+        steps.push(s);
+        let mut s = WrittenStep::call(Func::Deliveries);
+        s.save.push("i0", "instances");
+        steps.push(s);
+        let mut s = WrittenStep::call(Func::EventCopy);
+        s.for_all = Some(WrittenForAll::List("i0".into()));
+        s.arg("instance", "$item");
+        steps.push(s);
+        let c = load(case(InitMode::Auto, steps));
+        let checks: Vec<_> = c.steps.iter().filter_map(|s| s.check).collect();
+        assert_eq!(checks, builtins());
+        let names: Vec<_> = c
+            .steps
+            .iter()
+            .filter_map(|s| s.expect.as_ref()?.name)
+            .collect();
+        assert_eq!(names, str_checks());
+        let for_alls: Vec<_> = c.steps.iter().filter_map(|s| s.for_all.clone()).collect();
+        assert_eq!(
+            for_alls,
+            [
+                super::super::step::ForAll::NullOuts,
+                super::super::step::ForAll::List("i0".into())
+            ]
+        );
+    }
+
+    /// A whole number past `i64` is written as a sum the loader reads, whose terms add
+    /// up to it (the executor adds them in `i128`); past what such a sum reaches, none.
+    #[test]
+    fn whole_numbers_past_i64_load_as_sums_of_them() {
+        let big = [
+            0,
+            -1,
+            i128::from(i64::MAX),
+            i128::from(i64::MIN),
+            i128::from(i64::MAX) + 1,
+            i128::from(i64::MIN) - 1,
+            18_000_000_000_000_000_000,
+            i128::from(u64::MAX),
+            -i128::from(u64::MAX) - 7,
+            i128::from(i64::MAX) * i128::from(i64::MAX),
+            -i128::from(i64::MAX) * i128::from(i64::MAX) - 3,
+        ];
+        for v in big {
+            let w = Value::whole(v).unwrap();
+            // A bare value (equality) and an operator's operand are read apart.
+            let read = |p: WrittenPred| {
+                let mut x = WrittenExpect::default();
+                x.out.push("value", p);
+                let text = serde_json::to_string(&x).unwrap();
+                let x: super::super::step::Expect =
+                    mpit_reference::yaml::parse(&text, "t").unwrap();
+                x.out["value"].0.clone()
+            };
+            let eq = read(WrittenPred::Is(w.clone())).eq.unwrap();
+            let (lo, hi) = read(WrittenPred::Ops(Box::new(Ops {
+                between: Some((w.clone(), w.clone())),
+                ..Ops::default()
+            })))
+            .between
+            .unwrap();
+            for e in [eq, lo, hi] {
+                let super::super::expr::Expr::Sum(terms) = e else {
+                    panic!("{w:?} reads as {e:?}")
+                };
+                let sum: i128 = terms
+                    .iter()
+                    .map(|(k, t)| match t {
+                        super::super::expr::Term::Int(n) => i128::from(*k) * i128::from(*n),
+                        t => panic!("{w:?}: {t:?}"),
+                    })
+                    .sum();
+                assert_eq!(sum, v, "{w:?}");
+            }
+        }
+        assert_eq!(
+            Value::whole(18_000_000_000_000_000_000),
+            Some(Value::Text("2*9000000000000000000".into()))
+        );
+        assert_eq!(Value::whole(i128::MAX), None);
     }
 
     #[test]

@@ -95,7 +95,8 @@ pub(super) fn out_expect(
             // R-CAT: the number is the library's own; it never decreases.
             Out::Int(_) if name == "update_number" && w.updates >= 2 => {
                 let rel = d.relation.as_deref().unwrap_or("ge");
-                if let Some(p) = Ops::compare(rel, format!("$u{}", w.updates - 2)) {
+                let earlier = w.var(&format!("u{}", w.updates - 2));
+                if let Some(p) = earlier.and_then(|v| Ops::compare(rel, v)) {
                     out.push(name, ops(p))
                 }
             }
@@ -263,8 +264,9 @@ pub(super) fn out_expect(
                             handle: Ref::Made(n),
                             ..
                         },
-                    ) => match Ops::compare(r, format!("$vv{n}")) {
+                    ) => match w.var(&format!("vv{n}")).and_then(|v| Ops::compare(r, v)) {
                         Some(p) => p,
+                        // No earlier read saved (it failed): nothing to relate to.
                         None => continue,
                     },
                     _ => continue,
@@ -292,37 +294,31 @@ pub(super) fn out_expect(
     }
 }
 
-/// A whole number read as `f64` (`number_pred` bounds fractions by integers) as the
-/// case language's integer.
-fn number(x: f64) -> Value {
-    match x {
-        _ if x.fract() != 0.0 => Value::Text(format!("{x}")),
-        _ if x.abs() < 9.0e18 => Value::Int(x as i64),
-        _ if (0.0..u64::MAX as f64).contains(&x) => Value::UInt(x as u64),
-        _ => Value::Text(format!("{x}")),
-    }
-}
-
 /// A read's bytes as a predicate on the case language's `value`: the number, or the
-/// range of the elements' numbers (`None` for MPI_CHAR: strings are not numbers).
+/// range of the elements' numbers (`None` for MPI_CHAR: strings are not numbers, and
+/// for a double no integer of the language reaches).
 fn number_pred(g: &Gen, op: &Op, b: &[u8]) -> Option<WrittenPred> {
     let dt = g.read_datatype(op)?;
     let count = b.len() / dt.size().max(1);
-    let nums: Vec<f64> = match VarValue::from_bytes(dt, count, b) {
-        VarValue::Ints(v) => v.into_iter().map(|x| x as f64).collect(),
-        VarValue::Doubles(v) => v,
+    // Whole numbers exactly (an MPI_UINT64_T value past `i64` included): the smallest
+    // and the largest element.
+    let (lo, hi): (i128, i128) = match VarValue::from_bytes(dt, count, b) {
+        VarValue::Ints(v) => (*v.iter().min()?, *v.iter().max()?),
+        // The case language's numbers are integers: a fraction is bounded by the
+        // integers around it (0.5 → between 0 and 1, which still rejects a percentage
+        // of 1.5).
+        VarValue::Doubles(v) => {
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min).floor();
+            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max).ceil();
+            let whole = |x: f64| (x.abs() < 1e38).then_some(x as i128);
+            (whole(lo)?, whole(hi)?)
+        }
         VarValue::Chars(_) => return None,
     };
-    let lo = nums.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = nums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    // The case language's numbers are integers: a fraction is bounded by the integers
-    // around it (0.5 → between 0 and 1, which still rejects a percentage of 1.5).
-    let (lo, hi) = (lo.floor(), hi.ceil());
-    match nums.len() {
-        0 => None,
-        _ if lo == hi => Some(WrittenPred::Is(number(lo))),
-        _ => Some(WrittenPred::Ops(Box::new(Ops {
-            between: Some((number(lo), number(hi))),
+    match (Value::whole(lo)?, Value::whole(hi)?) {
+        (v, _) if lo == hi => Some(WrittenPred::Is(v)),
+        (lo, hi) => Some(WrittenPred::Ops(Box::new(Ops {
+            between: Some((lo, hi)),
             ..Ops::default()
         }))),
     }

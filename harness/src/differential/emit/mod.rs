@@ -14,7 +14,8 @@
 //! question a module:
 //!
 //! - `steps`: each op as a step's `call` (`Op::func`), `args` and `save` (handles saved
-//!   and passed by name, entries other than the subject looked up by name);
+//!   and passed by name, one no step saved as the value the target engine passed,
+//!   entries other than the subject looked up by name);
 //! - `expect`: what a step expects: the codes the comparator accepts there, and the
 //!   diverging call's outputs as `out:` predicates.
 
@@ -142,6 +143,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         init: false,
         looked_up: Vec::new(),
         lookups: Vec::new(),
+        saved: Default::default(),
     };
     let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
     let hash = {
@@ -203,6 +205,9 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         let level = g.level(op);
         w.init = g.initialized();
         let mut s = w.call(op, m);
+        for l in &w.lookups {
+            w.saved.extend(l.save.keys().map(String::from));
+        }
         steps.append(&mut w.lookups);
         if let Some(Out::Enum(Some(e))) = m.out("enumtype") {
             if *e as usize == enums_seen {
@@ -213,6 +218,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         if n >= d.step {
             s.save = Pairs::default();
         }
+        w.saved.extend(s.save.keys().map(String::from));
         s.erroneous = level != Level::Must;
         let raise = matches!(op, Op::RaiseEvent { .. });
         let at = format!("step {} ({})", steps.len() + 1, op.func().yaml());
@@ -258,7 +264,9 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
             // The callbacks the event ran: drained by the harness's `deliveries` step.
             let mut s = WrittenStep::call(Func::Deliveries);
             if n < d.step {
-                s.save.push(format!("i{}", w.raises.len() - 1), "instances");
+                let list = format!("i{}", w.raises.len() - 1);
+                w.saved.insert(list.clone());
+                s.save.push(list, "instances");
             } else {
                 out_expect(&mut s.expect, op, m, &w, d, &g, FlagTrue::One);
             }

@@ -4,12 +4,19 @@
 //! `$s0`, `$p0`, `$r0`); the subject's index is `$index`; another entry is looked up
 //! by name first (`*_get_index`, saved as `$x0`, ...), since an index is the library's
 //! own numbering and a name is the same on every library.
+//!
+//! A `$name` is written only when an earlier step saved it, so every case loads
+//! (`validate` rejects an unsaved one). Where the sequence names what no step saved (a
+//! robustness sequence's handle whose allocation failed or never happened, a foreign
+//! handle of a kind it never made: R-GEN-3), the step passes the value the target
+//! engine passed in that call instead, as a number (`Slots::resolve`).
 
 use crate::cases::funcs::Func;
 use crate::cases::written::{Value, WrittenForAll, WrittenRc, WrittenStep};
 use crate::differential::obs::{Obs, Out};
 use crate::differential::op::{callback_tag, Data, Kind, Op, Ref, Str};
-use crate::differential::Mirror;
+use crate::differential::{HandleKind, Mirror, Slots};
+use std::collections::BTreeSet;
 
 pub(super) struct Writer<'a> {
     pub(super) m: &'a Mirror,
@@ -30,9 +37,25 @@ pub(super) struct Writer<'a> {
     pub(super) looked_up: Vec<((Kind, i32), String)>,
     /// The `*_get_index` steps to write before the step being written.
     pub(super) lookups: Vec<WrittenStep>,
+    /// The variables the steps written so far saved: the only `$names` a step may use.
+    pub(super) saved: BTreeSet<String>,
 }
 
-const PREFIX: [&str; 4] = ["c", "s", "p", "r"];
+/// The variable prefix and the target engine's table of each kind of handle a step
+/// passes by name: cvar handles, sessions, pvar handles, registrations.
+const TABLES: [(&str, HandleKind); 4] = [
+    ("c", HandleKind::Cvar),
+    ("s", HandleKind::Session),
+    ("p", HandleKind::Pvar),
+    ("r", HandleKind::Registration),
+];
+
+/// The value the target engine passes for a handle the sequence did not make
+/// (`Slots::resolve` with nothing made: a value no call returned), as the number a
+/// case writes: the same call, the same undefined argument (R-GEN-3).
+fn unmade(k: HandleKind, r: Ref) -> Value {
+    format!("{:#x}", Slots::default().resolve(k, r, 0, 0)).into()
+}
 
 /// The `*_get_index` of an entry kind; none for sources (MPI-4.1 §15.3.8 gives them
 /// no get_index).
@@ -47,6 +70,11 @@ fn get_index_func(k: Kind) -> Option<Func> {
 }
 
 impl Writer<'_> {
+    /// `$name` when an earlier step saved it.
+    pub(super) fn var(&self, name: &str) -> Option<Value> {
+        self.saved.contains(name).then(|| format!("${name}").into())
+    }
+
     fn index(&mut self, k: Kind, i: i32) -> Value {
         if self.subject == Some((k, i)) && !self.literal {
             return "$index".into();
@@ -93,13 +121,19 @@ impl Writer<'_> {
         Some(step)
     }
 
-    fn handle(r: Ref, table: usize, null: Value) -> Value {
-        match r {
-            Ref::Made(n) => format!("${}{n}", PREFIX[table]).into(),
-            Ref::Null => null,
-            Ref::All => "MPI_T_PVAR_ALL_HANDLES".into(),
-            Ref::Foreign(n) => format!("${}{n}", PREFIX[if table == 0 { 2 } else { 0 }]).into(),
-        }
+    /// A handle argument: the handle saved when it was made, else (a handle whose
+    /// allocation failed or never ran) the value the target engine passed.
+    fn handle(&self, r: Ref, table: usize, null: Value) -> Value {
+        let (prefix, kind) = TABLES[table];
+        // A foreign handle is the same-numbered one of another table (`Slots::resolve`):
+        // a pvar handle where a cvar handle goes, a cvar handle elsewhere.
+        let named = match r {
+            Ref::Made(n) => format!("{prefix}{n}"),
+            Ref::Foreign(n) => format!("{}{n}", TABLES[if table == 0 { 2 } else { 0 }].0),
+            Ref::Null => return null,
+            Ref::All => return "MPI_T_PVAR_ALL_HANDLES".into(),
+        };
+        self.var(&named).unwrap_or_else(|| unmade(kind, r))
     }
 
     fn size(s: Str) -> Value {
@@ -114,11 +148,11 @@ impl Writer<'_> {
     /// `for_all`.
     pub(super) fn call(&mut self, op: &Op, m: &Obs) -> WrittenStep {
         let mut s = WrittenStep::call(op.func());
-        let cv = |r: Ref| Self::handle(r, 0, "MPI_T_CVAR_HANDLE_NULL".into());
-        let sess = |r: Ref| Self::handle(r, 1, "MPI_T_PVAR_SESSION_NULL".into());
-        let pv = |r: Ref| Self::handle(r, 2, "MPI_T_PVAR_HANDLE_NULL".into());
+        let cv = |w: &Self, r: Ref| w.handle(r, 0, "MPI_T_CVAR_HANDLE_NULL".into());
+        let sess = |w: &Self, r: Ref| w.handle(r, 1, "MPI_T_PVAR_SESSION_NULL".into());
+        let pv = |w: &Self, r: Ref| w.handle(r, 2, "MPI_T_PVAR_HANDLE_NULL".into());
         // MPI-4.1 names no NULL registration constant; the case language writes 0.
-        let reg = |r: Ref| Self::handle(r, 3, Value::Int(0));
+        let reg = |w: &Self, r: Ref| w.handle(r, 3, Value::Int(0));
         match op {
             Op::InitThread { required } => s.arg("required", required.spelling()),
             Op::Finalize | Op::GetNum(_) | Op::MpiInit => {}
@@ -160,7 +194,7 @@ impl Writer<'_> {
                 }
             }
             Op::EnumGetInfo { enumtype, name } => {
-                s.arg("enumtype", format!("$e{enumtype}"));
+                s.arg("enumtype", self.enumtype(*enumtype));
                 self.enum_name(&mut s, *name);
             }
             Op::EnumGetItem {
@@ -168,7 +202,7 @@ impl Writer<'_> {
                 item,
                 name,
             } => {
-                s.arg("enumtype", format!("$e{enumtype}"));
+                s.arg("enumtype", self.enumtype(*enumtype));
                 s.arg("item", i64::from(*item));
                 self.enum_name(&mut s, *name);
             }
@@ -179,16 +213,16 @@ impl Writer<'_> {
                     self.made[0] += 1;
                 }
             }
-            Op::CvarHandleFree { handle } => s.arg("handle", cv(*handle)),
+            Op::CvarHandleFree { handle } => s.arg("handle", cv(self, *handle)),
             Op::CvarRead { handle } => {
-                s.arg("handle", cv(*handle));
+                s.arg("handle", cv(self, *handle));
                 if let Ref::Made(n) = handle {
                     s.save.push(format!("vc{n}"), "bytes");
                 }
             }
             Op::CvarWrite { handle, data } => {
-                s.arg("handle", cv(*handle));
-                s.arg("data", Self::data(*handle, *data, "vc"));
+                s.arg("handle", cv(self, *handle));
+                s.arg("data", self.data(*handle, *data, "vc"));
             }
             Op::SessionCreate => {
                 if m.ok() {
@@ -196,9 +230,9 @@ impl Writer<'_> {
                     self.made[1] += 1;
                 }
             }
-            Op::SessionFree { session } => s.arg("session", sess(*session)),
+            Op::SessionFree { session } => s.arg("session", sess(self, *session)),
             Op::PvarHandleAlloc { session, index } => {
-                s.arg("session", sess(*session));
+                s.arg("session", sess(self, *session));
                 s.arg("index", self.index(Kind::Pvar, *index));
                 if m.ok() {
                     s.save.push(format!("p{}", self.made[2]), "handle");
@@ -209,14 +243,14 @@ impl Writer<'_> {
             | Op::Pvar {
                 session, handle, ..
             } => {
-                s.arg("session", sess(*session));
-                s.arg("handle", pv(*handle));
+                s.arg("session", sess(self, *session));
+                s.arg("handle", pv(self, *handle));
             }
             Op::PvarRead {
                 session, handle, ..
             } => {
-                s.arg("session", sess(*session));
-                s.arg("handle", pv(*handle));
+                s.arg("session", sess(self, *session));
+                s.arg("handle", pv(self, *handle));
                 if let Ref::Made(n) = handle {
                     s.save.push(format!("vp{n}"), "bytes");
                     // The number, for a relation with a later read (relations.rs).
@@ -228,9 +262,9 @@ impl Writer<'_> {
                 handle,
                 data,
             } => {
-                s.arg("session", sess(*session));
-                s.arg("handle", pv(*handle));
-                s.arg("data", Self::data(*handle, *data, "vp"));
+                s.arg("session", sess(self, *session));
+                s.arg("handle", pv(self, *handle));
+                s.arg("data", self.data(*handle, *data, "vp"));
             }
             Op::SourceGetTimestamp { index } => s.arg("index", self.index(Kind::Source, *index)),
             Op::EventHandleAlloc { index } => {
@@ -240,7 +274,7 @@ impl Writer<'_> {
                     self.made[3] += 1;
                 }
             }
-            Op::EventHandleFree { registration } => s.arg("registration", reg(*registration)),
+            Op::EventHandleFree { registration } => s.arg("registration", reg(self, *registration)),
             Op::Simulate { steps } => s.arg("steps", i64::from(*steps)),
             Op::EventInfoObject { index } => s.arg("index", self.index(Kind::Event, *index)),
             Op::EventRegisterCallback {
@@ -248,7 +282,7 @@ impl Writer<'_> {
                 safety,
                 set,
             } => {
-                s.arg("registration", reg(*registration));
+                s.arg("registration", reg(self, *registration));
                 s.arg(
                     "cb_safety",
                     format!("MPI_T_CB_REQUIRE_{}", safety.spelling()),
@@ -258,7 +292,7 @@ impl Writer<'_> {
                 s.arg("tag", callback_tag(*registration, *safety) as i64);
             }
             Op::EventSetDroppedHandler { registration, set } => {
-                s.arg("registration", reg(*registration));
+                s.arg("registration", reg(self, *registration));
                 s.arg("handler", i64::from(*set));
             }
             Op::RaiseEvent { index, required } => {
@@ -282,8 +316,17 @@ impl Writer<'_> {
                     .iter()
                     .position(|(f, n)| (*f..f + n).contains(instance))
                     .unwrap_or(0);
-                s.for_all = Some(WrittenForAll::List(format!("i{k}")));
-                s.arg("instance", "$item");
+                let list = format!("i{k}");
+                if self.saved.contains(&list) {
+                    s.for_all = Some(WrittenForAll::List(list));
+                    s.arg("instance", "$item");
+                } else {
+                    // No raise delivered it: the value the target engine passed.
+                    s.arg(
+                        "instance",
+                        unmade(HandleKind::Instance, Ref::Made(*instance)),
+                    );
+                }
                 s.arg("element", 0i64);
                 s.arg("bytes", 16i64);
             }
@@ -300,11 +343,23 @@ impl Writer<'_> {
         }
     }
 
-    fn data(h: Ref, d: Data, prefix: &str) -> Value {
+    /// The data of a write: a number, or the bytes the last read through the handle
+    /// returned. With no read saved the target engine writes zeros (`Slots::
+    /// write_bytes`), as the executor does for `0`.
+    fn data(&self, h: Ref, d: Data, prefix: &str) -> Value {
         match (d, h) {
             (Data::Int(n), _) => i64::from(n).into(),
-            (Data::Readback, Ref::Made(n)) => format!("${prefix}{n}").into(),
+            (Data::Readback, Ref::Made(n)) => {
+                self.var(&format!("{prefix}{n}")).unwrap_or(Value::Int(0))
+            }
             (Data::Readback, _) => Value::Int(0),
         }
+    }
+
+    /// An enumeration saved from the get_info that first returned it; one no step
+    /// saved (its get_info failed, or asked the name only) is passed as the target
+    /// engine passes it: 0 (`TargetEngine::enum_handle`).
+    fn enumtype(&self, n: u16) -> Value {
+        self.var(&format!("e{n}")).unwrap_or(Value::Int(0))
     }
 }
