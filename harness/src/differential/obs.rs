@@ -102,11 +102,6 @@ impl Obs {
         }
     }
     pub fn with(mut self, name: &'static str, o: Out) -> Obs {
-        // Room for the most OUT values a call has (MPI_T_pvar_get_info's ten) at the
-        // first: one allocation per observation instead of a growth per few values.
-        if self.outs.capacity() == 0 {
-            self.outs.reserve_exact(10);
-        }
         self.outs.push((OutName(Cow::Borrowed(name)), o));
         self
     }
