@@ -64,6 +64,9 @@ pub enum Group {
 ///   executor keeps it to size reads and decode them, R-CVAR-8).
 /// - `depth: 1 | -1`: what a successful call does to MPI_T's initialization count
 ///   (R-INIT-1, R-FIN-1).
+/// - `rule: "R-..."`: the rule of specs/clauses.yaml a wrong outcome of the call breaks
+///   when nothing about the state says more ([`Func::rule`]; set for the calls the
+///   differential oracle makes, whose comparator cites it).
 macro_rules! funcs {
     (@some) => { None };
     (@some $x:expr) => { Some($x) };
@@ -78,6 +81,7 @@ macro_rules! funcs {
         $(, strings: $strings:ident)?
         $(, allocates: $allocates:ident)?
         $(, depth: $depth:literal)?
+        $(, rule: $rule:literal)?
     ;)+) => {
         /// A callable function.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -131,121 +135,127 @@ macro_rules! funcs {
             pub fn depth(self) -> i32 {
                 match self { $(Func::$variant => funcs!(@depth $($depth)?)),+ }
             }
+            /// The rule (specs/clauses.yaml) a divergence in the call's outcome cites
+            /// unless its state says more (the differential comparator's `rule_of`; a
+            /// case cites its own `rules:`), for the calls fuzz-props makes.
+            pub fn rule(self) -> Option<&'static str> {
+                match self { $(Func::$variant => funcs!(@some $($rule)?)),+ }
+            }
         }
     };
 }
 
 funcs! {
     InitThread = "init_thread", "MPI_T_init_thread", ["required": Int], ["provided"],
-        c: "{required}, {&provided}", depth: 1;
-    Finalize = "finalize", "MPI_T_finalize", [], [], c: "", depth: -1;
+        c: "{required}, {&provided}", depth: 1, rule: "R-INIT-1";
+    Finalize = "finalize", "MPI_T_finalize", [], [], c: "", depth: -1, rule: "R-FIN-1";
     EnumGetInfo = "enum_get_info", "MPI_T_enum_get_info", ["enumtype": Handle, "name": Str], ["num", "name"],
-        c: "{enumtype}, {&num}, {name}", strings: Enum;
+        c: "{enumtype}, {&num}, {name}", strings: Enum, rule: "R-ENUM-2";
     EnumGetItem = "enum_get_item", "MPI_T_enum_get_item", ["enumtype": Handle, "item": Int, "name": Str], ["value", "name"],
-        c: "{enumtype}, {item}, {&value}, {name}", strings: Item;
-    CvarGetNum = "cvar_get_num", "MPI_T_cvar_get_num", [], ["num"], c: "{&num}";
+        c: "{enumtype}, {item}, {&value}, {name}", strings: Item, rule: "R-ENUM-3";
+    CvarGetNum = "cvar_get_num", "MPI_T_cvar_get_num", [], ["num"], c: "{&num}", rule: "R-CVAR-2";
     CvarGetInfo = "cvar_get_info", "MPI_T_cvar_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "verbosity", "datatype", "enumtype", "desc", "bind", "scope"],
         c: "{index}, {name}, {&verbosity}, {&datatype}, {&enumtype}, {desc}, {&bind}, {&scope}",
-        strings: Cvar;
+        strings: Cvar, rule: "R-CVAR-2";
     // MPI_T_cvar_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
     CvarGetInfoNameOnly = "cvar_get_info_name_only", "MPI_T_cvar_get_info", ["index": Int, "name": Str], ["name"],
-        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL, NULL, NULL", strings: Cvar;
-    CvarGetIndex = "cvar_get_index", "MPI_T_cvar_get_index", ["name": Text], ["index"], c: "{name}, {&index}";
+        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL, NULL, NULL", strings: Cvar, rule: "R-CVAR-2";
+    CvarGetIndex = "cvar_get_index", "MPI_T_cvar_get_index", ["name": Text], ["index"], c: "{name}, {&index}", rule: "R-CVAR-5";
     CvarHandleAlloc = "cvar_handle_alloc", "MPI_T_cvar_handle_alloc", ["index": Int, "obj": Obj], ["handle", "count"],
-        c: "{index}, {obj}, {&handle}, {&count}", allocates: Cvar;
-    CvarHandleFree = "cvar_handle_free", "MPI_T_cvar_handle_free", ["handle": Handle], ["handle"], c: "{&handle}";
+        c: "{index}, {obj}, {&handle}, {&count}", allocates: Cvar, rule: "R-CVAR-6";
+    CvarHandleFree = "cvar_handle_free", "MPI_T_cvar_handle_free", ["handle": Handle], ["handle"], c: "{&handle}", rule: "R-CVAR-7";
     CvarRead = "cvar_read", "MPI_T_cvar_read", ["handle": Handle], ["value", "bytes", "overrun", "strlen"],
-        c: "{handle}, {&value}";
-    CvarWrite = "cvar_write", "MPI_T_cvar_write", ["handle": Handle, "data": Data], [], c: "{handle}, {data}";
-    PvarGetNum = "pvar_get_num", "MPI_T_pvar_get_num", [], ["num"], c: "{&num}";
+        c: "{handle}, {&value}", rule: "R-CVAR-8";
+    CvarWrite = "cvar_write", "MPI_T_cvar_write", ["handle": Handle, "data": Data], [], c: "{handle}, {data}", rule: "R-CVAR-9";
+    PvarGetNum = "pvar_get_num", "MPI_T_pvar_get_num", [], ["num"], c: "{&num}", rule: "R-PVAR-1";
     PvarGetInfo = "pvar_get_info", "MPI_T_pvar_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "verbosity", "var_class", "datatype", "enumtype", "desc", "bind", "readonly", "continuous", "atomic"],
         c: "{index}, {name}, {&verbosity}, {&var_class}, {&datatype}, {&enumtype}, {desc}, {&bind}, {&readonly}, {&continuous}, {&atomic}",
-        strings: Pvar;
+        strings: Pvar, rule: "R-PVAR-1";
     // MPI_T_pvar_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
     PvarGetInfoNameOnly = "pvar_get_info_name_only", "MPI_T_pvar_get_info", ["index": Int, "name": Str], ["name"],
-        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL", strings: Pvar;
+        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL", strings: Pvar, rule: "R-PVAR-1";
     PvarGetIndex = "pvar_get_index", "MPI_T_pvar_get_index", ["name": Text, "var_class": Int], ["index"],
-        c: "{name}, {var_class}, {&index}";
-    PvarSessionCreate = "pvar_session_create", "MPI_T_pvar_session_create", [], ["session"], c: "{&session}";
-    PvarSessionFree = "pvar_session_free", "MPI_T_pvar_session_free", ["session": Handle], ["session"], c: "{&session}";
+        c: "{name}, {var_class}, {&index}", rule: "R-PVAR-4";
+    PvarSessionCreate = "pvar_session_create", "MPI_T_pvar_session_create", [], ["session"], c: "{&session}", rule: "R-SESS-1";
+    PvarSessionFree = "pvar_session_free", "MPI_T_pvar_session_free", ["session": Handle], ["session"], c: "{&session}", rule: "R-SESS-1";
     PvarHandleAlloc = "pvar_handle_alloc", "MPI_T_pvar_handle_alloc", ["session": Handle, "index": Int, "obj": Obj], ["handle", "count"],
-        c: "{session}, {index}, {obj}, {&handle}, {&count}", allocates: Pvar;
+        c: "{session}, {index}, {obj}, {&handle}, {&count}", allocates: Pvar, rule: "R-PH-1";
     PvarHandleFree = "pvar_handle_free", "MPI_T_pvar_handle_free", ["session": Handle, "handle": Handle], ["handle"],
-        c: "{session}, {&handle}";
-    PvarStart = "pvar_start", "MPI_T_pvar_start", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}";
-    PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}";
+        c: "{session}, {&handle}", rule: "R-PH-1";
+    PvarStart = "pvar_start", "MPI_T_pvar_start", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}", rule: "R-PSTART-1";
+    PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}", rule: "R-PSTART-1";
     PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
-        c: "{session}, {handle}, {&value}";
+        c: "{session}, {handle}, {&value}", rule: "R-PREAD-1";
     // MPI_T_pvar_read made from inside a signal handler (R-PVAR-ASYNC): the prelude's
     // helper raises the signal and makes the call in its handler.
     PvarReadInSignal = "pvar_read_in_signal_handler", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
         c: "{session}, {handle}, {&value}", c_fn: "read_in_signal_handler";
     PvarWrite = "pvar_write", "MPI_T_pvar_write", ["session": Handle, "handle": Handle, "data": Data], [],
-        c: "{session}, {handle}, {data}";
-    PvarReset = "pvar_reset", "MPI_T_pvar_reset", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}";
+        c: "{session}, {handle}, {data}", rule: "R-PWRITE-1";
+    PvarReset = "pvar_reset", "MPI_T_pvar_reset", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}", rule: "R-PRESET-1";
     PvarReadreset = "pvar_readreset", "MPI_T_pvar_readreset", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
-        c: "{session}, {handle}, {&value}";
-    CategoryGetNum = "category_get_num", "MPI_T_category_get_num", [], ["num"], c: "{&num}";
+        c: "{session}, {handle}, {&value}", rule: "R-PRR-1";
+    CategoryGetNum = "category_get_num", "MPI_T_category_get_num", [], ["num"], c: "{&num}", rule: "R-CAT-1";
     CategoryGetInfo = "category_get_info", "MPI_T_category_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "desc", "num_cvars", "num_pvars", "num_categories"],
-        c: "{index}, {name}, {desc}, {&num_cvars}, {&num_pvars}, {&num_categories}", strings: Category;
+        c: "{index}, {name}, {desc}, {&num_cvars}, {&num_pvars}, {&num_categories}", strings: Category, rule: "R-CAT-1";
     // MPI_T_category_get_info asking only for the name (every other OUT NULL, R-CVAR-3).
     CategoryGetInfoNameOnly = "category_get_info_name_only", "MPI_T_category_get_info", ["index": Int, "name": Str], ["name"],
-        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL", strings: Category;
+        c: "{index}, {name}, NULL, NULL, NULL, NULL, NULL", strings: Category, rule: "R-CAT-1";
     CategoryGetNumEvents = "category_get_num_events", "MPI_T_category_get_num_events", ["index": Int], ["num"],
-        c: "{index}, {&num}", since: (4, 0);
-    CategoryGetIndex = "category_get_index", "MPI_T_category_get_index", ["name": Text], ["index"], c: "{name}, {&index}";
+        c: "{index}, {&num}", since: (4, 0), rule: "R-CAT-1";
+    CategoryGetIndex = "category_get_index", "MPI_T_category_get_index", ["name": Text], ["index"], c: "{name}, {&index}", rule: "R-CAT-1";
     CategoryGetCvars = "category_get_cvars", "MPI_T_category_get_cvars", ["index": Int, "len": Int], ["indices", "overrun"],
-        c: "{index}, {len}, {&indices}";
+        c: "{index}, {len}, {&indices}", rule: "R-CAT-1";
     CategoryGetPvars = "category_get_pvars", "MPI_T_category_get_pvars", ["index": Int, "len": Int], ["indices", "overrun"],
-        c: "{index}, {len}, {&indices}";
+        c: "{index}, {len}, {&indices}", rule: "R-CAT-1";
     CategoryGetEvents = "category_get_events", "MPI_T_category_get_events", ["index": Int, "len": Int], ["indices", "overrun"],
-        c: "{index}, {len}, {&indices}", since: (4, 0);
+        c: "{index}, {len}, {&indices}", since: (4, 0), rule: "R-CAT-1";
     CategoryGetCategories = "category_get_categories", "MPI_T_category_get_categories", ["index": Int, "len": Int], ["indices", "overrun"],
-        c: "{index}, {len}, {&indices}";
-    CategoryChanged = "category_changed", "MPI_T_category_changed", [], ["update_number"], c: "{&update_number}";
-    SourceGetNum = "source_get_num", "MPI_T_source_get_num", [], ["num"], c: "{&num}", since: (4, 0);
+        c: "{index}, {len}, {&indices}", rule: "R-CAT-1";
+    CategoryChanged = "category_changed", "MPI_T_category_changed", [], ["update_number"], c: "{&update_number}", rule: "R-CAT";
+    SourceGetNum = "source_get_num", "MPI_T_source_get_num", [], ["num"], c: "{&num}", since: (4, 0), rule: "R-SRC-1";
     SourceGetInfo = "source_get_info", "MPI_T_source_get_info", ["index": Int, "name": Str, "desc": Str],
         ["name", "desc", "ordering", "ticks_per_second", "max_ticks"],
         c: "{index}, {name}, {desc}, {&ordering}, {&ticks_per_second}, {&max_ticks}, NULL",
-        since: (4, 0), strings: Source;
+        since: (4, 0), strings: Source, rule: "R-SRC-1";
     // MPI_T_source_get_info asking only for the info object (every other OUT NULL).
     SourceGetInfoObject = "source_get_info_object", "MPI_T_source_get_info", ["index": Int], ["info"],
         c: "{index}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {&info}", since: (4, 0);
     SourceGetTimestamp = "source_get_timestamp", "MPI_T_source_get_timestamp", ["index": Int], ["timestamp"],
-        c: "{index}, {&timestamp}", since: (4, 0);
-    EventGetNum = "event_get_num", "MPI_T_event_get_num", [], ["num"], c: "{&num}", since: (4, 0);
+        c: "{index}, {&timestamp}", since: (4, 0), rule: "R-SRC-TS";
+    EventGetNum = "event_get_num", "MPI_T_event_get_num", [], ["num"], c: "{&num}", since: (4, 0), rule: "R-EVT-1";
     // `capacity` sizes the datatype and displacement arrays and is the value of the
     // INOUT num_elements: the reproducer lays them out, so the template does not name it.
     EventGetInfo = "event_get_info", "MPI_T_event_get_info", ["index": Int, "name": Str, "desc": Str, "capacity": Int],
         ["name", "verbosity", "datatypes", "displacements", "num_elements", "enumtype", "desc", "bind", "overrun"],
         c: "{index}, {name}, {&verbosity}, {&datatypes}, {&displacements}, {&num_elements}, {&enumtype}, NULL, {desc}, {&bind}",
-        since: (4, 0), strings: Event;
+        since: (4, 0), strings: Event, rule: "R-EVT-1";
     // MPI_T_event_get_info asking only for the info object (every other OUT NULL).
     EventGetInfoObject = "event_get_info_object", "MPI_T_event_get_info", ["index": Int], ["info"],
-        c: "{index}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {&info}, NULL, NULL, NULL", since: (4, 0);
+        c: "{index}, NULL, NULL, NULL, NULL, NULL, NULL, NULL, {&info}, NULL, NULL, NULL", since: (4, 0), rule: "R-EVT-INFO";
     EventGetIndex = "event_get_index", "MPI_T_event_get_index", ["name": Text], ["index"],
-        c: "{name}, {&index}", since: (4, 0);
+        c: "{name}, {&index}", since: (4, 0), rule: "R-EVT-IDX";
     EventHandleAlloc = "event_handle_alloc", "MPI_T_event_handle_alloc", ["index": Int, "obj": Obj, "info": Handle], ["registration"],
-        c: "{index}, {obj}, {info}, {&registration}", since: (4, 0), allocates: Event;
+        c: "{index}, {obj}, {info}, {&registration}", since: (4, 0), allocates: Event, rule: "R-EVT-1";
     EventHandleSetInfo = "event_handle_set_info", "MPI_T_event_handle_set_info", ["registration": Handle, "info": Handle], [],
         c: "{registration}, {info}", since: (4, 0);
     EventHandleGetInfo = "event_handle_get_info", "MPI_T_event_handle_get_info", ["registration": Handle], ["info"],
         c: "{registration}, {&info}", since: (4, 0);
     EventRegisterCallback = "event_register_callback", "MPI_T_event_register_callback",
         ["registration": Handle, "cb_safety": Int, "info": Handle, "callback": Flag, "tag": Int], [],
-        c: "{registration}, {cb_safety}, {info}, (void *)(intptr_t){tag}, {callback}", since: (4, 0);
+        c: "{registration}, {cb_safety}, {info}, (void *)(intptr_t){tag}, {callback}", since: (4, 0), rule: "R-EVT-CB";
     EventCallbackSetInfo = "event_callback_set_info", "MPI_T_event_callback_set_info", ["registration": Handle, "cb_safety": Int, "info": Handle], [],
         c: "{registration}, {cb_safety}, {info}", since: (4, 0);
     EventCallbackGetInfo = "event_callback_get_info", "MPI_T_event_callback_get_info", ["registration": Handle, "cb_safety": Int], ["info"],
         c: "{registration}, {cb_safety}, {&info}", since: (4, 0);
     // The registration by value (MPI-4.1 §15.3.8): the caller's variable is not nulled.
     EventHandleFree = "event_handle_free", "MPI_T_event_handle_free", ["registration": Handle, "free_callback": Flag], ["registration"],
-        c: "{registration}, NULL, {free_callback}", since: (4, 0);
+        c: "{registration}, NULL, {free_callback}", since: (4, 0), rule: "R-EVT-FREE";
     EventSetDroppedHandler = "event_set_dropped_handler", "MPI_T_event_set_dropped_handler", ["registration": Handle, "handler": Flag], [],
-        c: "{registration}, {handler}", since: (4, 0);
+        c: "{registration}, {handler}", since: (4, 0), rule: "R-EVT-DROP";
     // Event instances exist only inside a callback: no reproducer makes these calls.
     EventRead = "event_read", "MPI_T_event_read", ["instance": Handle, "element": Int, "bytes": Int], ["bytes", "overrun"],
         since: (4, 0);
@@ -299,7 +309,7 @@ funcs! {
     // against the reference only.
     Simulate = "simulate", "MPIT_Reference_simulate", ["steps": Int], [], c: "{steps}";
     RaiseEvent = "raise_event", "MPIT_Reference_raise_event", ["index": Int, "cb_safety": Int], [],
-        c: "{index}, {cb_safety}";
+        c: "{index}, {cb_safety}", rule: "R-EVT-CB";
 }
 
 impl Func {

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::differential::obs::Out;
-use crate::differential::op::{Mode, Str};
+use crate::differential::op::{Act, Kind, Mode, Str};
 use crate::differential::{props, Mirror};
 use mpit_reference::catalog::Catalog;
 use std::sync::Arc;

@@ -190,3 +190,40 @@ fn function_names_are_unchanged() {
         assert_eq!(op.function(), want, "{op:?}");
     }
 }
+
+/// Every op cites a rule of specs/clauses.yaml: its function's `rule:` column, or
+/// the comparator's own for what the op says more (ALL_HANDLES, MPI_Init, the hooks,
+/// an instance read late), never the fallback.
+#[test]
+fn every_op_cites_a_rule_of_the_clauses() {
+    use crate::cases::clauses::Clauses;
+    use crate::differential::compare::rule_of;
+    use crate::specs::Source;
+    let ids: Vec<String> = Clauses::load(&Source::Bundled)
+        .expect("the bundled clauses")
+        .rules
+        .into_iter()
+        .map(|r| r.rule)
+        .collect();
+    for op in every_op() {
+        let special = matches!(
+            op,
+            Op::Pvar {
+                handle: Ref::All,
+                ..
+            } | Op::Simulate { .. }
+                | Op::MpiInit
+                | Op::EventReadAfter { .. }
+        );
+        assert!(
+            special || op.func().rule().is_some(),
+            "{} has no `rule:` in the function table ({op:?})",
+            op.func().yaml()
+        );
+        let r = rule_of(&op);
+        assert!(
+            ids.iter().any(|i| i == r),
+            "{op:?} cites {r}, not in clauses.yaml"
+        );
+    }
+}
