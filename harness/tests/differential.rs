@@ -8,10 +8,11 @@ mod common;
 use common::{reference_lib, run, scratch, stdout};
 use mpit_conform::differential::compare::{compare, Divergence};
 use mpit_conform::differential::emit::case_yaml;
+use mpit_conform::differential::gen::Sampler;
 use mpit_conform::differential::op::{Mode, Op, Ref};
 use mpit_conform::differential::props::{completed, run_model, Found};
 use mpit_conform::differential::target::TargetEngine;
-use mpit_conform::differential::{Gen, HandleKind, Mirror, Slots, Trace};
+use mpit_conform::differential::{HandleKind, Mirror, Slots, Trace};
 use mpit_conform::target::{AbiChoice, Target};
 use mpit_conform::verdict::Level;
 use mpit_reference::catalog::Catalog;
@@ -491,13 +492,7 @@ fn both_engines_name_the_same_outs() {
     // only the values the calls determine are compared (as `fuzzing::ops_differential`).
     m.exact_values = false;
     let m = Arc::new(m);
-    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        rng ^= rng >> 12;
-        rng ^= rng << 25;
-        rng ^= rng >> 27;
-        rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    let mut sampler = Sampler::new(0);
     let mut seen: BTreeMap<&str, u64> = BTreeMap::new();
     // Each disagreement once (function and the two sets), with its first call.
     let mut disagreements: BTreeMap<String, String> = BTreeMap::new();
@@ -513,11 +508,7 @@ fn both_engines_name_the_same_outs() {
             lifecycle,
         };
         for _ in 0..n {
-            let bytes: Vec<u8> = (0..512).map(|_| next() as u8).collect();
-            let start = Gen::new(m.clone(), mode);
-            let ops = start
-                .clone()
-                .ops_from(&mut arbitrary::Unstructured::new(&bytes), 48);
+            let (start, ops) = sampler.sequence(&m, mode, 48);
             let all = completed(&start, &ops);
             base(&t, lifecycle);
             let model = run_model(&start, &all);

@@ -290,6 +290,28 @@ pub enum HandleKind {
     Instance,
 }
 
+impl HandleKind {
+    /// Every kind, in declaration order (`k as usize` is a kind's position).
+    pub const ALL: [HandleKind; 5] = [
+        HandleKind::Cvar,
+        HandleKind::Session,
+        HandleKind::Pvar,
+        HandleKind::Registration,
+        HandleKind::Instance,
+    ];
+
+    /// The kind's NULL handle constant (MPI-4.1 §15.3.6 to §15.3.8).
+    pub fn null_constant(self) -> &'static str {
+        match self {
+            HandleKind::Cvar => "MPI_T_CVAR_HANDLE_NULL",
+            HandleKind::Session => "MPI_T_PVAR_SESSION_NULL",
+            HandleKind::Pvar => "MPI_T_PVAR_HANDLE_NULL",
+            HandleKind::Registration => "MPI_T_EVENT_REGISTRATION_NULL",
+            HandleKind::Instance => "MPI_T_EVENT_INSTANCE_NULL",
+        }
+    }
+}
+
 impl Slots {
     pub fn table(&self, k: HandleKind) -> &Vec<Made> {
         match k {

@@ -8,11 +8,12 @@ use super::{case_yaml, written_case};
 use crate::cases::funcs::Func;
 use crate::cases::parse_file;
 use crate::differential::compare::Divergence;
+use crate::differential::gen::Sampler;
 use crate::differential::obs::{Obs, Out};
 use crate::differential::op::tests::every_op;
 use crate::differential::op::{Mode, Op, Ref};
 use crate::differential::props::{completed, Found};
-use crate::differential::{Gen, Mirror};
+use crate::differential::Mirror;
 use crate::verdict::Level;
 use mpit_reference::catalog::Catalog;
 use mpit_reference::profile::ReturnCode;
@@ -78,13 +79,7 @@ fn founds(m: &Arc<Mirror>, per_mode: usize) -> Vec<Found> {
 
 /// As [`founds`], from another seed of the byte generator (`seed` 0 is `founds`).
 fn founds_seeded(m: &Arc<Mirror>, per_mode: usize, seed: u64) -> Vec<Found> {
-    let mut rng: u64 = 0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    let mut next = move || {
-        rng ^= rng >> 12;
-        rng ^= rng << 25;
-        rng ^= rng >> 27;
-        rng.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    };
+    let mut sampler = Sampler::new(seed);
     let mut out = Vec::new();
     for (robustness, lifecycle) in [(false, false), (true, false), (false, true), (true, true)] {
         let mode = Mode {
@@ -92,11 +87,7 @@ fn founds_seeded(m: &Arc<Mirror>, per_mode: usize, seed: u64) -> Vec<Found> {
             lifecycle,
         };
         for _ in 0..per_mode {
-            let bytes: Vec<u8> = (0..512).map(|_| next() as u8).collect();
-            let start = Gen::new(m.clone(), mode);
-            let ops = start
-                .clone()
-                .ops_from(&mut arbitrary::Unstructured::new(&bytes), 24);
+            let (start, ops) = sampler.sequence(m, mode, 24);
             let run = completed(&start, &ops);
             for step in 0..run.len() {
                 out.push(Found {

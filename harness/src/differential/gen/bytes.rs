@@ -49,3 +49,38 @@ pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Op>)> {
     let ops = Gen::new(m.clone(), mode).ops_from(&mut u, 64);
     (!ops.is_empty()).then_some((mode, ops))
 }
+
+/// Sequences from a fixed stream of pseudo-random bytes (xorshift64*, 512 bytes a
+/// sequence): the same seed makes the same sequences in every run, without proptest's
+/// search. For the sweeps of the tests (every written case loads, both engines name the
+/// same OUTs), which draw many sequences across the modes from one stream.
+pub struct Sampler {
+    state: u64,
+}
+
+impl Sampler {
+    pub fn new(seed: u64) -> Sampler {
+        Sampler {
+            state: 0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0xD1B5_4A32_D192_ED03),
+        }
+    }
+
+    fn next(&mut self) -> u64 {
+        let r = &mut self.state;
+        *r ^= *r >> 12;
+        *r ^= *r << 25;
+        *r ^= *r >> 27;
+        r.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// The next sequence of at most `max_len` calls in `mode`, with the generator state
+    /// it starts from.
+    pub fn sequence(&mut self, m: &Arc<Mirror>, mode: Mode, max_len: usize) -> (Gen, Vec<Op>) {
+        let bytes: Vec<u8> = (0..512).map(|_| self.next() as u8).collect();
+        let start = Gen::new(m.clone(), mode);
+        let ops = start
+            .clone()
+            .ops_from(&mut arbitrary::Unstructured::new(&bytes), max_len);
+        (start, ops)
+    }
+}

@@ -19,7 +19,7 @@ mod level;
 mod pick;
 mod valid;
 
-pub use bytes::decode;
+pub use bytes::{decode, Sampler};
 pub use pick::Pick;
 
 use super::op::{Act, Kind, Mode, Op, Ref};

@@ -51,7 +51,7 @@ pub struct TargetEngine<'a> {
 /// engine (a lookup by name per handle argument was a tenth of fuzz-props' time in
 /// this engine).
 struct Consts {
-    /// The NULL handle of each `HandleKind`, in its order.
+    /// The NULL handle of each `HandleKind`, at its position in `HandleKind::ALL`.
     null: [u64; 5],
     all_handles: u64,
     info_null: u64,
@@ -77,14 +77,7 @@ impl<'a> TargetEngine<'a> {
     pub fn new(t: &'a Target, m: &'a Mirror) -> TargetEngine<'a> {
         let constant = |n: &str| t.handles.get(n).copied().unwrap_or(0);
         let consts = Consts {
-            null: [
-                "MPI_T_CVAR_HANDLE_NULL",
-                "MPI_T_PVAR_SESSION_NULL",
-                "MPI_T_PVAR_HANDLE_NULL",
-                "MPI_T_EVENT_REGISTRATION_NULL",
-                "MPI_T_EVENT_INSTANCE_NULL",
-            ]
-            .map(constant),
+            null: HandleKind::ALL.map(|k| constant(k.null_constant())),
             all_handles: constant("MPI_T_PVAR_ALL_HANDLES"),
             info_null: constant("MPI_INFO_NULL"),
             enum_null: constant("MPI_T_ENUM_NULL"),
@@ -99,13 +92,7 @@ impl<'a> TargetEngine<'a> {
 
     /// The kind's NULL handle in this ABI.
     fn null(&self, k: HandleKind) -> u64 {
-        self.consts.null[match k {
-            HandleKind::Cvar => 0,
-            HandleKind::Session => 1,
-            HandleKind::Pvar => 2,
-            HandleKind::Registration => 3,
-            HandleKind::Instance => 4,
-        }]
+        self.consts.null[k as usize]
     }
 
     fn handle(&self, k: HandleKind, r: Ref) -> usize {
