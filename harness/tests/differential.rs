@@ -8,11 +8,12 @@ mod common;
 use common::{reference_lib, run, scratch, stdout};
 use mpit_conform::differential::compare::{compare, Divergence};
 use mpit_conform::differential::emit::case_yaml;
+use mpit_conform::differential::engine::trace;
 use mpit_conform::differential::gen::Sampler;
 use mpit_conform::differential::op::{Mode, Op, Ref};
 use mpit_conform::differential::props::{completed, run_model, Found};
 use mpit_conform::differential::target::TargetEngine;
-use mpit_conform::differential::{HandleKind, Mirror, Slots, Trace};
+use mpit_conform::differential::{HandleKind, Mirror, Slots};
 use mpit_conform::target::{AbiChoice, Target};
 use mpit_conform::verdict::Level;
 use mpit_reference::catalog::Catalog;
@@ -512,11 +513,7 @@ fn both_engines_name_the_same_outs() {
             let all = completed(&start, &ops);
             base(&t, lifecycle);
             let model = run_model(&start, &all);
-            let mut e = TargetEngine::new(&t, &m);
-            let target = Trace {
-                obs: all.iter().map(|o| e.apply(o)).collect(),
-                died: None,
-            };
+            let target = trace(&mut TargetEngine::new(&t, &m), &all);
             let upto = compare(&start, &all, &model, &target).map_or(all.len(), |d| d.step + 1);
             sequences += 1;
             for (i, op) in all.iter().enumerate().take(upto) {

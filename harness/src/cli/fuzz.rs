@@ -353,7 +353,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
         timeout: a.timeout,
     })?;
     let m = Arc::new(mirror(&setup, None)?);
-    let Some((mode, ops)) = gen::decode(&m, &bytes) else {
+    let Some((mode, ops, _)) = gen::decode(&m, &bytes) else {
         bail!(
             "{}: not an ops_differential artifact: its {} bytes decode to no MPI_T call",
             a.artifact.display(),

@@ -6,14 +6,19 @@
 //! - [`op`]: one call and its arguments ([`Op`]), in a form both engines carry out;
 //! - [`gen`]: which calls make sense next ([`Gen`], the shape of the model's state:
 //!   live sessions and handles, init depth), for proptest and for cargo-fuzz;
-//! - [`model`] and [`target`]: the two engines, each turning ops into [`Obs`];
+//! - [`engine`]: the `Engine` trait both engines implement, one call in, one [`Obs`]
+//!   out, and the `Runner` of a whole sequence on a library (in this process or in a
+//!   worker);
+//! - [`model`] and [`target`]: the two engines;
 //! - [`compare`]: the comparator, which knows which outputs the standard fixes;
-//! - `runner::remote`: the target engine in a worker process (vendor code never runs in the
-//!   supervisor); [`props`]: the proptest state machine and `fuzz-props`;
+//! - `runner::remote`: the runner of the target engine in a worker process (vendor code
+//!   never runs in the supervisor); [`props`]: the proptest state machine and
+//!   `fuzz-props`;
 //!   [`emit`]: a failing sequence written out as a YAML case of `specs/`.
 
 pub mod compare;
 pub mod emit;
+pub mod engine;
 pub mod gen;
 pub mod model;
 pub mod obs;
@@ -80,6 +85,10 @@ pub struct Mirror {
     /// sequence's model is a clone of it (see [`Mirror::fresh_model`]).
     #[serde(skip)]
     fresh: OnceLock<mpit_reference::model::Model>,
+    /// The entries the generator may allocate handles for, made on first use (reset
+    /// by [`Mirror::avoid_handles`]).
+    #[serde(skip)]
+    unbound: OnceLock<Arc<gen::Unbound>>,
 }
 
 impl Mirror {
@@ -124,6 +133,7 @@ impl Mirror {
             no_handles: BTreeSet::new(),
             source,
             fresh: OnceLock::new(),
+            unbound: OnceLock::new(),
         }
     }
 
@@ -137,6 +147,14 @@ impl Mirror {
                     mpit_reference::faults::Faults::none(),
                 )
             })
+            .clone()
+    }
+
+    /// The entries the generator allocates handles for ([`gen::Unbound::of`]), made
+    /// once per mirror.
+    pub fn unbound(&self) -> Arc<gen::Unbound> {
+        self.unbound
+            .get_or_init(|| Arc::new(gen::Unbound::of(self)))
             .clone()
     }
 
@@ -174,6 +192,7 @@ impl Mirror {
             return Err(format!("--avoid {spec}: no {kind} of the mirror matches"));
         }
         self.no_handles.extend(hits.iter().map(|i| (k, *i)));
+        self.unbound = OnceLock::new();
         Ok(hits.len())
     }
 
@@ -444,6 +463,7 @@ impl Mirror {
             unsupported: d.unsupported,
             no_handles: BTreeSet::new(),
             fresh: OnceLock::new(),
+            unbound: OnceLock::new(),
         }
     }
 }

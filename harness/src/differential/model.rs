@@ -2,6 +2,7 @@
 //! with the mirrored catalog, outputs in [`Obs`] form. Strings go through the
 //! reference's one implementation of the convention (`mpit_reference::strings`).
 
+use super::engine::Engine;
 use super::obs::{Obs, Out, Ran, StrObs};
 use super::op::{callback_tag, Act, Data, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Slots};
@@ -83,9 +84,10 @@ impl ModelEngine {
             last_read: Vec::new(),
         });
     }
+}
 
-    /// Carries out one op.
-    pub fn apply(&mut self, op: &Op) -> Obs {
+impl Engine for ModelEngine {
+    fn call(&mut self, op: &Op) -> Obs {
         let f = self.faults.clone();
         let m = &mut self.model;
         match op {
@@ -378,7 +380,9 @@ impl ModelEngine {
             }
         }
     }
+}
 
+impl ModelEngine {
     /// What the C ABI does on `MPIT_Reference_raise_event`, with the harness's recorder
     /// as every callback: inside each event callback the instance is read (timestamp,
     /// source, every element, a copy), then the instance ends.
@@ -534,7 +538,8 @@ impl ModelEngine {
                                     .iter()
                                     .map(|d| d.spelling())
                                     .collect::<Vec<_>>()
-                                    .join(","),
+                                    .join(",")
+                                    .into(),
                             ),
                         )
                         .with("displacements", Out::Ints(v.displacements.clone()))

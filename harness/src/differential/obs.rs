@@ -16,8 +16,9 @@ pub const PVAR_FLAGS: [&str; 3] = ["readonly", "continuous", "atomic"];
 pub enum Out {
     Int(i64),
     /// A constant by its spelling (`USER_BASIC`, `MPI_INT`, `COUNTER`, ...);
-    /// `unknown(N)` when the target's number is none of the profile's.
-    Name(String),
+    /// `unknown(N)` when the target's number is none of the profile's. Borrowed
+    /// spellings: no allocation per constant returned.
+    Name(Cow<'static, str>),
     Flag(bool),
     Str(StrObs),
     Ints(Vec<i64>),

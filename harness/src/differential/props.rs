@@ -5,13 +5,12 @@
 //! hang is a failure too, the next run gets a fresh worker) to the minimal one.
 
 use super::compare::{compare_known, Divergence, Known};
+use super::engine::{trace, EngineError, Runner};
 use super::gen::{Gen, Pick};
 use super::model::ModelEngine;
 use super::obs::Trace;
 use super::op::{Mode, Op};
-use super::target::TargetEngine;
 use super::Mirror;
-use crate::target::Target;
 use crate::verdict::Level;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
@@ -57,41 +56,6 @@ impl ReferenceStateMachine for Machine {
     }
 }
 
-/// Why a sequence could not be run at all (not a divergence: the harness's problem or
-/// Ctrl-C).
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    #[error("cannot start a worker: {0}")]
-    Spawn(String),
-    #[error("interrupted")]
-    Interrupted,
-    #[error("worker: {0}")]
-    Protocol(String),
-}
-
-/// Runs a sequence on a target (one small trait per engine under test).
-pub trait Engine {
-    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError>;
-    /// The engine's state no longer matches the model's: start afresh.
-    fn discard(&mut self) {}
-}
-
-/// The target in this process (the fuzzer's: a crash is what it looks for).
-pub struct InProcess<'a> {
-    pub target: &'a Target,
-    pub mirror: &'a Mirror,
-}
-
-impl Engine for InProcess<'_> {
-    fn run(&mut self, ops: &[Op], _lifecycle: bool) -> Result<Trace, EngineError> {
-        let mut e = TargetEngine::new(self.target, self.mirror);
-        Ok(Trace {
-            obs: ops.iter().map(|o| e.apply(o)).collect(),
-            died: None,
-        })
-    }
-}
-
 /// The sequence with the calls that undo it appended (handles freed, inits
 /// finalized), so the next sequence starts where this one did.
 pub fn completed(start: &Gen, ops: &[Op]) -> Vec<Op> {
@@ -106,30 +70,38 @@ pub fn completed(start: &Gen, ops: &[Op]) -> Vec<Op> {
     all
 }
 
+/// [`completed`] from the generator's state after `ops` (the bytes decoder's): the
+/// same sequence, without replaying or copying it.
+pub fn completed_from(mut ops: Vec<Op>, end: &Gen) -> Vec<Op> {
+    if !end.mode.lifecycle {
+        ops.extend(end.cleanup());
+    }
+    ops
+}
+
 /// The model's trace of `ops`.
 pub fn run_model(start: &Gen, ops: &[Op]) -> Trace {
-    let mut m = ModelEngine::new(&start.mirror, !start.mode.lifecycle);
-    Trace {
-        obs: ops.iter().map(|o| m.apply(o)).collect(),
-        died: None,
-    }
+    trace(
+        &mut ModelEngine::new(&start.mirror, !start.mode.lifecycle),
+        ops,
+    )
 }
 
 /// Runs one sequence (completed) on both engines and compares.
 pub fn check(
     start: &Gen,
     ops: &[Op],
-    engine: &mut dyn Engine,
+    engine: &mut dyn Runner,
     known: &Known,
 ) -> Result<Option<Divergence>, EngineError> {
     check_completed(start, &completed(start, ops), engine, known)
 }
 
 /// [`check`] of a sequence already [`completed`].
-fn check_completed(
+pub fn check_completed(
     start: &Gen,
     all: &[Op],
-    engine: &mut dyn Engine,
+    engine: &mut dyn Runner,
     known: &Known,
 ) -> Result<Option<Divergence>, EngineError> {
     let model = run_model(start, all);
@@ -205,7 +177,7 @@ pub fn fails(d: &Divergence, strict: bool) -> bool {
 pub fn search(
     mirror: Arc<Mirror>,
     cfg: &Search,
-    engine: &mut dyn Engine,
+    engine: &mut dyn Runner,
 ) -> Result<Findings, EngineError> {
     SETUP.with(|s| *s.borrow_mut() = Some((mirror.clone(), cfg.mode)));
     let mut seed = [0u8; 32];

@@ -7,7 +7,8 @@
 //! handle for entries whose call crashes, so a library is explored past them.
 
 use crate::differential::compare::Known;
-use crate::differential::props::{check, InProcess};
+use crate::differential::engine::InProcess;
+use crate::differential::props::{check_completed, completed_from};
 use crate::differential::{gen, Divergence, Gen, Mirror};
 use crate::target::{catalog, AbiChoice, Target};
 use crate::verdict::Level;
@@ -84,14 +85,16 @@ pub fn open(lib: &std::path::Path) -> Result<Setup, String> {
 
 /// Runs one input; the divergence, if any.
 pub fn run_with(s: &Setup, data: &[u8]) -> Option<Divergence> {
-    let (mode, ops) = gen::decode(&s.mirror, data)?;
+    let (mode, ops, end) = gen::decode(&s.mirror, data)?;
     let start = Gen::new(s.mirror.clone(), mode);
+    // The closing calls from the state decoding left: no second replay, no copy.
+    let all = completed_from(ops, &end);
     let mut e = InProcess {
         target: &s.target,
         mirror: &s.mirror,
     };
     let known = Known::parse(&s.known).unwrap_or_default();
-    check(&start, &ops, &mut e, &known).ok().flatten()
+    check_completed(&start, &all, &mut e, &known).ok().flatten()
 }
 
 static SETUP: OnceLock<Setup> = OnceLock::new();

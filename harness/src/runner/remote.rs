@@ -3,9 +3,9 @@
 //! call. A crash or hang ends the trace at the call in flight; the next sequence gets
 //! a fresh worker.
 
+use crate::differential::engine::{EngineError, Runner};
 use crate::differential::obs::{Died, Trace};
 use crate::differential::op::Op;
-use crate::differential::props::{Engine, EngineError};
 use crate::differential::Mirror;
 use crate::runner::pool::{Broke, Worker};
 use crate::runner::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
@@ -152,7 +152,7 @@ impl Drop for Remote {
     }
 }
 
-impl Engine for Remote {
+impl Runner for Remote {
     fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError> {
         Remote::run(self, ops, lifecycle)
     }

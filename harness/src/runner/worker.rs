@@ -7,6 +7,7 @@
 use super::capability_probe;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::cases::Suite;
+use crate::differential::engine::Engine;
 use crate::differential::target::TargetEngine;
 use crate::differential::Mirror;
 use crate::exec::{self, Ctx};
@@ -143,7 +144,7 @@ pub fn serve(hello: &Hello) -> i32 {
                 };
                 let mut e = TargetEngine::new(&t, m);
                 for (n, op) in ops.iter().enumerate() {
-                    let obs = Box::new(e.apply(op));
+                    let obs = Box::new(e.call(op));
                     send(&FromWorker::Observed { seq, n, obs });
                 }
                 send(&FromWorker::OpsDone { seq });

@@ -5,6 +5,7 @@ use crate::catalog::{Appears, Catalog};
 use crate::faults::Fault;
 use crate::spec::{Bind, Datatype, Scope, TErr, TResult, Verbosity};
 use crate::value::Value;
+use std::sync::Arc;
 
 /// What `MPI_T_cvar_get_info` returns (strings go through `crate::strings`).
 #[derive(Debug, Clone, PartialEq)]
@@ -26,7 +27,9 @@ pub(super) struct HandleState {
 
 #[derive(Debug, Clone)]
 pub(super) struct CvarState {
-    values: Vec<Value>,
+    /// Shared until written (`Arc::make_mut`): the harness clones a model per generated
+    /// sequence, and most sequences write no cvar.
+    values: Arc<Vec<Value>>,
     pub(super) handles: Registry<CvarHandle, HandleState>,
     info_calls: Vec<u32>,
 }
@@ -34,11 +37,12 @@ pub(super) struct CvarState {
 impl CvarState {
     pub(super) fn new(cat: &Catalog) -> Self {
         CvarState {
-            values: cat
-                .cvars
-                .iter()
-                .map(|v| Value::from_cat(v.datatype, v.count as usize, v.value.as_ref()))
-                .collect(),
+            values: Arc::new(
+                cat.cvars
+                    .iter()
+                    .map(|v| Value::from_cat(v.datatype, v.count as usize, v.value.as_ref()))
+                    .collect(),
+            ),
             handles: Registry::new(),
             info_calls: vec![0; cat.cvars.len()],
         }
@@ -225,7 +229,8 @@ impl Model {
         if v.not_now_until_init && self.mpi != MpiState::Initialized {
             return Err(TErr::CvarSetNotNow);
         }
-        self.cvar.values[st.slot] = Value::from_bytes(v.datatype, st.count, bytes);
+        Arc::make_mut(&mut self.cvar.values)[st.slot] =
+            Value::from_bytes(v.datatype, st.count, bytes);
         Ok(())
     }
 }

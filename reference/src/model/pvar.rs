@@ -22,6 +22,7 @@ use crate::faults::{Fault, Faults};
 use crate::spec::{Bind, Datatype, PvarClass, TErr, TResult, Verbosity};
 use crate::value::Value;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Per step, an active MPI_DOUBLE TIMER grows by this many seconds (MPI_Wtime units),
 /// and the reference's MPI_Wtime advances by as much: a simulated step takes that long.
@@ -80,9 +81,11 @@ pub(super) struct PvarState {
     /// Steps simulated so far.
     tick: u64,
     /// The catalog's `value` of each pvar (the world at step 0 is derived from it).
-    base: Vec<Value>,
-    /// The live value of each pvar's resource at step `tick`.
-    world: Vec<Value>,
+    /// Never changed: shared by clones.
+    base: Arc<Vec<Value>>,
+    /// The live value of each pvar's resource at step `tick`. Shared until a step
+    /// moves it (`Arc::make_mut`): the harness clones a model per generated sequence.
+    world: Arc<Vec<Value>>,
     sessions: BTreeSet<Session>,
     /// Ordered by id, i.e. by allocation order.
     handles: Registry<PvarHandle, HandleState>,
@@ -103,8 +106,8 @@ impl PvarState {
             .collect();
         PvarState {
             tick: 0,
-            base,
-            world,
+            base: Arc::new(base),
+            world: Arc::new(world),
             sessions: BTreeSet::new(),
             handles: Registry::new(),
         }
@@ -121,7 +124,8 @@ impl PvarState {
     pub(super) fn step(&mut self, cat: &Catalog, faults: &Faults) {
         self.tick += 1;
         let t = self.tick;
-        for ((w, p), b) in self.world.iter_mut().zip(&cat.pvars).zip(&self.base) {
+        let world = Arc::make_mut(&mut self.world);
+        for ((w, p), b) in world.iter_mut().zip(&cat.pvars).zip(self.base.iter()) {
             *w = world_at(cat, p, b, t);
         }
         // Fault `stopped-handle-counts`: stopped handles are updated as well.

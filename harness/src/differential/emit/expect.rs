@@ -228,7 +228,7 @@ pub(super) fn out_expect(
                     "scope" => format!("MPI_T_SCOPE_{s}"),
                     "var_class" => format!("MPI_T_PVAR_CLASS_{s}"),
                     "ordering" => format!("MPI_T_SOURCE_{s}"),
-                    _ => s.clone(),
+                    _ => s.to_string(),
                 };
                 out.push(name, is(c.into()))
             }

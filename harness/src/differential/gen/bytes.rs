@@ -33,21 +33,24 @@ impl Gen {
 
 /// Decodes a cargo-fuzz input into a sequence (the `ops_differential` target and
 /// `mpit-conform replay` read inputs the same way): the first byte chooses robustness,
-/// the rest are picks. `None` when the bytes make no call. Lifecycle sequences are
+/// the rest are picks; with the generator's state after the sequence (what
+/// `props::completed` would replay the sequence to find). `None` when the bytes make
+/// no call. Lifecycle sequences are
 /// not generated here: the fuzzer runs every input in one process.
 ///
 /// Robustness sequences only for a library whose catalog is declared (the reference):
 /// an invalid argument may crash a vendor's library (undefined behaviour, R-GEN-3), and
 /// in-process that crash would end the fuzzer without being a finding.
-pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Op>)> {
+pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Op>, Gen)> {
     let (first, rest) = data.split_first()?;
     let mode = Mode {
         robustness: first & 1 == 1 && m.declared,
         lifecycle: false,
     };
     let mut u = arbitrary::Unstructured::new(rest);
-    let ops = Gen::new(m.clone(), mode).ops_from(&mut u, 64);
-    (!ops.is_empty()).then_some((mode, ops))
+    let mut end = Gen::new(m.clone(), mode);
+    let ops = end.ops_from(&mut u, 64);
+    (!ops.is_empty()).then_some((mode, ops, end))
 }
 
 /// Sequences from a fixed stream of pseudo-random bytes (xorshift64*, 512 bytes a

@@ -12,6 +12,28 @@ use crate::judge::return_codes::{
 };
 use crate::verdict::Level;
 use mpit_reference::spec::TErr;
+use std::sync::OnceLock;
+
+/// The `levels:` conditions [`Gen::level`] asks for, read from the table once per
+/// process (the comparator asks for each call fuzz-props compares).
+struct Levels {
+    table_only: Level,
+    explicit: Level,
+    undefined: Level,
+    null_out_unstated: Level,
+}
+
+impl Levels {
+    fn shared() -> &'static Levels {
+        static L: OnceLock<Levels> = OnceLock::new();
+        L.get_or_init(|| Levels {
+            table_only: Table::shared_level(BAD_INDEX_TABLE_ONLY),
+            explicit: Table::shared_level(BAD_INDEX_EXPLICIT),
+            undefined: Table::shared_level(UNDEFINED_ARGUMENT),
+            null_out_unstated: Table::shared_level(NULL_OUT_UNSTATED),
+        })
+    }
+}
 
 impl Gen {
     /// A live pvar handle used with a live session it was not allocated in (R-PH-1).
@@ -136,20 +158,23 @@ impl Gen {
             };
         }
         let bad_ref = |t: &[Life], r: Ref| !Self::live(t, r);
-        let table_only = Table::shared_level(BAD_INDEX_TABLE_ONLY);
-        let explicit = Table::shared_level(BAD_INDEX_EXPLICIT);
-        let undefined = Table::shared_level(UNDEFINED_ARGUMENT);
+        let &Levels {
+            table_only,
+            explicit,
+            undefined,
+            null_out_unstated,
+        } = Levels::shared();
         match op {
             // Every OUT argument NULL where no sentence says NULL is ignored
             // (specs/return-codes.yaml `null_out_unstated`).
             Op::EnumGetInfo { name, .. } | Op::EnumGetItem { name, .. } if *name == Str::NONE => {
-                Table::shared_level(NULL_OUT_UNSTATED)
+                null_out_unstated
             }
             Op::GetInfo {
                 kind: Kind::Source,
                 desc,
                 ..
-            } if *desc == Str::NONE => Table::shared_level(NULL_OUT_UNSTATED),
+            } if *desc == Str::NONE => null_out_unstated,
             // specs/return-codes.yaml `levels:`: a bad index is table-only (SHOULD) for cvar, pvar, category
             // and enum; explicit (MUST) for events and source timestamps.
             Op::GetInfo { kind, index, .. } if !self.in_range(*kind, *index) => match kind {

@@ -64,6 +64,28 @@ pub struct Unbound {
     pub events: Vec<i32>,
 }
 
+impl Unbound {
+    /// The mirror's: handles are allocated for entries without an object to bind
+    /// (and not avoided with `--avoid`).
+    pub fn of(mirror: &Mirror) -> Unbound {
+        let c = &mirror.catalog;
+        let unbound = |k: Kind, binds: Vec<Bind>| {
+            binds
+                .into_iter()
+                .enumerate()
+                .filter(|(_, b)| *b == Bind::NoObject)
+                .map(|(i, _)| i as i32)
+                .filter(|i| !mirror.no_handles.contains(&(k, *i)))
+                .collect()
+        };
+        Unbound {
+            cvars: unbound(Kind::Cvar, c.cvars.iter().map(|v| v.bind).collect()),
+            pvars: unbound(Kind::Pvar, c.pvars.iter().map(|v| v.bind).collect()),
+            events: unbound(Kind::Event, c.events.iter().map(|v| v.bind).collect()),
+        }
+    }
+}
+
 /// The generator's state.
 #[derive(Clone)]
 pub struct Gen {
@@ -112,23 +134,8 @@ fn live_ones(v: &[Life]) -> Vec<u16> {
 
 impl Gen {
     pub fn new(mirror: Arc<Mirror>, mode: Mode) -> Gen {
-        let c = &mirror.catalog;
-        // Handles are allocated for entries without an object to bind (and not
-        // avoided with `--avoid`).
-        let unbound = |k: Kind, binds: Vec<Bind>| {
-            binds
-                .into_iter()
-                .enumerate()
-                .filter(|(_, b)| *b == Bind::NoObject)
-                .map(|(i, _)| i as i32)
-                .filter(|i| !mirror.no_handles.contains(&(k, *i)))
-                .collect()
-        };
-        let unbound = Arc::new(Unbound {
-            cvars: unbound(Kind::Cvar, c.cvars.iter().map(|v| v.bind).collect()),
-            pvars: unbound(Kind::Pvar, c.pvars.iter().map(|v| v.bind).collect()),
-            events: unbound(Kind::Event, c.events.iter().map(|v| v.bind).collect()),
-        });
+        // Made once per mirror, not per sequence (a sequence is a few dozen calls).
+        let unbound = mirror.unbound();
         Gen {
             mirror,
             unbound,

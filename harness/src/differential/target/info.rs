@@ -40,8 +40,8 @@ impl TargetEngine<'_> {
         let enull = self.consts.enum_null;
         let dt = |raw: u64| {
             Out::Name(t.datatype(raw).map_or_else(
-                || format!("unknown({})", t.describe_datatype(raw)),
-                |d| d.spelling().to_string(),
+                || format!("unknown({})", t.describe_datatype(raw)).into(),
+                |d| d.spelling().into(),
             ))
         };
         let index = ("index", Arg::Int(i.into()));
@@ -142,18 +142,18 @@ impl TargetEngine<'_> {
                 .with("num_categories", Out::Int(named("num_categories"))),
             Kind::Event => {
                 let num_elements = i32_of(&v, "num_elements");
-                let types: Vec<String> = datatypes
+                let types: Vec<_> = datatypes
                     .iter()
                     .map(|raw| match dt(*raw as u64) {
                         Out::Name(s) => s,
-                        _ => String::new(),
+                        _ => "".into(),
                     })
                     .collect();
                 let en = enumtype(&mut self.slots, &v);
                 o.with("name", name_out)
                     .with("verbosity", name(&p.verbosity, named("verbosity")))
                     .with("num_elements", Out::Int(num_elements.into()))
-                    .with("datatypes", Out::Name(types.join(",")))
+                    .with("datatypes", Out::Name(types.join(",").into()))
                     .with("displacements", Out::Ints(displacements))
                     .with("enumtype", en)
                     .with("desc", desc_out)

@@ -23,6 +23,7 @@ mod events;
 mod info;
 mod lower;
 
+use super::engine::Engine;
 use super::obs::{Obs, Out};
 use super::op::{callback_tag, Act, Data, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
@@ -38,6 +39,18 @@ use mpit_reference::spec::SpecEnum;
 /// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
 /// The executor's `category_get_*` passes the same (`exec::calls`).
 pub const SENTINEL: i32 = -7;
+
+impl Engine for TargetEngine<'_> {
+    /// Carries out one op, naming it as the call in flight (a crash then names it).
+    fn call(&mut self, op: &Op) -> Obs {
+        if ffi::in_flight::installed() {
+            ffi::in_flight::set_fmt(format_args!("{}({op:?})", op.function()));
+        }
+        let o = self.carry_out(op);
+        ffi::in_flight::set(None);
+        o
+    }
+}
 
 /// A loaded library and the handles this sequence made in it.
 pub struct TargetEngine<'a> {
@@ -69,7 +82,7 @@ fn name<K: SpecEnum>(table: &ConstMap<K, Option<i64>>, n: i64) -> Out {
     Out::Name(
         table
             .lookup(n)
-            .map_or(format!("unknown({n})"), |k| k.spelling().to_string()),
+            .map_or_else(|| format!("unknown({n})").into(), |k| k.spelling().into()),
     )
 }
 
@@ -217,17 +230,7 @@ impl<'a> TargetEngine<'a> {
         self.answer(c, |o, v| o.with(out, self.is_null(k, handle_of(&v, out))))
     }
 
-    /// Carries out one op, naming it as the call in flight (a crash then names it).
-    pub fn apply(&mut self, op: &Op) -> Obs {
-        if ffi::in_flight::installed() {
-            ffi::in_flight::set_fmt(format_args!("{}({op:?})", op.function()));
-        }
-        let o = self.call(op);
-        ffi::in_flight::set(None);
-        o
-    }
-
-    fn call(&mut self, op: &Op) -> Obs {
+    fn carry_out(&mut self, op: &Op) -> Obs {
         let p = &self.t.profile;
         let ti = |k: Kind, i: i32| int_arg(self.m.target_index(k, i));
         match op {
