@@ -333,6 +333,22 @@ impl Op {
         self.func().c_name().to_string()
     }
 
+    /// Whether the op changes the process for the next sequence in ways the closing
+    /// calls do not undo: a value written (cvars keep it; `exact_values`: any write,
+    /// else one that is not the readback), or the reference's simulated activity
+    /// (counters and start values move), an event raised or MPI initialized. The next
+    /// sequence then gets a fresh worker, as the model starts afresh for every sequence.
+    pub fn leaves_traces(&self, exact_values: bool) -> bool {
+        match self {
+            // Event data count the events raised per process; MPI_Init happens once.
+            Op::Simulate { .. } | Op::RaiseEvent { .. } | Op::MpiInit => true,
+            Op::CvarWrite { data, .. } | Op::PvarWrite { data, .. } => {
+                exact_values || *data != Data::Readback
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the reference hooks must be present (only the reference cdylib has them).
     pub fn needs_hooks(&self) -> bool {
         matches!(self, Op::Simulate { .. } | Op::RaiseEvent { .. })

@@ -107,25 +107,15 @@ pub fn check_completed(
     let model = run_model(start, all);
     let target = engine.run(all, start.mode.lifecycle)?;
     let d = compare_known(start, all, &model, &target, known);
-    if d.is_some() || target.died.is_some() || leaves_traces(start, all) {
+    if d.is_some()
+        || target.died.is_some()
+        || all
+            .iter()
+            .any(|op| op.leaves_traces(start.mirror.exact_values))
+    {
         engine.discard();
     }
     Ok(d)
-}
-
-/// Whether a sequence changes the process for the next one in ways its closing calls do
-/// not undo: a value written (cvars keep it), or the reference's simulated activity
-/// (counters and start values move), events raised or MPI initialized. The next sequence then gets a fresh worker, as
-/// the model starts afresh for every sequence.
-fn leaves_traces(start: &Gen, ops: &[Op]) -> bool {
-    ops.iter().any(|op| match op {
-        // Event data count the events raised per process; MPI_Init happens once.
-        Op::Simulate { .. } | Op::RaiseEvent { .. } | Op::MpiInit => true,
-        Op::CvarWrite { data, .. } | Op::PvarWrite { data, .. } => {
-            start.mirror.exact_values || *data != super::op::Data::Readback
-        }
-        _ => false,
-    })
 }
 
 /// A property-test run's budget.
