@@ -92,7 +92,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
          signal-handler variant",
     ),
     (
-        "harness/src/runner/ranks/worker.rs",
+        "harness/src/runner/ranks/rank.rs",
         "init_thread finalize",
         "the rank worker's own MPI_T_init_thread after MPI_Init and MPI_T_finalize \
          before MPI_Finalize (R-GEN-4, R-INIT-1, R-FIN-1)",

@@ -1,7 +1,7 @@
 //! Cross-rank consistency (`--launcher`): two real libraries under their own launchers
 //! with 2 ranks, a launcher that does not start one job, and bad launcher lines. The
 //! comparator's verdicts (a differing attribute fails, other indices and names on some
-//! ranks only pass) are unit tests in harness/src/runner/ranks/compare.rs.
+//! ranks only pass) are unit tests in harness/src/runner/ranks/catalogs.rs.
 
 mod common;
 

@@ -12,8 +12,8 @@
 
 use super::probe::{Answer, FuzzFigures, Measured, Probe, PropsFigures, PropsRun, Task};
 use super::{loadavg, BenchError, LibSpec, Spread};
-use crate::differential::engine::InProcess;
 use crate::differential::props::{self, Search};
+use crate::differential::target::InProcess;
 use crate::differential::{Mirror, Mode};
 use crate::fuzzing::{self, ops_differential};
 use crate::runner::remote::Remote;

@@ -264,7 +264,7 @@ pub fn main() -> Result<u8> {
         }
         Some(Cmd::RankWorker { hello }) => {
             let h = serde_json::from_str(&hello).context("malformed rank worker hello")?;
-            Ok(ranks::worker::serve(&h) as u8)
+            Ok(ranks::rank::serve(&h) as u8)
         }
         Some(Cmd::BenchProbe { probe }) => {
             let p = serde_json::from_str(&probe).context("malformed bench probe")?;

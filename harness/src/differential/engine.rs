@@ -6,8 +6,8 @@
 //!   through the case executor's engine (`target::TargetEngine`) implement it, so the
 //!   two give the same [`Obs`] for the same [`Op`];
 //! - [`Runner`] runs a whole sequence of the library's on a fresh engine and gives its
-//!   [`Trace`]: in this process ([`InProcess`], the fuzz target's: a crash is what it
-//!   looks for) or in a worker process
+//!   [`Trace`]: in this process (`target::InProcess`, the fuzz target's: a crash is
+//!   what it looks for) or in a worker process
 //!   (`runner::remote::Remote`, where a crash or a hang ends the trace at the call in
 //!   flight).
 //!
@@ -18,9 +18,6 @@
 
 use super::obs::{Obs, Trace};
 use super::op::Op;
-use super::target::TargetEngine;
-use super::Mirror;
-use crate::target::Target;
 
 /// Carries out one call of a sequence.
 pub trait Engine {
@@ -54,18 +51,5 @@ pub fn trace(e: &mut dyn Engine, ops: &[Op]) -> Trace {
     Trace {
         obs: ops.iter().map(|o| e.call(o)).collect(),
         died: None,
-    }
-}
-
-/// A library loaded in this process (the fuzzer's: a crash is what it looks for). It
-/// holds one MPI_T init of its own, so sequences nest inside it.
-pub struct InProcess<'a> {
-    pub target: &'a Target,
-    pub mirror: &'a Mirror,
-}
-
-impl Runner for InProcess<'_> {
-    fn run(&mut self, ops: &[Op], _lifecycle: bool) -> Result<Trace, EngineError> {
-        Ok(trace(&mut TargetEngine::new(self.target, self.mirror), ops))
     }
 }

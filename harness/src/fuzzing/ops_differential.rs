@@ -7,8 +7,8 @@
 //! handle for entries whose call crashes, so a library is explored past them.
 
 use crate::differential::compare::Known;
-use crate::differential::engine::InProcess;
 use crate::differential::props::{check_completed, completed_from};
+use crate::differential::target::InProcess;
 use crate::differential::{gen, Divergence, Gen, Mirror};
 use crate::target::{catalog, AbiChoice, Target};
 use crate::verdict::Level;

@@ -18,10 +18,15 @@
 //!   to §15.3.9), or the name alone with every other OUT argument NULL;
 //! - `events`: the reference's raised events and the callbacks the recorder saw run
 //!   (§15.3.8), and what a callback reads.
+//!
+//! `in_process` runs whole sequences on the engine in this process ([`InProcess`]).
 
 mod events;
+mod in_process;
 mod info;
 mod lower;
+
+pub use in_process::InProcess;
 
 use super::engine::Engine;
 use super::obs::{Obs, Out};

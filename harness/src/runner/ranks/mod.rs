@@ -6,14 +6,14 @@
 //! (R-GEN-7), so entries are matched by name and names seen on some ranks only are
 //! information.
 //!
-//! `launch` starts the job and collects the files, `worker` is one rank, `judge` says
-//! whether MPI_T worked on every rank, `compare` compares the dumps.
+//! `launch` starts the job and collects the files, `rank` is one rank, `mpi_t_works`
+//! says whether MPI_T worked on every rank, `catalogs` compares the dumps.
 
-pub mod compare;
-pub mod judge;
+pub mod catalogs;
 pub mod launch;
+pub mod mpi_t_works;
+pub mod rank;
 pub mod values;
-pub mod worker;
 
 use super::protocol::Hello;
 use crate::cases::builtin::{CASES, VALUES, WORKS};
@@ -97,22 +97,22 @@ fn catalogs(
         Err(e) => {
             let subject = requested.map_or_else(|| "? ranks".into(), |n| format!("{n} ranks"));
             let mut out = vec![WORKS.result(subject.clone(), Status::Error, e.to_string())];
-            out.extend(compare::skipped(&subject, "the job did not start"));
+            out.extend(catalogs::skipped(&subject, "the job did not start"));
             return out;
         }
     };
     if collected.ended == Some(launch::Ended::Interrupted) {
         return Vec::new();
     }
-    let j = judge::judge(&collected, requested, &line);
+    let j = mpi_t_works::judge(&collected, requested, &line);
     let subject = j.result.subject.clone();
     let mut out = vec![j.result];
     match j.no_compare {
-        Some(why) => out.extend(compare::skipped(&subject, &why)),
+        Some(why) => out.extend(catalogs::skipped(&subject, &why)),
         None => {
             let cats: Vec<(i32, &mpit_reference::catalog::Catalog)> =
                 j.catalogs.iter().map(|(r, d)| (*r, &d.catalog)).collect();
-            out.extend(compare::judge(&cats));
+            out.extend(catalogs::judge(&cats));
         }
     }
     out

@@ -209,7 +209,7 @@ pub fn judge(c: &Collected, requested: Option<usize>, ask: &Ask) -> CaseResult {
     let n = requested.unwrap_or(by_rank.len());
     let missing: Vec<i32> = (0..n as i32).filter(|r| !by_rank.contains_key(r)).collect();
     if !missing.is_empty() {
-        let status = super::judge::lost_ranks_status(c);
+        let status = super::mpi_t_works::lost_ranks_status(c);
         let at: Vec<String> = missing
             .iter()
             .filter_map(|r| c.progress.get(r).map(|a| format!("rank {r} in {a}")))

@@ -418,5 +418,5 @@ pub fn skipped(subject: &str, why: &str) -> Vec<CaseResult> {
 }
 
 #[cfg(test)]
-#[path = "compare_tests.rs"]
+#[path = "catalogs_tests.rs"]
 mod tests;
