@@ -64,7 +64,7 @@ pub struct Fixture {
     /// The functions an input picks from (`roles::callable`).
     callable: Vec<Func>,
     /// The function whose success ends one initialization (`Func::depth` -1).
-    finalize: Option<Func>,
+    ends_init: Option<Func>,
     /// The `*_free` of each pool (`roles::freed_param`), for the end of an input.
     frees: Vec<(Pool, Func)>,
     /// Element size of each variable, by kind (at [`Kind::index`]) and index (8 when
@@ -221,7 +221,7 @@ impl Fixture {
             thread_levels: defined(p.thread_level.defined().map(|(_, n)| n).collect()),
             cb_safety: defined(p.cb_safety.defined().map(|(_, n)| n).collect()),
             pvar_classes: defined(p.pvar_class.defined().map(|(_, n)| n).collect()),
-            finalize: callable.iter().copied().find(|f| f.depth() < 0),
+            ends_init: callable.iter().copied().find(|f| f.depth() < 0),
             callable,
             frees,
             elem,

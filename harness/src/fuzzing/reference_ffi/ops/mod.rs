@@ -329,7 +329,7 @@ impl<'a> Run<'a> {
             }
         }
         while self.inits > 0 {
-            let Some(fin) = self.f.finalize else { break };
+            let Some(fin) = self.f.ends_init else { break };
             if !self.call(fin, &[], 0) {
                 break;
             }
