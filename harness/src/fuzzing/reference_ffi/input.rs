@@ -1,12 +1,11 @@
 //! What one `reference_ffi` input is made of: a sequence of calls, each a function of
-//! the table (`cases::funcs::Func`) the oracle may call and one value per parameter,
-//! decoded from the fuzzer's bytes with `arbitrary` by the parameter's role
-//! (`roles::role`): the values that find bugs (the handles the run holds, handles it
+//! the table (`cases::funcs::Func`) the oracle may call (its `roles::Plan`) and one value
+//! per parameter, decoded from the fuzzer's bytes with `arbitrary` by the parameter's
+//! role (`roles::role`): the values that find bugs (the handles the run holds, handles it
 //! freed, predefined handles, 0, 1, small numbers, numbers near real handles, any
 //! number), not one decoder per function.
 
-use super::roles::{reads_through_handle, role, Role};
-use crate::cases::funcs::Func;
+use super::roles::{Plan, Role};
 use arbitrary::{Arbitrary, Unstructured};
 
 /// A handle argument (pointer-sized MPI_T handle or MPI object handle).
@@ -98,22 +97,21 @@ pub enum Gen {
     Derived,
 }
 
-/// One call: the function, each parameter with its role and value, and for a read
-/// through a handle the buffer's slack beyond what the variable needs.
+/// One call: the function's plan, a value per parameter (in the plan's order), and for
+/// a read through a handle the buffer's slack beyond what the variable needs.
 #[derive(Debug, Clone)]
-pub struct Call {
-    pub f: Func,
-    pub args: Vec<(&'static str, Role, Gen)>,
+pub struct Call<'p> {
+    pub plan: &'p Plan,
+    pub gens: Vec<Gen>,
     pub slack: u8,
 }
 
 /// Decodes one call among `callable` (not empty).
-pub fn call(u: &mut Unstructured, callable: &[Func]) -> arbitrary::Result<Call> {
-    let f = *u.choose(callable)?;
-    let mut args = Vec::with_capacity(f.params().len());
-    for (name, p) in f.params() {
-        let r = role(f, name, *p);
-        let g = match r {
+pub fn call<'p>(u: &mut Unstructured, callable: &'p [Plan]) -> arbitrary::Result<Call<'p>> {
+    let plan = u.choose(callable)?;
+    let mut gens = Vec::with_capacity(plan.params.len());
+    for (_, r) in &plan.params {
+        gens.push(match r {
             Role::Handle(_) => Gen::Handle(H::arbitrary(u)?),
             Role::Index(_) => Gen::Index(Idx::arbitrary(u)?),
             Role::Const(_) => Gen::Const(Konst::arbitrary(u)?),
@@ -126,12 +124,11 @@ pub fn call(u: &mut Unstructured, callable: &[Func]) -> arbitrary::Result<Call> 
             Role::Obj => Gen::Obj(Obj::arbitrary(u)?),
             Role::Data => Gen::Data(Vec::<u8>::arbitrary(u)?),
             Role::Flag => Gen::Flag(bool::arbitrary(u)?),
-        };
-        args.push((*name, r, g));
+        });
     }
-    let slack = match reads_through_handle(f) {
+    let slack = match plan.slack {
         true => u8::arbitrary(u)?,
         false => 0,
     };
-    Ok(Call { f, args, slack })
+    Ok(Call { plan, gens, slack })
 }

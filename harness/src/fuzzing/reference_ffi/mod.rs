@@ -44,12 +44,13 @@ use crate::cases::funcs::{Func, Group};
 use crate::exec::calls::{self, Arg, Args, NoHandles, Outs};
 use crate::judge::value::Val;
 use crate::kind::Kind;
+use crate::repro::table::null_of;
 use crate::target::ffi::{BufOut, StrArg, StrOut, FILL};
 use crate::target::{AbiChoice, Target};
 use arbitrary::Unstructured;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
-use roles::{freed_param, pool_of, Pool, Table};
+use roles::{Plan, Table};
 use std::path::Path;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -61,12 +62,12 @@ const MAX_OPS: usize = 64;
 pub struct Fixture {
     target: Target,
     path: String,
-    /// The functions an input picks from (`roles::callable`).
-    callable: Vec<Func>,
+    /// The functions an input picks from (`roles::callable`), each with its plan.
+    callable: Vec<Plan>,
     /// The function whose success ends one initialization (`Func::depth` -1).
-    ends_init: Option<Func>,
+    ends_init: Option<Plan>,
     /// The `*_free` of each pool (`roles::freed_param`), for the end of an input.
-    frees: Vec<(Pool, Func)>,
+    frees: Vec<Plan>,
     /// Element size of each variable, by kind (at [`Kind::index`]) and index (8 when
     /// the datatype is unknown; empty for kinds without a datatype).
     elem: [Vec<usize>; 5],
@@ -212,16 +213,26 @@ impl Fixture {
         );
         let defined = |m: Vec<i64>| if m.is_empty() { vec![0] } else { m };
         let p = &target.profile;
-        let callable = roles::callable();
+        let mut callable: Vec<Plan> = roles::callable().into_iter().map(Plan::new).collect();
+        for p in &mut callable {
+            if let Some(free) = &mut p.frees {
+                // R-CVAR-7, R-SESS-1, R-PH-1: the constant a free leaves behind.
+                free.null = roles::nulled_by_free(p.f, free.param)
+                    .then(|| null_of(p.f, free.param))
+                    .flatten()
+                    .map(|n| (n, handle(n)));
+            }
+        }
         let frees = callable
             .iter()
-            .filter_map(|f| Some((pool_of(*f, freed_param(*f)?)?, *f)))
+            .filter(|p| p.frees.is_some())
+            .cloned()
             .collect();
         Ok(Fixture {
             thread_levels: defined(p.thread_level.defined().map(|(_, n)| n).collect()),
             cb_safety: defined(p.cb_safety.defined().map(|(_, n)| n).collect()),
             pvar_classes: defined(p.pvar_class.defined().map(|(_, n)| n).collect()),
-            ends_init: callable.iter().copied().find(|f| f.depth() < 0),
+            ends_init: callable.iter().find(|p| p.f.depth() < 0).cloned(),
             callable,
             frees,
             elem,

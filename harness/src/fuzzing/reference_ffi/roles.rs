@@ -188,6 +188,103 @@ pub fn callable() -> Vec<Func> {
         .collect()
 }
 
+/// What a successful call frees.
+#[derive(Debug, Clone, Copy)]
+pub struct Free {
+    /// The handle parameter (an OUT of the same name).
+    pub param: &'static str,
+    pub pool: Pool,
+    /// The NULL handle the caller's variable holds afterwards ([`nulled_by_free`]): its
+    /// constant's name and value (`Fixture::open` looks the value up).
+    pub null: Option<(&'static str, u64)>,
+}
+
+/// Everything the oracle reads off the table for one function, worked out once when
+/// the fixture opens: the derivations above compare names, and made per call they cost
+/// the fuzzer a large part of its time.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub f: Func,
+    pub kind: Option<Kind>,
+    /// Every parameter with its role, in prototype order (an input's values and the
+    /// resolved arguments stand in this order).
+    pub params: Vec<(&'static str, Role)>,
+    /// Whether an input carries a slack byte for the read buffer ([`reads_through_handle`]).
+    pub slack: bool,
+    /// The positions of the parameters named `index`, `handle`, `session`,
+    /// `registration`.
+    pub index: Option<usize>,
+    pub handle: Option<usize>,
+    pub session: Option<usize>,
+    pub registration: Option<usize>,
+    /// The handle a successful call makes (its first OUT, `Func::allocates`) and its pool.
+    pub made: Option<(&'static str, Pool)>,
+    /// The other handle OUTs that join a pool (not parameters of the same name).
+    pub joins: Vec<(&'static str, Pool)>,
+    pub frees: Option<Free>,
+    /// The kind whose catalog strings the (buf, len) pairs return (`Func::strings_of`).
+    pub strings: Option<Kind>,
+    /// The rule that refuses `MPI_T_PVAR_ALL_HANDLES` here, if any (`policy`).
+    pub all_handles: Option<&'static str>,
+    /// The rule a write outside a buffer or array breaks.
+    pub bounds: &'static str,
+    /// Whether the call answers with MPI's codes (MPI-4.1 §9.4) rather than MPI_T's.
+    pub mpi_codes: bool,
+    /// Whether it returns a thread level as `provided` (R-INIT-1).
+    pub provided: bool,
+}
+
+impl Plan {
+    pub fn new(f: Func) -> Plan {
+        let params: Vec<(&'static str, Role)> = f
+            .params()
+            .iter()
+            .map(|(n, p)| (*n, role(f, n, *p)))
+            .collect();
+        let pos = |name: &str| params.iter().position(|(n, _)| *n == name);
+        let made = f
+            .allocates()
+            .and_then(|_| f.outs().first())
+            .and_then(|o| Some((*o, pool_of(f, o)?)));
+        let joins = f
+            .outs()
+            .iter()
+            .filter(|o| made.map(|m| m.0) != Some(**o) && f.param(o).is_none())
+            .filter_map(|o| Some((*o, pool_of(f, o)?)))
+            .collect();
+        let frees = freed_param(f).and_then(|n| {
+            Some(Free {
+                param: n,
+                pool: pool_of(f, n)?,
+                null: None,
+            })
+        });
+        let strings = f
+            .strings_of()
+            .and_then(|s| Kind::ALL.into_iter().find(|k| k.word() == s.as_str()));
+        Plan {
+            f,
+            kind: kind_of(f),
+            slack: reads_through_handle(f),
+            index: pos("index"),
+            handle: pos("handle"),
+            session: pos("session"),
+            registration: pos("registration"),
+            params,
+            made,
+            joins,
+            frees,
+            strings,
+            all_handles: policy::rule(f, Policy::RefusesAllHandles),
+            bounds: policy::rule(f, Policy::BoundsRule)
+                .or(f.rule())
+                .unwrap_or("MPI-4.1 §15.3"),
+            mpi_codes: f.group() == Group::Mpi,
+            provided: f.outs().contains(&"provided"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,41 +4,48 @@
 //! pools (allocations join, frees leave with the kind's NULL handle) and the refusals
 //! of `policy` and of stale handles.
 
-use super::super::policy::{self, Policy};
-use super::super::roles::{freed_param, kind_of, nulled_by_free, pool_of, Pool};
+use super::super::roles::{Plan, Pool, Role};
 use super::super::{check_buf, check_mpi_rc, check_str, check_t_rc};
-use super::{handle_of, out_handle, Run, MAX_BUF};
-use crate::cases::funcs::{Func, Group};
+use super::{handle_at, out_handle, Run, MAX_BUF};
 use crate::exec::calls::{self, Arg, Args, NoHandles, OutMap};
 use crate::judge::value::Val;
 use crate::kind::Kind;
-use crate::repro::table::null_of;
 use mpit_reference::profile::ReturnCode;
+
+/// The `int` argument at `at`.
+fn int_at(args: &[(&'static str, Arg)], at: Option<usize>) -> Option<i64> {
+    match args.get(at?) {
+        Some((_, Arg::Int(i))) => Some(*i),
+        _ => None,
+    }
+}
 
 impl Run<'_> {
     /// Every check of one call that returned `rc` and `outs`; whether it succeeded.
     pub(super) fn after(
         &mut self,
-        f: Func,
+        plan: &Plan,
         args: &[(&'static str, Arg)],
         rc: i32,
         outs: &OutMap,
     ) -> bool {
-        let call = f.c_name();
+        let call = plan.f.c_name();
         let decoded = self.f.target.rc(rc);
         // R-RC-1/2/3 for the chapter's functions and the reference's hooks; an MPI
         // function answers with MPI's codes (MPI-4.1 §9.4).
-        match f.group() {
-            Group::Mpi => check_mpi_rc(call, rc, &decoded),
-            Group::MpiT | Group::Harness => check_t_rc(call, rc, &decoded),
+        match plan.mpi_codes {
+            true => check_mpi_rc(call, rc, &decoded),
+            false => check_t_rc(call, rc, &decoded),
         }
         let ok = decoded == ReturnCode::Success;
-        self.refusals(f, args, ok);
-        self.strings(f, args, outs, ok);
-        self.bounds(f, args, outs, ok);
-        self.depth(f, outs, ok);
         if ok {
-            self.pools(f, args, outs);
+            self.refusals(plan, args);
+        }
+        self.strings(plan, args, outs, ok);
+        self.bounds(plan, args, outs, ok);
+        self.depth(plan, outs, ok);
+        if ok {
+            self.pools(plan, args, outs);
         }
         ok
     }
@@ -47,19 +54,16 @@ impl Run<'_> {
     /// (R-PREAD-1), a cvar handle this run freed (R-CVAR-7, as the reference implements
     /// it: its registries never hand a value out twice), an event instance after its
     /// callback returned (MPI-4.1 §15.3.8.6).
-    fn refusals(&self, f: Func, args: &[(&'static str, Arg)], ok: bool) {
-        if !ok {
-            return;
-        }
-        let call = f.c_name();
-        if let Some(rule) = policy::rule(f, Policy::RefusesAllHandles) {
+    fn refusals(&self, plan: &Plan, args: &[(&'static str, Arg)]) {
+        let call = plan.f.c_name();
+        if let Some(rule) = plan.all_handles {
             assert!(
-                handle_of(args, "handle") != Some(self.f.nulls.all_handles),
+                handle_at(args, plan.handle) != Some(self.f.nulls.all_handles),
                 "{rule}: {call} accepted MPI_T_PVAR_ALL_HANDLES"
             );
         }
-        for (n, _) in f.params() {
-            let (Some(pool), Some(h)) = (pool_of(f, n), handle_of(args, n)) else {
+        for (k, (_, role)) in plan.params.iter().enumerate() {
+            let (Role::Handle(pool), Some(h)) = (role, handle_at(args, Some(k))) else {
                 continue;
             };
             match pool {
@@ -79,19 +83,17 @@ impl Run<'_> {
     /// The string convention in every (buf, len) pair (R-STR-1..4), and the lengths the
     /// fixture saw with a NULL buffer for the entry the strings are of (R-STR-2: strlen+1
     /// whatever the buffer; R-STR-5: the same internal array each time).
-    fn strings(&self, f: Func, args: &[(&'static str, Arg)], outs: &OutMap, ok: bool) {
-        let call = f.c_name();
-        let kind = f
-            .strings_of()
-            .and_then(|s| Kind::ALL.into_iter().find(|k| k.word() == s.as_str()));
-        let index = args.iter().find_map(|(n, a)| match a {
-            Arg::Int(i) if *n == "index" => usize::try_from(*i).ok(),
-            _ => None,
-        });
-        let first = kind
+    fn strings(&self, plan: &Plan, args: &[(&'static str, Arg)], outs: &OutMap, ok: bool) {
+        let call = plan.f.c_name();
+        let index = int_at(args, plan.index).and_then(|i| usize::try_from(i).ok());
+        let first = plan
+            .strings
             .zip(index)
             .and_then(|(k, i)| self.f.lens[k.index()].get(i));
-        for (n, a) in args {
+        for ((n, role), (_, a)) in plan.params.iter().zip(args) {
+            if *role != Role::Str {
+                continue;
+            }
             let (Arg::Str(arg), Some(Val::Str(out))) = (a, outs.get(n)) else {
                 continue;
             };
@@ -114,13 +116,10 @@ impl Run<'_> {
     /// Nothing written outside a buffer or array: a read's data within count × datatype
     /// size (R-CVAR-8, R-PREAD-1), a member list within `len` (R-CAT-1), event data
     /// within its buffer (§15.3.8.6), event_get_info's arrays within num_elements.
-    fn bounds(&self, f: Func, args: &[(&'static str, Arg)], outs: &OutMap, ok: bool) {
-        let call = f.c_name();
-        let rule = policy::rule(f, Policy::BoundsRule)
-            .or(f.rule())
-            .unwrap_or("MPI-4.1 §15.3");
+    fn bounds(&self, plan: &Plan, args: &[(&'static str, Arg)], outs: &OutMap, ok: bool) {
+        let (call, rule) = (plan.f.c_name(), plan.bounds);
         if let Some(Val::Bytes(b)) = outs.get("bytes") {
-            let need = handle_of(args, "handle").and_then(|h| self.need(kind_of(f), h));
+            let need = handle_at(args, plan.handle).and_then(|h| self.need(plan.kind, h));
             check_buf(call, rule, b, need, ok);
         } else if outs
             .get("overrun")
@@ -134,15 +133,17 @@ impl Run<'_> {
     /// The initialization count (R-INIT-1, R-FIN-1): a successful init adds one and
     /// returns a thread level; a finalize, made only while this input holds an init of
     /// its own, succeeds and leaves MPI_T answering for the fixture's.
-    fn depth(&mut self, f: Func, outs: &OutMap, ok: bool) {
-        let call = f.c_name();
-        if let Some(p) = outs.get("provided").and_then(Val::int).filter(|_| ok) {
-            assert!(
-                self.f.thread_levels.contains(&(p as i64)),
-                "R-INIT-1: {call} returned provided = {p}, not a thread level"
-            );
+    fn depth(&mut self, plan: &Plan, outs: &OutMap, ok: bool) {
+        let call = plan.f.c_name();
+        if plan.provided && ok {
+            if let Some(p) = outs.get("provided").and_then(Val::int) {
+                assert!(
+                    self.f.thread_levels.contains(&(p as i64)),
+                    "R-INIT-1: {call} returned provided = {p}, not a thread level"
+                );
+            }
         }
-        match f.depth() {
+        match plan.f.depth() {
             d if d > 0 && ok => self.inits += 1,
             d if d < 0 => {
                 assert!(
@@ -174,13 +175,8 @@ impl Run<'_> {
     /// needs of it, handles the call returned join theirs, and a freed handle leaves
     /// every pool, its variable set to the kind's NULL handle when passed by address
     /// (R-CVAR-7, R-SESS-1, R-PH-1).
-    fn pools(&mut self, f: Func, args: &[(&'static str, Arg)], outs: &OutMap) {
-        let index = args.iter().find_map(|(n, a)| match a {
-            Arg::Int(i) if *n == "index" => Some(*i),
-            _ => None,
-        });
-        let made = f.allocates().and_then(|_| f.outs().first().copied());
-        if let (Some(o), Some(i)) = (made, index) {
+    fn pools(&mut self, plan: &Plan, args: &[(&'static str, Arg)], outs: &OutMap) {
+        if let (Some((o, pool)), Some(i)) = (plan.made, int_at(args, plan.index)) {
             let h = out_handle(outs.get(o)).unwrap_or(0);
             let count = outs.get("count").and_then(Val::int).unwrap_or(0).max(0) as usize;
             let elem = |k: Kind| {
@@ -188,25 +184,22 @@ impl Run<'_> {
                 e.and_then(|e| self.f.elem[k.index()].get(e).copied())
                     .unwrap_or(8)
             };
-            match pool_of(f, o) {
-                Some(Pool::Cvar) => {
+            match pool {
+                Pool::Cvar => {
                     let need = count.saturating_mul(elem(Kind::Cvar)).min(MAX_BUF);
                     self.cvars.push((h, need));
                 }
-                Some(Pool::Pvar) => {
+                Pool::Pvar => {
                     let need = count.saturating_mul(elem(Kind::Pvar)).min(MAX_BUF);
-                    let s = handle_of(args, "session").unwrap_or(0);
+                    let s = handle_at(args, plan.session).unwrap_or(0);
                     self.pvars.push((s, h, need));
                 }
-                Some(Pool::Reg) => self.regs.push((h, i.max(0) as usize)),
+                Pool::Reg => self.regs.push((h, i.max(0) as usize)),
                 _ => {}
             }
         }
-        for o in f.outs() {
-            if Some(*o) == made || f.param(o).is_some() {
-                continue;
-            }
-            let (Some(pool), Some(h)) = (pool_of(f, o), out_handle(outs.get(o))) else {
+        for (o, pool) in &plan.joins {
+            let Some(h) = out_handle(outs.get(o)) else {
                 continue;
             };
             match pool {
@@ -218,16 +211,15 @@ impl Run<'_> {
                 _ => {}
             }
         }
-        let Some(n) = freed_param(f) else { return };
-        let Some(h) = handle_of(args, n) else { return };
-        if nulled_by_free(f, n) {
-            let null = null_of(f, n).unwrap_or("the NULL handle");
-            let want = self.f.target.handles.get(null).copied().unwrap_or(0);
-            let after = out_handle(outs.get(n));
-            let rule = f.rule().map_or(String::new(), |r| format!("{r}: "));
-            assert_eq!(after, Some(want), "{rule}{} leaves {null}", f.c_name());
+        let Some(free) = plan.frees else { return };
+        let at = plan.params.iter().position(|(n, _)| *n == free.param);
+        let Some(h) = handle_at(args, at) else { return };
+        if let Some((null, want)) = free.null {
+            let after = out_handle(outs.get(free.param));
+            let rule = plan.f.rule().map_or(String::new(), |r| format!("{r}: "));
+            assert_eq!(after, Some(want), "{rule}{} leaves {null}", plan.f.c_name());
         }
-        self.forget(pool_of(f, n), h);
+        self.forget(Some(free.pool), h);
     }
 
     /// `v` freed: out of every pool, with the pvar handles of a freed session.

@@ -6,9 +6,8 @@ mod checks;
 mod deliveries;
 
 use super::input::{Call, Gen, Idx, Konst, Name, Obj, H, S};
-use super::roles::{kind_of, Pool, Range, Role, LIVE};
+use super::roles::{Plan, Pool, Range, Role, LIVE};
 use super::Fixture;
-use crate::cases::funcs::Func;
 use crate::exec::calls::{self, Arg, Args, Layout};
 use crate::judge::value::Val;
 use crate::kind::Kind;
@@ -75,12 +74,13 @@ fn str_arg(s: S) -> StrArg {
     }
 }
 
-/// A handle argument's value (handles travel as `Arg::Int`, as in the case language).
-fn handle_of(args: &[(&'static str, Arg)], name: &str) -> Option<u64> {
-    args.iter().find_map(|(n, a)| match a {
-        Arg::Int(v) if *n == name => Some(*v as u64),
+/// The value of the handle argument at `at` (handles travel as `Arg::Int`, as in the
+/// case language).
+fn handle_at(args: &[(&'static str, Arg)], at: Option<usize>) -> Option<u64> {
+    match args.get(at?) {
+        Some((_, Arg::Int(v))) => Some(*v as u64),
         _ => None,
-    })
+    }
 }
 
 /// A handle OUT value.
@@ -234,9 +234,9 @@ impl<'a> Run<'a> {
 
     /// The arguments of `c`, its decoded values resolved against what the run holds.
     fn resolve(&self, c: &Call) -> Vec<(&'static str, Arg)> {
-        let kind = kind_of(c.f);
-        let mut out: Vec<(&'static str, Arg)> = Vec::with_capacity(c.args.len());
-        for (name, role, g) in &c.args {
+        let plan = c.plan;
+        let mut out: Vec<(&'static str, Arg)> = Vec::with_capacity(c.gens.len());
+        for ((name, role), g) in plan.params.iter().zip(&c.gens) {
             let a = match (role, g) {
                 (Role::Handle(p), Gen::Handle(h)) => Arg::Int(self.h(*h, *p) as i64),
                 (Role::Index(r), Gen::Index(i)) => Arg::Int(self.idx(*i, *r)),
@@ -246,7 +246,7 @@ impl<'a> Run<'a> {
                 // The recorder reads each element with its size: the event's own sizes
                 // for a registration the run holds, none for any other value.
                 (Role::Tag, _) => Arg::Int(
-                    handle_of(&out, "registration")
+                    handle_at(&out, plan.registration)
                         .and_then(|r| self.event_of(r))
                         .unwrap_or(NO_TAG) as i64,
                 ),
@@ -258,8 +258,8 @@ impl<'a> Run<'a> {
                 // Exactly the variable's size when the run holds the handle.
                 (_, Gen::Data(d)) => {
                     let mut d = d.clone();
-                    let h = handle_of(&out, "handle");
-                    if let Some(n) = h.and_then(|h| self.need(kind, h)) {
+                    let h = handle_at(&out, plan.handle);
+                    if let Some(n) = h.and_then(|h| self.need(plan.kind, h)) {
                         d.resize(n, 0);
                     }
                     Arg::Data(d)
@@ -275,61 +275,61 @@ impl<'a> Run<'a> {
     /// Makes one decoded call. A call that would end an initialization this input did
     /// not make is not made: the fixture's must stay (R-INIT-1, R-FIN-1).
     pub(super) fn exec(&mut self, c: &Call) {
-        if c.f.depth() < 0 && self.inits == 0 {
+        if c.plan.f.depth() < 0 && self.inits == 0 {
             return;
         }
         let args = self.resolve(c);
-        self.call(c.f, &args, c.slack);
+        self.call(c.plan, &args, c.slack);
     }
 
-    /// `f` with `args` through the engine, then every check; whether it succeeded.
-    fn call(&mut self, f: Func, args: &[(&'static str, Arg)], slack: u8) -> bool {
+    /// The plan's function with `args` through the engine, then every check; whether it
+    /// succeeded.
+    fn call(&mut self, plan: &Plan, args: &[(&'static str, Arg)], slack: u8) -> bool {
         let layout = Pools {
             run: self,
-            kind: kind_of(f),
+            kind: plan.kind,
             slack,
         };
-        let Some((rc, outs)) = calls::invoke(&self.f.target, &layout, f, &Args::List(args)) else {
+        let outs = calls::invoke(&self.f.target, &layout, plan.f, &Args::List(args));
+        let Some((rc, outs)) = outs else {
             return false;
         };
-        self.after(f, args, rc, &outs)
+        self.after(plan, args, rc, &outs)
     }
 
     /// Frees what the input still holds and finalizes its own inits, so the next input
     /// starts from the fixture's state. Freeing a handle the run holds must work where
-    /// the free has a rule (R-CVAR-7, R-SESS-1).
+    /// the free has a rule (R-CVAR-7, R-SESS-1, R-EVT-FREE).
     pub(super) fn finish(mut self) {
+        let fx = self.f;
         // Registrations first (their callbacks go), sessions with their pvar handles.
         for pool in [Pool::Reg, Pool::Session, Pool::Cvar, Pool::Info] {
-            let Some(free) = self.f.frees.iter().find(|x| x.0 == pool).map(|x| x.1) else {
-                continue;
-            };
-            let Some(param) = super::roles::freed_param(free) else {
+            let free = fx
+                .frees
+                .iter()
+                .find(|p| p.frees.is_some_and(|x| x.pool == pool));
+            let Some((plan, param)) = free.and_then(|p| Some((p, p.frees?.param))) else {
                 continue;
             };
             for v in self.pool(pool) {
-                let args: Vec<(&'static str, Arg)> = free
-                    .params()
-                    .iter()
-                    .map(|(n, _)| {
-                        (
-                            *n,
-                            if *n == param {
-                                Arg::Int(v as i64)
-                            } else {
-                                Arg::Flag(false)
-                            },
-                        )
-                    })
-                    .collect();
-                let ok = self.call(free, &args, 0);
-                if let Some(rule) = free.rule().filter(|_| !ok) {
-                    panic!("{rule}: {} of the live handle {v:#x} failed", free.c_name());
+                // The handle, and no to every flag (`free_callback`).
+                let arg = |n: &str| match n == param {
+                    true => Arg::Int(v as i64),
+                    false => Arg::Flag(false),
+                };
+                let args: Vec<(&'static str, Arg)> =
+                    plan.params.iter().map(|(n, _)| (*n, arg(n))).collect();
+                let ok = self.call(plan, &args, 0);
+                if let Some(rule) = plan.f.rule().filter(|_| !ok) {
+                    panic!(
+                        "{rule}: {} of the live handle {v:#x} failed",
+                        plan.f.c_name()
+                    );
                 }
             }
         }
         while self.inits > 0 {
-            let Some(fin) = self.f.ends_init else { break };
+            let Some(fin) = &fx.ends_init else { break };
             if !self.call(fin, &[], 0) {
                 break;
             }
