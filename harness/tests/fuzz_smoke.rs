@@ -177,9 +177,10 @@ fn the_reference_ffi_target_without_a_library_exits_2() {
 
 /// The oracle finds real faults: with one of the reference's injected faults switched
 /// on, the seeds and noise reach it and the oracle stops naming the rule it breaks.
-/// The last four need call chains the noise does not make (alloc, free, use; register,
-/// raise, read after the callback): their seeds `found-<fault>` are libFuzzer's
-/// minimized findings (fuzz/README.md), kept so the oracle's reach stays tested.
+/// The last three need call chains the noise does not make (alloc, free, use; a pvar
+/// handle read as MPI_T_PVAR_ALL_HANDLES; register, raise, use the instance after the
+/// callback): their seeds `found-<fault>` are libFuzzer's minimized findings
+/// (fuzz/README.md), kept so the oracle's reach stays tested.
 #[test]
 fn the_reference_ffi_oracle_catches_injected_faults() {
     let lib = common::reference_lib();

@@ -1,6 +1,13 @@
 //! Oracle `reference_ffi`: arbitrary MPI_T call sequences with arbitrary handles,
 //! indices and buffer sizes against the reference cdylib, loaded in-process through
-//! [`Target::open`] and called through the harness's safe wrappers (`t.lib.*`).
+//! [`Target::open`] and called through the case executor's engine
+//! (`exec::calls::invoke`, the safe wrappers of `target::ffi`).
+//!
+//! An input is a sequence of functions of the case language's table
+//! (`cases::funcs::Func`) with one argument per parameter, decoded by the parameter's
+//! role (`input`, `roles`); what the oracle holds single functions to is the small
+//! table of `policy`; everything else is checked by the table's columns and the OUT
+//! names (`ops::checks`).
 //!
 //! The reference promises (reference/src/ffi/mod.rs) that every handle value goes
 //! through its registries, so a stale or garbage handle gives an error code, never
@@ -8,10 +15,12 @@
 //! to that, and to what the standard asks of every call whatever its arguments:
 //! * the process never crashes (a crash is libFuzzer's finding);
 //! * every MPI_T return code is MPI_SUCCESS or an `MPI_T_ERR_*` of the loaded ABI
-//!   (R-RC-1, R-RC-2), never an MPI error class (R-RC-3) or an unknown number;
-//! * strings keep the convention inside the buffer given (R-STR-1..4), data stays
-//!   within count × datatype size (R-CVAR-8, R-PREAD-1), member lists within `len`
-//!   (R-CAT-1), and `*_free` leaves the null handle (R-CVAR-7, R-SESS-1, R-PH-1);
+//!   (R-RC-1, R-RC-2), never an MPI error class (R-RC-3) or an unknown number; an MPI
+//!   function's is MPI_SUCCESS or an error class (MPI-4.1 §9.4);
+//! * strings keep the convention inside the buffer given (R-STR-1..4) and a
+//!   `*_get_info` string's length is the one a NULL buffer got (R-STR-2, R-STR-5); data
+//!   stays within count × datatype size (R-CVAR-8, R-PREAD-1), member lists within
+//!   `len` (R-CAT-1), and `*_free` leaves the null handle (R-CVAR-7, R-SESS-1, R-PH-1);
 //! * a freed cvar handle, an event instance whose callback returned, and
 //!   `MPI_T_PVAR_ALL_HANDLES` in read/readreset/write are refused (R-CVAR-7, MPI-4.1
 //!   §15.3.8.6, R-PREAD-1);
@@ -27,15 +36,21 @@
 
 mod input;
 mod ops;
+mod policy;
+mod roles;
 
 use super::{library_from_env, setup_failed, FuzzSetupError, ENV_REFERENCE_LIB};
+use crate::cases::funcs::{Func, Group};
+use crate::exec::calls::{self, Arg, Args, NoHandles, Outs};
+use crate::judge::value::Val;
 use crate::kind::Kind;
-use crate::target::ffi::{self, BufOut, StrArg, StrOut, FILL};
+use crate::repro::table::null_of;
+use crate::target::ffi::{BufOut, StrArg, StrOut, FILL};
 use crate::target::{AbiChoice, Target};
-use arbitrary::{Arbitrary, Unstructured};
-use input::Op;
+use arbitrary::Unstructured;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
+use roles::{Plan, Table};
 use std::path::Path;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -47,9 +62,15 @@ const MAX_OPS: usize = 64;
 pub struct Fixture {
     target: Target,
     path: String,
-    /// Element size of each cvar and pvar, by index (8 when the datatype is unknown).
-    cvar_elem: Vec<usize>,
-    pvar_elem: Vec<usize>,
+    /// The functions an input picks from (`roles::callable`), each with its plan.
+    callable: Vec<Plan>,
+    /// The function whose success ends one initialization (`Func::depth` -1).
+    ends_init: Option<Plan>,
+    /// The `*_free` of each pool (`roles::freed_param`), for the end of an input.
+    frees: Vec<Plan>,
+    /// Element size of each variable, by kind (at [`Kind::index`]) and index (8 when
+    /// the datatype is unknown; empty for kinds without a datatype).
+    elem: [Vec<usize>; 5],
     /// Element sizes of each event type, for the recorder's reads inside callbacks.
     event_elems: Vec<Vec<usize>>,
     /// Names by kind (at [`Kind::index`]), for `*_get_index`.
@@ -69,20 +90,32 @@ pub struct Fixture {
     one: Mutex<()>,
 }
 
-/// The null handles `*_free` must leave behind.
+/// The handle constants the checks compare with.
 #[derive(Debug, Clone, Copy)]
 struct Nulls {
-    cvar: u64,
-    pvar: u64,
-    session: u64,
     info: u64,
+    enumtype: u64,
     /// `MPI_T_PVAR_ALL_HANDLES`, which read, readreset and write must refuse.
     all_handles: u64,
 }
 
+/// A string OUT value of an answer.
+fn out_str(o: &calls::OutMap, k: &str) -> Option<StrOut> {
+    match o.get(k) {
+        Some(Val::Str(s)) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// An integer OUT value of an answer.
+fn out_int(o: &calls::OutMap, k: &str) -> Option<i128> {
+    o.get(k).and_then(Val::int)
+}
+
 impl Fixture {
     /// Opens the library (`var` names the variable it came from, for the error), makes
-    /// the held `MPI_T_init_thread` and reads the catalog.
+    /// the held `MPI_T_init_thread` and reads the catalog, every call through the
+    /// case executor's engine (`exec::calls::invoke`).
     pub fn open(path: &Path, var: &str) -> Result<Fixture, FuzzSetupError> {
         let shown = path.display().to_string();
         let target =
@@ -95,14 +128,23 @@ impl Fixture {
             path: shown.clone(),
             what,
         };
+        let invoke = |f: Func, args: &[(&'static str, Arg)]| -> Outs {
+            calls::invoke(&target, &NoHandles, f, &Args::List(args))
+        };
+        let ok = |rc: i32| target.rc(rc) == ReturnCode::Success;
         let single = target
             .profile
             .thread_level
             .num(ThreadLevel::Single)
-            .unwrap_or(0) as i32;
-        match target.lib.init_thread(single) {
+            .unwrap_or(0);
+        // R-INIT-1: the function whose success adds an initialization.
+        let init = Func::ALL
+            .iter()
+            .copied()
+            .find(|f| f.group() == Group::MpiT && f.depth() > 0);
+        match init.and_then(|f| invoke(f, &[("required", Arg::Int(single))])) {
             None => return Err(init_failed("exports no MPI_T_init_thread".into())),
-            Some((rc, _)) if target.rc(rc) != ReturnCode::Success => {
+            Some((rc, _)) if !ok(rc) => {
                 return Err(init_failed(format!(
                     "MPI_T_init_thread(MPI_THREAD_SINGLE) returned {}",
                     target.rc(rc)
@@ -110,78 +152,57 @@ impl Fixture {
             }
             Some(_) => {}
         }
-        let lib = &target.lib;
-        let num = |n: ffi::Called<i32>| n.map_or(0, |(_, n)| n.clamp(0, 100_000) as usize);
-        let size = |raw: u64| target.datatype(raw).map_or(8, |d| d.size());
-        let name_arg = StrArg::sized(256);
-        let text = |s: &StrOut| s.text().unwrap_or_default();
-        let (mut cvar_elem, mut pvar_elem, mut event_elems) = (vec![], vec![], vec![]);
+        let size = |raw: Option<i128>| {
+            raw.and_then(|r| target.datatype(r as u64))
+                .map_or(8, |d| d.size())
+        };
+        let mut elem: [Vec<usize>; 5] = Default::default();
+        let mut event_elems = vec![];
         let mut names: [Vec<String>; 5] = Default::default();
         let mut lens: [Vec<(Option<i32>, Option<i32>)>; 5] = Default::default();
-        let null = StrArg::LEN_ONLY;
-        let ok = |rc: i32| target.rc(rc) == ReturnCode::Success;
-        for i in 0..num(lib.cvar_get_num()) as i32 {
-            lens[Kind::Cvar.index()].push(
-                lib.cvar_get_info(i, null, null)
-                    .map_or((None, None), |(rc, o)| {
-                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
-                    }),
-            );
-            let o = lib.cvar_get_info(i, name_arg, StrArg::LEN_ONLY);
-            cvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
-            names[Kind::Cvar.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
-        }
-        for i in 0..num(lib.pvar_get_num()) as i32 {
-            lens[Kind::Pvar.index()].push(
-                lib.pvar_get_info(i, null, null)
-                    .map_or((None, None), |(rc, o)| {
-                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
-                    }),
-            );
-            let o = lib.pvar_get_info(i, name_arg, StrArg::LEN_ONLY);
-            pvar_elem.push(o.as_ref().map_or(8, |(_, o)| size(o.datatype)));
-            names[Kind::Pvar.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
-        }
-        for i in 0..num(lib.category_get_num()) as i32 {
-            lens[Kind::Category.index()].push(
-                lib.category_get_info(i, null, null)
-                    .map_or((None, None), |(rc, o)| {
-                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
-                    }),
-            );
-            let o = lib.category_get_info(i, name_arg, StrArg::LEN_ONLY);
-            names[Kind::Category.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
-        }
-        for i in 0..num(lib.source_get_num()) as i32 {
-            lens[Kind::Source.index()].push(
-                lib.source_get_info(i, null, null)
-                    .map_or((None, None), |(rc, o)| {
-                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
-                    }),
-            );
-            let o = lib.source_get_info(i, name_arg, StrArg::LEN_ONLY);
-            names[Kind::Source.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
-        }
-        for i in 0..num(lib.event_get_num()) as i32 {
-            lens[Kind::Event.index()].push(
-                lib.event_get_info(i, null, null, 0)
-                    .map_or((None, None), |(rc, o)| {
-                        (o.name.len.filter(|_| ok(rc)), o.desc.len.filter(|_| ok(rc)))
-                    }),
-            );
-            let o = lib.event_get_info(i, name_arg, StrArg::LEN_ONLY, 64);
-            event_elems.push(o.as_ref().map_or(vec![], |(_, o)| {
-                let n = (o.num_elements.max(0) as usize).min(o.datatypes.len());
-                o.datatypes[..n].iter().map(|d| size(*d)).collect()
-            }));
-            names[Kind::Event.index()].push(o.map(|(_, o)| text(&o.name)).unwrap_or_default());
+        for k in Kind::ALL {
+            let num = invoke(k.get_num(), &[])
+                .filter(|(rc, _)| ok(*rc))
+                .and_then(|(_, o)| out_int(&o, "num"))
+                .map_or(0, |n| n.clamp(0, 100_000) as i64);
+            for i in 0..num {
+                let len_only = [
+                    ("index", Arg::Int(i)),
+                    ("name", Arg::Str(StrArg::LEN_ONLY)),
+                    ("desc", Arg::Str(StrArg::LEN_ONLY)),
+                    ("capacity", Arg::Int(0)),
+                ];
+                let len = |o: &calls::OutMap, n: &str| out_str(o, n).and_then(|s| s.len);
+                lens[k.index()].push(match invoke(k.get_info(), &len_only) {
+                    Some((rc, o)) if ok(rc) => (len(&o, "name"), len(&o, "desc")),
+                    _ => (None, None),
+                });
+                let named = [
+                    ("index", Arg::Int(i)),
+                    ("name", Arg::Str(StrArg::sized(256))),
+                    ("desc", Arg::Str(StrArg::LEN_ONLY)),
+                    ("capacity", Arg::Int(64)),
+                ];
+                let o = invoke(k.get_info(), &named)
+                    .map(|(_, o)| o)
+                    .unwrap_or_default();
+                if o.get("datatype").is_some() {
+                    elem[k.index()].push(size(out_int(&o, "datatype")));
+                }
+                if let Some(Val::List(dts)) = o.get("datatypes") {
+                    let n = out_int(&o, "num_elements").unwrap_or(0).max(0) as usize;
+                    event_elems.push(dts.iter().take(n).map(|d| size(d.int())).collect());
+                } else if k == Kind::Event {
+                    event_elems.push(vec![]);
+                }
+                let text = out_str(&o, "name").and_then(|s| s.text());
+                names[k.index()].push(text.unwrap_or_default());
+            }
         }
         let handle = |name: &str| target.handles.get(name).copied().unwrap_or(0);
         let nulls = Nulls {
-            cvar: handle("MPI_T_CVAR_HANDLE_NULL"),
-            pvar: handle("MPI_T_PVAR_HANDLE_NULL"),
-            session: handle("MPI_T_PVAR_SESSION_NULL"),
             info: handle("MPI_INFO_NULL"),
+            enumtype: handle("MPI_T_ENUM_NULL"),
             all_handles: handle("MPI_T_PVAR_ALL_HANDLES"),
         };
         let mut predefined: Vec<u64> = target.handles.values().copied().collect();
@@ -192,12 +213,29 @@ impl Fixture {
         );
         let defined = |m: Vec<i64>| if m.is_empty() { vec![0] } else { m };
         let p = &target.profile;
+        let mut callable: Vec<Plan> = roles::callable().into_iter().map(Plan::new).collect();
+        for p in &mut callable {
+            if let Some(free) = &mut p.frees {
+                // R-CVAR-7, R-SESS-1, R-PH-1: the constant a free leaves behind.
+                free.null = roles::nulled_by_free(p.f, free.param)
+                    .then(|| null_of(p.f, free.param))
+                    .flatten()
+                    .map(|n| (n, handle(n)));
+            }
+        }
+        let frees = callable
+            .iter()
+            .filter(|p| p.frees.is_some())
+            .cloned()
+            .collect();
         Ok(Fixture {
             thread_levels: defined(p.thread_level.defined().map(|(_, n)| n).collect()),
             cb_safety: defined(p.cb_safety.defined().map(|(_, n)| n).collect()),
             pvar_classes: defined(p.pvar_class.defined().map(|(_, n)| n).collect()),
-            cvar_elem,
-            pvar_elem,
+            ends_init: callable.iter().find(|p| p.f.depth() < 0).cloned(),
+            callable,
+            frees,
+            elem,
             event_elems,
             names,
             lens,
@@ -212,6 +250,15 @@ impl Fixture {
     /// The library's path, for messages.
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// The profile's constants of a table (never empty).
+    fn table(&self, t: Table) -> &[i64] {
+        match t {
+            Table::ThreadLevel => &self.thread_levels,
+            Table::CbSafety => &self.cb_safety,
+            Table::PvarClass => &self.pvar_classes,
+        }
     }
 }
 
@@ -242,8 +289,8 @@ pub fn run_with(f: &Fixture, data: &[u8]) {
         if u.is_empty() {
             break;
         }
-        match Op::arbitrary(&mut u) {
-            Ok(op) => run.exec(&op),
+        match input::call(&mut u, &f.callable) {
+            Ok(c) => run.exec(&c),
             Err(_) => break,
         }
         run.check_deliveries();

@@ -1,14 +1,17 @@
-//! One input's run: the handles it holds, how each [`Op`] is made through the safe
-//! wrappers, and what is checked after it (see the module docs of `reference_ffi`).
+//! One input's run: the handles it holds, each decoded call's arguments resolved
+//! against them and made through the case executor's engine (`exec::calls::invoke`),
+//! and the checks after it (`checks`; see the module docs of `reference_ffi`).
 
-mod events;
-mod handles;
+mod checks;
+mod deliveries;
 
-use super::input::{Idx, Konst, Name, Obj, Op, H, S};
-use super::{check_mpi_rc, check_str, check_t_rc, Fixture};
+use super::input::{Call, Gen, Idx, Konst, Name, Obj, H, S};
+use super::roles::{Plan, Pool, Range, Role, LIVE};
+use super::Fixture;
+use crate::exec::calls::{self, Arg, Args, Layout};
+use crate::judge::value::Val;
 use crate::kind::Kind;
-use crate::target::ffi::{self, Members, ObjArg, RawHandle, StrArg};
-use mpit_reference::profile::ReturnCode;
+use crate::target::ffi::{self, BufOut, StrArg};
 
 /// A data buffer for a handle the run does not hold: room for any variable of the
 /// default catalog, so a reference that wrongly accepts the handle is caught by the
@@ -18,18 +21,6 @@ const UNKNOWN_BUF: usize = 64;
 const MAX_BUF: usize = 1 << 20;
 /// The recorder tag of a registration the run does not hold (no element is read).
 const NO_TAG: usize = 1 << 20;
-
-/// Which pool [`H::Typed`] picks from.
-#[derive(Debug, Clone, Copy)]
-enum Pool {
-    Cvar,
-    Session,
-    Pvar,
-    Reg,
-    Info,
-    Enum,
-    Instance,
-}
 
 /// What one input holds.
 pub(super) struct Run<'a> {
@@ -83,6 +74,54 @@ fn str_arg(s: S) -> StrArg {
     }
 }
 
+/// The value of the handle argument at `at` (handles travel as `Arg::Int`, as in the
+/// case language).
+fn handle_at(args: &[(&'static str, Arg)], at: Option<usize>) -> Option<u64> {
+    match args.get(at?) {
+        Some((_, Arg::Int(v))) => Some(*v as u64),
+        _ => None,
+    }
+}
+
+/// A handle OUT value.
+fn out_handle(v: Option<&Val>) -> Option<u64> {
+    v.and_then(Val::int).map(|v| v as u64)
+}
+
+/// What a call needs of the handles the run holds: a read's buffer (count × datatype
+/// size plus the call's slack, or [`UNKNOWN_BUF`] plus slack for a handle it does not
+/// hold) and a registration's element sizes for the recorder.
+struct Pools<'r, 'a> {
+    run: &'r Run<'a>,
+    kind: Option<Kind>,
+    slack: u8,
+}
+
+impl Layout for Pools<'_, '_> {
+    fn read_bytes(&self, handle: u64) -> Option<usize> {
+        let s = self.slack as usize;
+        Some(match self.run.need(self.kind, handle) {
+            Some(n) => n + s % 9,
+            None => UNKNOWN_BUF + s % UNKNOWN_BUF,
+        })
+    }
+
+    fn decode(&self, _: u64, _: &BufOut) -> Option<Val> {
+        None
+    }
+
+    fn element_sizes(&self, registration: u64) -> Vec<usize> {
+        self.run
+            .event_of(registration)
+            .and_then(|i| self.run.f.event_elems.get(i).cloned())
+            .unwrap_or_default()
+    }
+
+    fn event_of(&self, registration: u64) -> Option<i32> {
+        self.run.event_of(registration).map(|i| i as i32)
+    }
+}
+
 impl<'a> Run<'a> {
     pub(super) fn new(f: &'a Fixture) -> Self {
         Run {
@@ -100,20 +139,6 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Decodes and checks an MPI_T return code; true on MPI_SUCCESS.
-    fn t(&self, call: &str, rc: i32) -> bool {
-        let d = self.f.target.rc(rc);
-        check_t_rc(call, rc, &d);
-        d == ReturnCode::Success
-    }
-
-    /// The same for an MPI call (MPI_Info_*).
-    fn m(&self, call: &str, rc: i32) -> bool {
-        let d = self.f.target.rc(rc);
-        check_mpi_rc(call, rc, &d);
-        d == ReturnCode::Success
-    }
-
     fn pool(&self, p: Pool) -> Vec<u64> {
         match p {
             Pool::Cvar => self.cvars.iter().map(|c| c.0).collect(),
@@ -123,6 +148,7 @@ impl<'a> Run<'a> {
             Pool::Info => self.infos.clone(),
             Pool::Enum => self.enums.clone(),
             Pool::Instance => self.instances.clone(),
+            Pool::None => LIVE.iter().flat_map(|p| self.pool(*p)).collect(),
         }
     }
 
@@ -132,20 +158,7 @@ impl<'a> Run<'a> {
             H::One => 1,
             H::Small(k) => k as u64,
             H::Typed(k) => pick(&self.pool(p), k),
-            H::Live(k, delta) => {
-                let all: Vec<u64> = [
-                    Pool::Cvar,
-                    Pool::Session,
-                    Pool::Pvar,
-                    Pool::Reg,
-                    Pool::Info,
-                    Pool::Enum,
-                ]
-                .iter()
-                .flat_map(|p| self.pool(*p))
-                .collect();
-                pick(&all, k).wrapping_add_signed(delta as i64)
-            }
+            H::Live(k, delta) => pick(&self.pool(Pool::None), k).wrapping_add_signed(delta as i64),
             H::Freed(k) => {
                 // Most recent first: `Freed(0)` right after a free is the handle just
                 // freed (zero bytes are what mutations produce most).
@@ -163,35 +176,24 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn rh(&self, h: H, p: Pool) -> RawHandle {
-        self.h(h, p) as RawHandle
-    }
-
-    fn obj(&self, o: Obj) -> ObjArg {
-        match o {
-            Obj::Null => ObjArg::Null,
-            Obj::Holding(h) => ObjArg::Local {
-                value: self.h(h, Pool::Info),
-                width: self.f.target.lib.handle_width(),
-            },
+    fn count(&self, r: Range) -> usize {
+        match r {
+            Range::Of(k) => self.f.names[k.index()].len(),
+            Range::Upto(n) => n,
         }
     }
 
-    fn count(&self, k: Kind) -> usize {
-        self.f.names[k.index()].len()
-    }
-
-    fn idx(&self, i: Idx, n: usize) -> i32 {
+    fn idx(&self, i: Idx, r: Range) -> i64 {
         match i {
-            Idx::In(k) => (k as usize % (n + 2)) as i32,
-            Idx::Any(v) => v,
+            Idx::In(k) => (k as usize % (self.count(r) + 2)) as i64,
+            Idx::Any(v) => v.into(),
         }
     }
 
-    fn konst(&self, k: Konst, table: &[i64]) -> i32 {
+    fn konst(k: Konst, table: &[i64]) -> i64 {
         match k {
-            Konst::Known(i) => table[i as usize % table.len()] as i32,
-            Konst::Any(v) => v,
+            Konst::Known(i) => table[i as usize % table.len()],
+            Konst::Any(v) => v.into(),
         }
     }
 
@@ -216,291 +218,121 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn enum_seen(&mut self, ok: bool, e: RawHandle) {
-        let e = e as u64;
-        if ok && e != 0 && !self.enums.contains(&e) {
-            self.enums.push(e);
+    /// Bytes the variable behind `h` has (count × datatype size), when the run holds
+    /// `h` as a handle of the kind the call is about.
+    fn need(&self, kind: Option<Kind>, h: u64) -> Option<usize> {
+        match kind? {
+            Kind::Cvar => self.cvars.iter().find(|c| c.0 == h).map(|c| c.1),
+            Kind::Pvar => self.pvars.iter().find(|p| p.1 == h).map(|p| p.2),
+            _ => None,
         }
     }
 
-    fn info_seen(&mut self, ok: bool, info: u64) {
-        if ok && info != self.f.nulls.info {
-            self.infos.push(info);
-        }
+    fn event_of(&self, registration: u64) -> Option<usize> {
+        self.regs.iter().find(|r| r.0 == registration).map(|r| r.1)
     }
 
-    fn cvar_need(&self, h: u64) -> Option<usize> {
-        self.cvars.iter().find(|c| c.0 == h).map(|c| c.1)
-    }
-
-    fn pvar_need(&self, h: u64) -> Option<usize> {
-        self.pvars.iter().find(|p| p.1 == h).map(|p| p.2)
-    }
-
-    fn buf_size(need: Option<usize>, extra: u8) -> usize {
-        need.map_or(UNKNOWN_BUF + extra as usize % UNKNOWN_BUF, |n| {
-            n + extra as usize % 9
-        })
-    }
-
-    /// Data for a `*_write`: exactly the variable's size when the run holds the handle.
-    fn data(need: Option<usize>, data: &[u8]) -> Vec<u8> {
-        let mut d = data.to_vec();
-        if let Some(n) = need {
-            d.resize(n, 0);
-        }
-        d
-    }
-
-    fn forget(&mut self, v: u64) {
-        self.freed.push(v);
-        self.cvars.retain(|c| c.0 != v);
-        self.pvars.retain(|p| p.1 != v);
-        self.regs.retain(|r| r.0 != v);
-        self.infos.retain(|i| *i != v);
-    }
-
-    fn forget_session(&mut self, s: u64) {
-        let gone: Vec<u64> = self
-            .pvars
-            .iter()
-            .filter(|p| p.0 == s)
-            .map(|p| p.1)
-            .collect();
-        self.freed.extend(gone);
-        self.pvars.retain(|p| p.0 != s);
-        self.sessions.retain(|x| *x != s);
-        self.freed.push(s);
-    }
-
-    pub(super) fn exec(&mut self, op: &Op) {
-        let f = self.f;
-        let lib = &f.target.lib;
-        match op {
-            Op::InitThread(k) => {
-                if let Some((rc, provided)) = lib.init_thread(self.konst(*k, &f.thread_levels)) {
-                    if self.t("MPI_T_init_thread", rc) {
-                        self.inits += 1;
-                        assert!(
-                            f.thread_levels.contains(&(provided as i64)),
-                            "R-INIT-1: MPI_T_init_thread returned provided = {provided}, not a thread level"
-                        );
+    /// The arguments of `c`, its decoded values resolved against what the run holds.
+    fn resolve(&self, c: &Call) -> Vec<(&'static str, Arg)> {
+        let plan = c.plan;
+        let mut out: Vec<(&'static str, Arg)> = Vec::with_capacity(c.gens.len());
+        for ((name, role), g) in plan.params.iter().zip(&c.gens) {
+            let a = match (role, g) {
+                (Role::Handle(p), Gen::Handle(h)) => Arg::Int(self.h(*h, *p) as i64),
+                (Role::Index(r), Gen::Index(i)) => Arg::Int(self.idx(*i, *r)),
+                (Role::Const(t), Gen::Const(k)) => Arg::Int(Self::konst(*k, self.f.table(*t))),
+                (Role::Size { base, modulo }, Gen::Byte(b)) => Arg::Int(base + *b as i64 % modulo),
+                (Role::Steps, Gen::Signed(s)) => Arg::Int(*s as i64 % 16),
+                // The recorder reads each element with its size: the event's own sizes
+                // for a registration the run holds, none for any other value.
+                (Role::Tag, _) => Arg::Int(
+                    handle_at(&out, plan.registration)
+                        .and_then(|r| self.event_of(r))
+                        .unwrap_or(NO_TAG) as i64,
+                ),
+                (Role::Name(k), Gen::Name(n)) => Arg::Text(self.name(*k, n)),
+                (_, Gen::Text(t)) => Arg::Text(t.clone()),
+                (_, Gen::Str(s)) => Arg::Str(str_arg(*s)),
+                (_, Gen::Obj(Obj::Null)) => Arg::Obj(None),
+                (_, Gen::Obj(Obj::Holding(h))) => Arg::Obj(Some(self.h(*h, Pool::Info))),
+                // Exactly the variable's size when the run holds the handle.
+                (_, Gen::Data(d)) => {
+                    let mut d = d.clone();
+                    let h = handle_at(&out, plan.handle);
+                    if let Some(n) = h.and_then(|h| self.need(plan.kind, h)) {
+                        d.resize(n, 0);
                     }
+                    Arg::Data(d)
                 }
-            }
-            Op::Finalize if self.inits > 0 => self.finalize_own(),
-            Op::Finalize => {}
-            Op::GetNum(k) => {
-                let r = match k {
-                    Kind::Cvar => lib.cvar_get_num(),
-                    Kind::Pvar => lib.pvar_get_num(),
-                    Kind::Category => lib.category_get_num(),
-                    Kind::Source => lib.source_get_num(),
-                    Kind::Event => lib.event_get_num(),
-                };
-                if let Some((rc, _)) = r {
-                    self.t(k.get_num().c_name(), rc);
-                }
-            }
-            Op::CategoryChanged => {
-                if let Some((rc, _)) = lib.category_changed() {
-                    self.t("MPI_T_category_changed", rc);
-                }
-            }
-            Op::GetInfo {
-                kind,
-                index,
-                name,
-                desc,
-                capacity,
-            } => self.get_info(*kind, *index, str_arg(*name), str_arg(*desc), *capacity),
-            Op::GetIndex(k, n) => {
-                let name = self.name(*k, n);
-                let (call, r) = match k {
-                    Kind::Cvar => ("MPI_T_cvar_get_index", lib.cvar_get_index(&name)),
-                    // The class-less lookups; pvars have their own op.
-                    Kind::Pvar | Kind::Category => {
-                        ("MPI_T_category_get_index", lib.category_get_index(&name))
-                    }
-                    Kind::Source | Kind::Event => {
-                        ("MPI_T_event_get_index", lib.event_get_index(&name))
-                    }
-                };
-                if let Some((rc, _)) = r {
-                    self.t(call, rc);
-                }
-            }
-            Op::PvarGetIndex(n, class) => {
-                let name = self.name(Kind::Pvar, n);
-                if let Some((rc, _)) =
-                    lib.pvar_get_index(&name, self.konst(*class, &f.pvar_classes))
-                {
-                    self.t("MPI_T_pvar_get_index", rc);
-                }
-            }
-            Op::CategoryMembers { which, cat, len } => {
-                let (which, call) = [
-                    (Members::Cvars, "MPI_T_category_get_cvars"),
-                    (Members::Pvars, "MPI_T_category_get_pvars"),
-                    (Members::Events, "MPI_T_category_get_events"),
-                    (Members::Categories, "MPI_T_category_get_categories"),
-                ][*which as usize % 4];
-                let cat = self.idx(*cat, self.count(Kind::Category));
-                if let Some((rc, (_, overrun))) =
-                    lib.category_members_guarded(which, cat, *len as usize, -7)
-                {
-                    self.t(call, rc);
-                    assert!(!overrun, "R-CAT-1: {call} wrote past len = {len}");
-                }
-            }
-            Op::CategoryGetNumEvents(i) => {
-                let i = self.idx(*i, self.count(Kind::Category));
-                if let Some((rc, _)) = lib.category_get_num_events(i) {
-                    self.t("MPI_T_category_get_num_events", rc);
-                }
-            }
-            Op::EnumGetInfo(e, s) => {
-                let arg = str_arg(*s);
-                if let Some((rc, (_, name))) = lib.enum_get_info(self.rh(*e, Pool::Enum), arg) {
-                    let ok = self.t("MPI_T_enum_get_info", rc);
-                    check_str("MPI_T_enum_get_info", arg, &name, ok);
-                }
-            }
-            Op::EnumGetItem(e, i, s) => {
-                let arg = str_arg(*s);
-                let item = self.idx(*i, 8);
-                if let Some((rc, (_, name))) = lib.enum_get_item(self.rh(*e, Pool::Enum), item, arg)
-                {
-                    let ok = self.t("MPI_T_enum_get_item", rc);
-                    check_str("MPI_T_enum_get_item", arg, &name, ok);
-                }
-            }
-            _ => self.exec_handles(op),
+                (_, Gen::Flag(b)) => Arg::Flag(*b),
+                _ => Arg::Int(0),
+            };
+            out.push((name, a));
         }
+        out
     }
 
-    fn get_info(&mut self, kind: Kind, index: Idx, name: StrArg, desc: StrArg, capacity: u8) {
-        let lib = &self.f.target.lib;
-        let i = self.idx(index, self.count(kind));
-        let call = kind.get_info().c_name();
-        let (ok, n, d) = match kind {
-            Kind::Cvar => {
-                let Some((rc, o)) = lib.cvar_get_info(i, name, desc) else {
-                    return;
-                };
-                let ok = self.t(call, rc);
-                self.enum_seen(ok, o.enumtype);
-                (ok, o.name, o.desc)
-            }
-            Kind::Pvar => {
-                let Some((rc, o)) = lib.pvar_get_info(i, name, desc) else {
-                    return;
-                };
-                let ok = self.t(call, rc);
-                self.enum_seen(ok, o.enumtype);
-                (ok, o.name, o.desc)
-            }
-            Kind::Category => {
-                let Some((rc, o)) = lib.category_get_info(i, name, desc) else {
-                    return;
-                };
-                let ok = self.t(call, rc);
-                (ok, o.name, o.desc)
-            }
-            Kind::Source => {
-                let Some((rc, o)) = lib.source_get_info(i, name, desc) else {
-                    return;
-                };
-                let ok = self.t(call, rc);
-                (ok, o.name, o.desc)
-            }
-            Kind::Event => {
-                let cap = capacity as usize % 8;
-                let Some((rc, o)) = lib.event_get_info(i, name, desc, cap) else {
-                    return;
-                };
-                let ok = self.t(call, rc);
-                self.enum_seen(ok, o.enumtype);
-                assert!(
-                    !o.overrun,
-                    "MPI-4.1 §15.3.8.2: {call} wrote past num_elements = {cap} array entries"
-                );
-                (ok, o.name, o.desc)
-            }
+    /// Makes one decoded call. A call that would end an initialization this input did
+    /// not make is not made: the fixture's must stay (R-INIT-1, R-FIN-1).
+    pub(super) fn exec(&mut self, c: &Call) {
+        if c.plan.f.depth() < 0 && self.inits == 0 {
+            return;
+        }
+        let args = self.resolve(c);
+        self.call(c.plan, &args, c.slack);
+    }
+
+    /// The plan's function with `args` through the engine, then every check; whether it
+    /// succeeded.
+    fn call(&mut self, plan: &Plan, args: &[(&'static str, Arg)], slack: u8) -> bool {
+        let layout = Pools {
+            run: self,
+            kind: plan.kind,
+            slack,
         };
-        check_str(call, name, &n, ok);
-        check_str(call, desc, &d, ok);
-        let first = usize::try_from(i)
-            .ok()
-            .and_then(|i| self.f.lens[kind.index()].get(i));
-        if let (true, Some((name_len, desc_len))) = (ok, first) {
-            for (what, arg, out, was) in
-                [("name", name, &n, name_len), ("desc", desc, &d, desc_len)]
-            {
-                if arg.len.is_some() && was.is_some() {
-                    assert_eq!(
-                        out.len, *was,
-                        "R-STR-2/R-STR-5: {call}({i}) returned {what} length {:?} with {arg:?}, {was:?} with a NULL buffer (strlen+1 whatever the buffer)",
-                        out.len
+        let outs = calls::invoke(&self.f.target, &layout, plan.f, &Args::List(args));
+        let Some((rc, outs)) = outs else {
+            return false;
+        };
+        self.after(plan, args, rc, &outs)
+    }
+
+    /// Frees what the input still holds and finalizes its own inits, so the next input
+    /// starts from the fixture's state. Freeing a handle the run holds must work where
+    /// the free has a rule (R-CVAR-7, R-SESS-1, R-EVT-FREE).
+    pub(super) fn finish(mut self) {
+        let fx = self.f;
+        // Registrations first (their callbacks go), sessions with their pvar handles.
+        for pool in [Pool::Reg, Pool::Session, Pool::Cvar, Pool::Info] {
+            let free = fx
+                .frees
+                .iter()
+                .find(|p| p.frees.is_some_and(|x| x.pool == pool));
+            let Some((plan, param)) = free.and_then(|p| Some((p, p.frees?.param))) else {
+                continue;
+            };
+            for v in self.pool(pool) {
+                // The handle, and no to every flag (`free_callback`).
+                let arg = |n: &str| match n == param {
+                    true => Arg::Int(v as i64),
+                    false => Arg::Flag(false),
+                };
+                let args: Vec<(&'static str, Arg)> =
+                    plan.params.iter().map(|(n, _)| (*n, arg(n))).collect();
+                let ok = self.call(plan, &args, 0);
+                if let Some(rule) = plan.f.rule().filter(|_| !ok) {
+                    panic!(
+                        "{rule}: {} of the live handle {v:#x} failed",
+                        plan.f.c_name()
                     );
                 }
             }
         }
-    }
-
-    fn finalize_own(&mut self) {
-        if let Some((rc, ())) = self.f.target.lib.finalize() {
-            assert!(
-                self.t("MPI_T_finalize", rc),
-                "R-FIN-1: MPI_T_finalize failed with {} inits outstanding (this input's {} and the fixture's)",
-                self.inits + 1,
-                self.inits
-            );
-            self.inits -= 1;
-            // The fixture's init is still held: MPI_T must still answer.
-            if let Some((rc, _)) = self.f.target.lib.cvar_get_num() {
-                assert!(
-                    self.t("MPI_T_cvar_get_num", rc),
-                    "R-INIT-1/R-FIN-1: after a finalize matching one of {} inits, MPI_T_cvar_get_num returned {}",
-                    self.inits + 2,
-                    self.f.target.rc(rc)
-                );
-            }
-        }
-    }
-
-    /// Frees what the input still holds and finalizes its own inits, so the next input
-    /// starts from the fixture's state. Freeing a handle the run holds must work.
-    pub(super) fn finish(mut self) {
-        let lib = &self.f.target.lib;
-        for (r, _) in std::mem::take(&mut self.regs) {
-            if let Some((rc, _)) = lib.event_handle_free(r as RawHandle, false) {
-                self.t("MPI_T_event_handle_free", rc);
-            }
-        }
-        for s in std::mem::take(&mut self.sessions) {
-            if let Some((rc, _)) = lib.pvar_session_free(s as RawHandle) {
-                assert!(
-                    self.t("MPI_T_pvar_session_free", rc),
-                    "R-SESS-1: freeing the live session {s:#x} failed"
-                );
-            }
-        }
-        for (h, _) in std::mem::take(&mut self.cvars) {
-            if let Some((rc, _)) = lib.cvar_handle_free(h as RawHandle) {
-                assert!(
-                    self.t("MPI_T_cvar_handle_free", rc),
-                    "R-CVAR-7: freeing the live cvar handle {h:#x} failed"
-                );
-            }
-        }
-        for i in std::mem::take(&mut self.infos) {
-            if let Some((rc, _)) = lib.info_free(i) {
-                self.m("MPI_Info_free", rc);
-            }
-        }
         while self.inits > 0 {
-            self.finalize_own();
+            let Some(fin) = &fx.ends_init else { break };
+            if !self.call(fin, &[], 0) {
+                break;
+            }
         }
         self.check_deliveries();
         // The recorder keeps these until drained; nothing about them is judged here.
