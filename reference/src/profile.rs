@@ -93,9 +93,12 @@ impl<K: SpecEnum, V: Clone> ConstMap<K, V> {
     pub fn get(&self, k: K) -> &V {
         &self.entries[&k]
     }
-    /// All (constant, value) pairs in the standard's order.
+    /// All (constant, value) pairs in the standard's order: the map's own order, a
+    /// spec enum being ordered as the standard lists it (`spec_enum!` derives `Ord`
+    /// in declaration order; a test checks `ALL` is sorted). No lookup per pair: the
+    /// harness decodes every return code through this.
     pub fn iter(&self) -> impl Iterator<Item = (K, &V)> {
-        K::ALL.iter().map(move |k| (*k, &self.entries[k]))
+        self.entries.iter().map(|(k, v)| (*k, v))
     }
     /// A table with a value for every constant (the caller supplies all of them).
     pub fn from_fn(f: impl Fn(K) -> V) -> Self {
@@ -422,6 +425,30 @@ impl AbiProfile {
 
 #[cfg(test)]
 mod tests {
+    use crate::spec::{
+        Bind, CbSafety, Datatype, PvarClass, Scope, SourceOrder, SpecEnum, TErr, ThreadLevel,
+        Verbosity,
+    };
+
+    fn sorted<K: SpecEnum>() -> bool {
+        K::ALL.windows(2).all(|w| w[0] < w[1])
+    }
+
+    /// `ConstMap::iter` walks the map in `Ord` order and promises the standard's
+    /// (`ALL`): the two agree for every spec enum.
+    #[test]
+    fn every_spec_enum_is_ordered_as_the_standard_lists_it() {
+        assert!(sorted::<ThreadLevel>());
+        assert!(sorted::<Verbosity>());
+        assert!(sorted::<Bind>());
+        assert!(sorted::<Scope>());
+        assert!(sorted::<PvarClass>());
+        assert!(sorted::<Datatype>());
+        assert!(sorted::<CbSafety>());
+        assert!(sorted::<SourceOrder>());
+        assert!(sorted::<TErr>());
+    }
+
     use super::*;
 
     #[test]

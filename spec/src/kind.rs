@@ -48,35 +48,6 @@ impl Kind {
     }
 }
 
-/// The kinds in the order the `reference_ffi` fuzz input decoded them when it had an
-/// enum of its own (`Cvar, Pvar, Category, Source, Event`, derived `Arbitrary`): the
-/// committed corpus (fuzz/corpus/reference_ffi) must keep decoding to the same calls.
-#[cfg(feature = "arbitrary")]
-const ARBITRARY_ORDER: [Kind; 5] = [
-    Kind::Cvar,
-    Kind::Pvar,
-    Kind::Category,
-    Kind::Source,
-    Kind::Event,
-];
-
-/// Exactly what `#[derive(Arbitrary)]` of arbitrary 1.5 makes of a fieldless enum: one
-/// `u32` (little-endian, zero-padded when the input runs out), scaled onto the variants
-/// by multiply and shift; `arbitrary_take_rest` is the default (`arbitrary` on the rest).
-#[cfg(feature = "arbitrary")]
-impl<'a> arbitrary::Arbitrary<'a> for Kind {
-    fn arbitrary(u: &mut arbitrary::Unstructured<'a>) -> arbitrary::Result<Self> {
-        let n = ARBITRARY_ORDER.len() as u64;
-        let i = (u64::from(u32::arbitrary(u)?) * n) >> 32;
-        // i < n: a u32 times n, shifted right by 32, is below n.
-        Ok(ARBITRARY_ORDER[i as usize])
-    }
-
-    fn size_hint(depth: usize) -> (usize, Option<usize>) {
-        <u32 as arbitrary::Arbitrary>::size_hint(depth)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::Kind;
