@@ -6,10 +6,11 @@
 #![forbid(unsafe_code)]
 
 use mpit_conform::{cli, exit_code};
+use mpit_process::default_sigpipe;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    mpit_process::default_sigpipe();
+    default_sigpipe();
     match cli::main() {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

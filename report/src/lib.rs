@@ -49,6 +49,7 @@ use mpit_spec::{specs, verdict};
 use crate::capabilities::Capabilities;
 use crate::specs::Provenance;
 use crate::verdict::{Area, CaseResult, Oracle, Status};
+use mpit_reference::yaml::YamlError;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -71,7 +72,7 @@ pub enum ReportError {
     #[error("{}: format_version {found}, this mpit-conform reads {FORMAT_VERSION}", path.display())]
     FormatVersion { path: PathBuf, found: u64 },
     #[error(transparent)]
-    Waivers(#[from] mpit_reference::yaml::YamlError),
+    Waivers(#[from] YamlError),
     #[error("cannot render JUnit XML: {0}")]
     Junit(#[from] quick_junit::SerializeError),
     #[error("cannot serialize the report: {0}")]

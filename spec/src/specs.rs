@@ -10,6 +10,7 @@
 //! cases.
 
 use include_dir::{include_dir, Dir};
+use mpit_reference::yaml;
 use mpit_reference::yaml::YamlError;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -79,7 +80,7 @@ impl Source {
 }
 
 fn read(path: &Path) -> Result<(String, String), YamlError> {
-    mpit_reference::yaml::read(path).map(|(text, origin)| (origin, text))
+    yaml::read(path).map(|(text, origin)| (origin, text))
 }
 
 fn bundled_cases() -> Vec<(String, String)> {

@@ -7,6 +7,7 @@ use super::names::{handle_names, int_names, key, VERSION_MACROS};
 use super::preprocess::{names_file, Preprocessed, Value};
 use super::vendor::{description, family, release};
 use super::{display_path, Compiler, Generated, Probe, ProbeError};
+use mpit_process::ctrl_c;
 use mpit_process::{Cmd, Ended};
 use mpit_reference::profile::AbiProfile;
 use std::collections::BTreeMap;
@@ -89,7 +90,7 @@ fn run(step: &str, mut cmd: Cmd) -> Result<String, ProbeError> {
     let shown = format!("{cmd:?}");
     let out = cmd
         .timeout(STEP_TIMEOUT)
-        .stop_on(mpit_process::ctrl_c())
+        .stop_on(ctrl_c())
         .capture_limit(STEP_OUTPUT_CAP)
         .run()
         .map_err(|e| ProbeError::Spawn {

@@ -5,6 +5,7 @@
 
 use super::BenchError;
 use crate::runner::says_something;
+use mpit_process::ctrl_c;
 use mpit_process::{Cmd, Ended, Usage};
 use std::time::Duration;
 
@@ -25,7 +26,7 @@ pub fn measure(mut cmd: Cmd, timeout: Duration) -> Result<Measured, BenchError> 
     let shown = format!("{cmd:?}");
     let o = cmd
         .timeout(timeout)
-        .stop_on(mpit_process::ctrl_c())
+        .stop_on(ctrl_c())
         .run()
         .map_err(|e| BenchError::Spawn(format!("{shown}: {e}")))?;
     if o.exit.ended == Ended::Interrupted {
@@ -42,7 +43,7 @@ pub fn measure(mut cmd: Cmd, timeout: Duration) -> Result<Measured, BenchError> 
 
 /// Whether Ctrl-C was pressed (the bench stops between its steps too).
 pub fn interrupted() -> bool {
-    mpit_process::ctrl_c().load(std::sync::atomic::Ordering::SeqCst)
+    ctrl_c().load(std::sync::atomic::Ordering::SeqCst)
 }
 
 impl Measured {

@@ -7,6 +7,7 @@
 use super::spawn::measure;
 use super::{BenchError, LibSpec, Spread};
 use crate::exit_code;
+use mpit_process::{usage_children, usage_self};
 use mpit_process::{Cmd, Ended, Usage};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -30,9 +31,9 @@ pub struct RunUsage {
 impl RunUsage {
     pub fn now() -> RunUsage {
         RunUsage {
-            supervisor: mpit_process::usage_self(),
+            supervisor: usage_self(),
             supervisor_hwm_kb: vm_hwm_kb().unwrap_or(0),
-            workers: mpit_process::usage_children(),
+            workers: usage_children(),
         }
     }
 }

@@ -17,6 +17,8 @@ use crate::differential::target::InProcess;
 use crate::differential::{Mirror, Mode};
 use crate::fuzzing::{self, ops_differential};
 use crate::runner::remote::Remote;
+use mpit_reference::catalog::Catalog;
+use mpit_reference::ENV_CATALOG;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -194,11 +196,9 @@ fn props_figures(
     if remote {
         // As `fuzz-props` mirrors the reference: its own catalog, every value exact,
         // the simulate hook on (sequences that leave traces get a fresh worker).
-        let c = match std::env::var_os(mpit_reference::ENV_CATALOG) {
-            Some(f) => {
-                mpit_reference::catalog::Catalog::load(Path::new(&f)).map_err(|e| e.to_string())?
-            }
-            None => mpit_reference::catalog::Catalog::default_catalog(),
+        let c = match std::env::var_os(ENV_CATALOG) {
+            Some(f) => Catalog::load(Path::new(&f)).map_err(|e| e.to_string())?,
+            None => Catalog::default_catalog(),
         };
         let m = Arc::new(Mirror::of_catalog(c, "the reference's catalog".into()));
         for seed in 1..=runs as u64 {

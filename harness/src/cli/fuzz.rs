@@ -12,7 +12,10 @@ use crate::runner::protocol::Hello;
 use crate::runner::readers;
 use crate::runner::remote::Remote;
 use anyhow::{anyhow, bail, Context, Result};
+use mpit_process::on_ctrl_c;
 use mpit_reference::catalog::Catalog;
+use mpit_reference::faults::Faults;
+use mpit_reference::{ENV_CATALOG, ENV_FAULTS};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -93,7 +96,7 @@ fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
         .map_err(|e| anyhow!("{}: {e}", setup.hello.lib.display()))?;
     let _ = w.quit();
     if facts.library_version.starts_with("mpit-reference ") && catalog.is_none() {
-        let (c, source) = match std::env::var_os(mpit_reference::ENV_CATALOG) {
+        let (c, source) = match std::env::var_os(ENV_CATALOG) {
             Some(f) => {
                 let f = PathBuf::from(f);
                 (
@@ -108,8 +111,8 @@ fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
         };
         // The catalog-level conforming variations (`empty-descriptions`, `long-names`)
         // change what the library serves: the mirror serves the same.
-        let faults = std::env::var(mpit_reference::ENV_FAULTS).unwrap_or_default();
-        let faults = mpit_reference::faults::Faults::parse(&faults).unwrap_or_default();
+        let faults = std::env::var(ENV_FAULTS).unwrap_or_default();
+        let faults = Faults::parse(&faults).unwrap_or_default();
         let mut m = Mirror::of_catalog(c.varied(&faults), source);
         m.unsupported = facts.unsupported;
         return Ok(m);
@@ -206,7 +209,7 @@ fn print_found(found: &Found) {
 
 pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
     let setup = super::request(&a.target)?;
-    let _ = mpit_process::on_ctrl_c(setup.stop.clone());
+    let _ = on_ctrl_c(setup.stop.clone());
     let lib = setup.hello.lib.clone();
     let known = Known::parse(&a.known).map_err(|e| anyhow!(e))?;
     let mut m = mirror(&setup, a.catalog.as_deref())?;

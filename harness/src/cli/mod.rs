@@ -20,6 +20,8 @@ use crate::target::AbiChoice;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use mpit_reference::faults::Faults;
+use mpit_reference::faults::ProcessFault;
+use mpit_reference::profile::AbiProfile;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -283,7 +285,7 @@ pub fn main() -> Result<u8> {
             conforming,
         }) => {
             match (process, conforming) {
-                (true, _) => print!("{}", mpit_reference::faults::ProcessFault::listing()),
+                (true, _) => print!("{}", ProcessFault::listing()),
                 (_, true) => print!("{}", Faults::conforming_listing()),
                 _ => print!("{}", Faults::listing()),
             }
@@ -371,7 +373,7 @@ fn request(t: &TargetArgs) -> Result<Setup> {
     }
     let abi = t.abi.parse::<AbiChoice>().map_err(anyhow::Error::msg)?;
     if let AbiChoice::File(p) = &abi {
-        mpit_reference::profile::AbiProfile::load(p)?;
+        AbiProfile::load(p)?;
     }
     Ok(Setup {
         hello: Hello {

@@ -8,6 +8,7 @@ use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use anyhow::{bail, Context, Result};
+use mpit_process::on_ctrl_c;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -110,6 +111,6 @@ fn run_case(lib: &Path, case: &str, specs: Source) -> Result<report::Report> {
         max_time: Some(Duration::from_secs(30 * 60)),
     };
     let stop = Arc::new(AtomicBool::new(false));
-    let _ = mpit_process::on_ctrl_c(stop.clone());
+    let _ = on_ctrl_c(stop.clone());
     Ok(runner::run(&cfg, stop)?)
 }

@@ -13,6 +13,8 @@ use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use crate::target::AbiChoice;
 use anyhow::{bail, Context, Result};
+use mpit_process::on_ctrl_c;
+use mpit_reference::profile::AbiProfile;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -53,7 +55,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     Suite::load(&specs)?;
     let abi: AbiChoice = a.abi.parse().map_err(anyhow::Error::msg)?;
     if let AbiChoice::File(p) = &abi {
-        mpit_reference::profile::AbiProfile::load(p)?;
+        AbiProfile::load(p)?;
     }
     let waivers = a.waivers.as_deref().map(Waivers::load).transpose()?;
     let baseline = a
@@ -64,7 +66,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         .context("--baseline")?;
     let stop = Arc::new(AtomicBool::new(false));
     // Ctrl-C: stop the workers, write what there is, marked interrupted.
-    let _ = mpit_process::on_ctrl_c(stop.clone());
+    let _ = on_ctrl_c(stop.clone());
     let progress = if a.quiet {
         Progress::Quiet
     } else if std::io::stderr().is_terminal() {

@@ -34,7 +34,10 @@ pub use obs::{Obs, Out, Trace};
 pub use op::{Kind, Mode, Op, Ref};
 
 use crate::target::catalog::CatalogDump;
+use mpit_reference::catalog::Appears;
 use mpit_reference::catalog::Catalog;
+use mpit_reference::faults::Faults;
+use mpit_reference::model::Model;
 use mpit_reference::spec::{Bind, Datatype};
 use mpit_reference::value::Value;
 use serde::{Deserialize, Serialize};
@@ -84,7 +87,7 @@ pub struct Mirror {
     /// A conformant reference model of `catalog` as it starts, made on first use: each
     /// sequence's model is a clone of it (see [`Mirror::fresh_model`]).
     #[serde(skip)]
-    fresh: OnceLock<mpit_reference::model::Model>,
+    fresh: OnceLock<Model>,
     /// The entries the generator may allocate handles for, made on first use (reset
     /// by [`Mirror::avoid_handles`]).
     #[serde(skip)]
@@ -97,11 +100,7 @@ impl Mirror {
         // Entries that appear only after MPI_Init (a suffix, validated) are not numbered:
         // sequences do not call MPI_Init, so they do not exist for them.
         let mut origins = Origins::identity(&catalog);
-        let early = |a: &[mpit_reference::catalog::Appears]| {
-            a.iter()
-                .take_while(|x| **x == mpit_reference::catalog::Appears::Always)
-                .count()
-        };
+        let early = |a: &[Appears]| a.iter().take_while(|x| **x == Appears::Always).count();
         let c = &catalog;
         origins.cvars.truncate(early(
             &c.cvars.iter().map(|v| v.appears).collect::<Vec<_>>(),
@@ -139,14 +138,9 @@ impl Mirror {
 
     /// A conformant reference model serving this catalog, MPI_T not initialized (a
     /// clone of one made once: the same as `Model::new(catalog, Faults::none())`).
-    pub fn fresh_model(&self) -> mpit_reference::model::Model {
+    pub fn fresh_model(&self) -> Model {
         self.fresh
-            .get_or_init(|| {
-                mpit_reference::model::Model::new(
-                    self.catalog.clone(),
-                    mpit_reference::faults::Faults::none(),
-                )
-            })
+            .get_or_init(|| Model::new(self.catalog.clone(), Faults::none()))
             .clone()
     }
 

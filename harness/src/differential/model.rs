@@ -7,11 +7,13 @@ use super::obs::{Obs, Out, Ran, StrObs};
 use super::op::{callback_tag, Act, Data, Kind, Op, Str};
 use super::{HandleKind, Made, Mirror, Slots};
 use mpit_reference::faults::Faults;
+use mpit_reference::model::EnumHandle;
 use mpit_reference::model::{
     BoundObject, CvarHandle, Delivery, Instance, Model, PvarHandle, PvarTarget, Registration,
     Session,
 };
 use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::ThreadLevel;
 use mpit_reference::spec::{CbSafety, TErr, TResult};
 use mpit_reference::strings::{self, StringArg};
 
@@ -56,7 +58,7 @@ impl ModelEngine {
         let faults = Faults::none();
         let mut model = m.fresh_model();
         if initialized {
-            let _ = model.init_thread(mpit_reference::spec::ThreadLevel::Single);
+            let _ = model.init_thread(ThreadLevel::Single);
         }
         ModelEngine {
             model,
@@ -443,8 +445,8 @@ impl ModelEngine {
         Obs::deliveries(rc(&r), &ran)
     }
 
-    fn enum_handle(&self, n: u16) -> mpit_reference::model::EnumHandle {
-        mpit_reference::model::EnumHandle(self.slots.enums.get(n as usize).copied().unwrap_or(0))
+    fn enum_handle(&self, n: u16) -> EnumHandle {
+        EnumHandle(self.slots.enums.get(n as usize).copied().unwrap_or(0))
     }
 
     fn read_obs(&mut self, k: HandleKind, r: super::Ref, res: TResult<Vec<u8>>) -> Obs {

@@ -13,6 +13,9 @@ use crate::differential::{gen, Divergence, Gen, Mirror};
 use crate::target::{catalog, AbiChoice, Target};
 use crate::verdict::Level;
 use mpit_reference::catalog::Catalog;
+use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::ThreadLevel;
+use mpit_reference::ENV_CATALOG;
 use std::sync::{Arc, OnceLock};
 
 /// The library and its mirror, opened once per process.
@@ -40,13 +43,9 @@ fn list_from_env(var: &str) -> Vec<String> {
 /// activity, and values are compared only where the calls determine them.
 pub fn open(lib: &std::path::Path) -> Result<Setup, String> {
     let t = Target::open(lib, &AbiChoice::Auto, false).map_err(|e| e.to_string())?;
-    let single = t
-        .profile
-        .thread_level
-        .num(mpit_reference::spec::ThreadLevel::Single)
-        .unwrap_or(0) as i32;
+    let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
     match t.lib.init_thread(single) {
-        Some((rc, _)) if t.rc(rc) == mpit_reference::profile::ReturnCode::Success => {}
+        Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
         other => {
             return Err(format!(
                 "{}: MPI_T_init_thread failed: {other:?}",
@@ -60,7 +59,7 @@ pub fn open(lib: &std::path::Path) -> Result<Setup, String> {
         .map(|(_, v)| v)
         .unwrap_or_default();
     let mut m = if version.starts_with("mpit-reference ") {
-        let c = match std::env::var_os(mpit_reference::ENV_CATALOG) {
+        let c = match std::env::var_os(ENV_CATALOG) {
             Some(f) => Catalog::load(std::path::Path::new(&f)).map_err(|e| e.to_string())?,
             None => Catalog::default_catalog(),
         };

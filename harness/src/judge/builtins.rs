@@ -312,19 +312,14 @@ fn first_broken(before: &Inventory, after: &Inventory) -> Option<String> {
 mod tests {
     use super::*;
     use crate::judge::inventory::Entry;
+    use mpit_reference::profile::ConstMap;
 
     #[test]
     fn error_codes_of_a_profile() {
         let std = AbiProfile::standard();
         let with = |e: TErr, v: Option<i64>| {
             let mut p = std.clone();
-            p.t_err = mpit_reference::profile::ConstMap::from_fn(|k| {
-                if k == e {
-                    v
-                } else {
-                    *std.t_err.get(k)
-                }
-            });
+            p.t_err = ConstMap::from_fn(|k| if k == e { v } else { *std.t_err.get(k) });
             p
         };
         assert_eq!(error_codes(&std, Some((4, 1))), Ok(()));

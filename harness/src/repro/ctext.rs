@@ -3,6 +3,7 @@
 
 use crate::cases::expr::{Expr, Pred, Term};
 use crate::cases::{FilterValues, Scalar, Step};
+use mpit_reference::spec::PvarClass;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -236,7 +237,7 @@ pub fn spec_tables() -> String {
 /// The pvar classes, as C constants: a lookup by name tries each (R-STR-6: a name is
 /// unique within its class).
 pub fn pvar_classes() -> String {
-    mpit_reference::spec::PvarClass::ALL
+    PvarClass::ALL
         .iter()
         .map(|c| format!("MPI_T_PVAR_CLASS_{}", c.spelling()))
         .collect::<Vec<_>>()

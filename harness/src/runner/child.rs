@@ -10,6 +10,7 @@ use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::target::ffi::in_flight;
 use crate::target::{worker_env, WorkerEnv};
 use crate::verdict::{Evidence, Status};
+use mpit_process::send_line;
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use serde::Serialize;
 use std::io::{BufRead, BufReader};
@@ -193,7 +194,7 @@ impl Worker {
         let line = serde_json::to_string(m).map_err(|e| Broke::Other(e.to_string()))?;
         // The worker may have died since its last answer: the write is then an error,
         // told as its death (`send_line` keeps SIGPIPE from ending this process).
-        mpit_process::send_line(&mut self.stdin, &line).map_err(|_| self.ended())
+        send_line(&mut self.stdin, &line).map_err(|_| self.ended())
     }
 
     /// The next protocol message within `timeout` (each `Calling` announcement starts

@@ -22,6 +22,7 @@ use crate::judge::return_codes;
 use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
 use crate::specs::Source;
 use crate::verdict::{CaseResult, Status};
+use mpit_reference::yaml::YamlError;
 use protocol::{Hello, TargetFacts};
 use readers::ReadError;
 use std::path::PathBuf;
@@ -64,7 +65,7 @@ pub enum Progress {
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("{0}")]
-    Cases(#[from] mpit_reference::yaml::YamlError),
+    Cases(#[from] YamlError),
     #[error("{0}")]
     Target(String),
     #[error("{0}")]

@@ -13,6 +13,7 @@ use crate::ffi::RawHandle;
 use crate::reading::Guard;
 use crate::Target;
 use mpit_reference::catalog::{self as cat, Catalog};
+use mpit_reference::spec::Bind;
 use mpit_reference::value::Value;
 use std::collections::BTreeMap;
 
@@ -133,7 +134,7 @@ pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
         };
         let mut count = 1;
         let mut value = None;
-        if bind == mpit_reference::spec::Bind::NoObject {
+        if bind == Bind::NoObject {
             if let Some((rc, (n, bytes))) = &second.value {
                 if r.ok(format!("MPI_T_cvar_read({name})"), *rc) {
                     count = (*n).max(1) as u32;

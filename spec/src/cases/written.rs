@@ -334,13 +334,14 @@ impl Ops {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mpit_reference::yaml;
     use serde::de::DeserializeOwned;
     use std::fmt::Debug;
 
     /// Written, then read back as the loader reads it (JSON is YAML).
     fn back<T: Serialize, U: DeserializeOwned>(v: &T) -> U {
         let text = serde_json::to_string(v).unwrap();
-        mpit_reference::yaml::parse(&text, "t").unwrap()
+        yaml::parse(&text, "t").unwrap()
     }
 
     fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(all: &[T]) {
@@ -478,8 +479,7 @@ mod tests {
                 let mut x = WrittenExpect::default();
                 x.out.push("value", p);
                 let text = serde_json::to_string(&x).unwrap();
-                let x: super::super::step::Expect =
-                    mpit_reference::yaml::parse(&text, "t").unwrap();
+                let x: super::super::step::Expect = yaml::parse(&text, "t").unwrap();
                 x.out["value"].0.clone()
             };
             let eq = read(WrittenPred::Is(w.clone())).eq.unwrap();

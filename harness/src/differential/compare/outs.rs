@@ -16,6 +16,7 @@ use crate::differential::relations;
 use crate::differential::target::SENTINEL;
 use crate::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
 use crate::verdict::Level;
+use mpit_reference::spec::Datatype;
 
 pub(super) fn compare_outs(
     cx: &Ctx<'_>,
@@ -304,7 +305,7 @@ fn vocabulary(cx: &Ctx<'_>, m: &Obs, t: &Obs) -> Option<Divergence> {
 /// different lengths are compared only for being all zero (a reset counter).
 fn same_value(g: &Gen, op: &Op, m: &[u8], t: &[u8]) -> bool {
     let dt = g.read_datatype(op);
-    if dt == Some(mpit_reference::spec::Datatype::Char) {
+    if dt == Some(Datatype::Char) {
         let text = |b: &[u8]| {
             b.iter()
                 .take_while(|x| **x != 0)

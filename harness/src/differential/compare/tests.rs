@@ -7,6 +7,7 @@ use crate::differential::obs::Out;
 use crate::differential::op::{Act, Kind, Mode, Str};
 use crate::differential::{props, Mirror};
 use mpit_reference::catalog::Catalog;
+use mpit_reference::spec::{Bind, ThreadLevel};
 use std::sync::Arc;
 
 fn start() -> Gen {
@@ -78,11 +79,11 @@ fn after_a_reinit_the_catalog_may_change_the_conventions_may_not() {
     );
     let ops = vec![
         Op::InitThread {
-            required: mpit_reference::spec::ThreadLevel::Single,
+            required: ThreadLevel::Single,
         },
         Op::Finalize,
         Op::InitThread {
-            required: mpit_reference::spec::ThreadLevel::Single,
+            required: ThreadLevel::Single,
         },
         info().remove(0),
     ];
@@ -134,7 +135,7 @@ fn a_stale_session_after_the_last_finalize_may_say_either_error() {
     );
     let ops = vec![
         Op::InitThread {
-            required: mpit_reference::spec::ThreadLevel::Single,
+            required: ThreadLevel::Single,
         },
         Op::SessionCreate,
         Op::Finalize,
@@ -164,7 +165,7 @@ fn readreset_of_a_readonly_non_atomic_pvar_may_say_either_refusal() {
         .catalog
         .pvars
         .iter()
-        .position(|p| p.readonly && !p.atomic && p.bind == mpit_reference::spec::Bind::NoObject)
+        .position(|p| p.readonly && !p.atomic && p.bind == Bind::NoObject)
         .expect("the default catalog has one") as i32;
     let ops = vec![
         Op::SessionCreate,
@@ -203,7 +204,7 @@ fn pvar(g: &Gen, continuous: bool) -> i32 {
         .catalog
         .pvars
         .iter()
-        .position(|p| p.continuous == continuous && p.bind == mpit_reference::spec::Bind::NoObject)
+        .position(|p| p.continuous == continuous && p.bind == Bind::NoObject)
         .expect("the default catalog has one") as i32
 }
 
@@ -290,7 +291,7 @@ fn avoided_entries_get_no_handle() {
         .catalog
         .pvars
         .iter()
-        .position(|p| p.bind == mpit_reference::spec::Bind::NoObject)
+        .position(|p| p.bind == Bind::NoObject)
         .expect("an unbound pvar");
     let name = m.catalog.pvars[first].name.clone();
     assert_eq!(m.avoid_handles(&format!("pvar:{name}")), Ok(1));
@@ -311,7 +312,7 @@ fn avoided_entries_get_no_handle() {
     };
     assert!(!g.valid(&alloc(first as i32)));
     let other = (first as i32 + 1..g.mirror.count(Kind::Pvar))
-        .find(|i| g.mirror.catalog.pvars[*i as usize].bind == mpit_reference::spec::Bind::NoObject)
+        .find(|i| g.mirror.catalog.pvars[*i as usize].bind == Bind::NoObject)
         .expect("another unbound pvar");
     assert!(g.valid(&alloc(other)));
 }

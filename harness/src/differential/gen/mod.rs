@@ -25,6 +25,7 @@ pub use pick::Pick;
 use super::op::{Act, Kind, Mode, Op, Ref};
 use super::Mirror;
 use mpit_reference::spec::Bind;
+use mpit_reference::spec::Datatype;
 use std::sync::Arc;
 
 /// One object a sequence made, as the generator predicts it.
@@ -175,7 +176,7 @@ impl Gen {
 
     /// The datatype of the variable a read (`cvar_read`, `pvar_read[reset]`) of a
     /// handle the sequence made reads.
-    pub fn read_datatype(&self, op: &Op) -> Option<mpit_reference::spec::Datatype> {
+    pub fn read_datatype(&self, op: &Op) -> Option<Datatype> {
         let c = &self.mirror.catalog;
         let slot = |t: &[Life], n: u16| t.get(usize::from(n)).map(|l| l.index as usize);
         match op {

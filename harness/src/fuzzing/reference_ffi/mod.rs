@@ -49,6 +49,7 @@ use crate::target::ffi::{BufOut, StrArg, StrOut, FILL};
 use crate::target::{AbiChoice, Target};
 use arbitrary::Unstructured;
 use mpit_reference::profile::ReturnCode;
+use mpit_reference::spec::Datatype;
 use mpit_reference::spec::ThreadLevel;
 use roles::{Plan, Table};
 use std::path::Path;
@@ -207,7 +208,7 @@ impl Fixture {
         };
         let mut predefined: Vec<u64> = target.handles.values().copied().collect();
         predefined.extend(
-            mpit_reference::spec::Datatype::ALL
+            Datatype::ALL
                 .iter()
                 .filter_map(|d| target.datatype_handle(*d)),
         );

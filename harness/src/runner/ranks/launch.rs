@@ -11,6 +11,7 @@ use super::{RankDump, RankHello};
 use crate::runner::says_something;
 use crate::target::worker_env;
 pub use mpit_process::Ended;
+use mpit_process::Error as ProcessError;
 use mpit_process::{Captured, Cmd};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -58,7 +59,7 @@ pub enum LaunchError {
     #[error("cannot encode the rank worker's arguments: {0}")]
     Encode(#[from] serde_json::Error),
     #[error("the launcher: {0}")]
-    Supervise(mpit_process::Error),
+    Supervise(ProcessError),
 }
 
 /// Bytes kept of each of the launcher's output streams (its first and last ones).
@@ -86,7 +87,7 @@ pub fn launch(
     };
     let mut cmd = Cmd::new(prog);
     let dir = cmd.private_dir("mpit-ranks-").map_err(|e| match e {
-        mpit_process::Error::Dir(e) => LaunchError::Dir(e),
+        ProcessError::Dir(e) => LaunchError::Dir(e),
         e => LaunchError::Supervise(e),
     })?;
     let exe = std::env::current_exe().map_err(LaunchError::Exe)?;
@@ -108,7 +109,7 @@ pub fn launch(
         .capture_limit(OUTPUT_CAP)
         .run_until(stop)
         .map_err(|e| match e {
-            mpit_process::Error::Spawn { source, .. } => LaunchError::Spawn {
+            ProcessError::Spawn { source, .. } => LaunchError::Spawn {
                 prog: prog.clone(),
                 source,
             },

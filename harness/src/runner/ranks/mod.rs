@@ -19,6 +19,7 @@ use super::protocol::Hello;
 use crate::cases::builtin::{CASES, VALUES, WORKS};
 use crate::target::catalog::CatalogDump;
 use crate::verdict::{Area, CaseResult, Status};
+use mpit_reference::catalog::Catalog;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -110,7 +111,7 @@ fn catalogs(
     match j.no_compare {
         Some(why) => out.extend(catalogs::skipped(&subject, &why)),
         None => {
-            let cats: Vec<(i32, &mpit_reference::catalog::Catalog)> =
+            let cats: Vec<(i32, &Catalog)> =
                 j.catalogs.iter().map(|(r, d)| (*r, &d.catalog)).collect();
             out.extend(catalogs::judge(&cats));
         }

@@ -22,6 +22,7 @@ use crate::target::catalog;
 use crate::target::ffi::ObjArg;
 use crate::target::Target;
 use crate::verdict::{CaseResult, Evidence, Status};
+use mpit_reference::catalog::Pvar;
 use mpit_reference::spec::{Bind, PvarClass};
 use mpit_reference::value::Value;
 use serde::{Deserialize, Serialize};
@@ -140,27 +141,25 @@ pub fn measure(t: &Target, ask: &Ask, at: &dyn Fn(&str)) -> Result<Measured, Str
         }
         None => false,
     };
-    let read =
-        |m: &mut Measured,
-         (index, p, h, count): &(i32, &mpit_reference::catalog::Pvar, usize, usize)| {
-            at(&format!("MPI_T_pvar_read({index} {})", p.name));
-            match lib.pvar_read(s, *h, count * p.datatype.size()) {
-                Some((0, b)) => match Value::from_bytes(p.datatype, *count, &b.bytes) {
-                    Value::Ints(v) => Some(v.into_iter().map(|x| x as f64).collect::<Vec<f64>>()),
-                    Value::Doubles(v) => Some(v),
-                    Value::Chars(_) => None,
-                },
-                Some((rc, _)) => {
-                    m.left_out.push(format!(
-                        "{index} {}: MPI_T_pvar_read returned {}",
-                        p.name,
-                        t.rc(rc)
-                    ));
-                    None
-                }
-                None => None,
+    let read = |m: &mut Measured, (index, p, h, count): &(i32, &Pvar, usize, usize)| {
+        at(&format!("MPI_T_pvar_read({index} {})", p.name));
+        match lib.pvar_read(s, *h, count * p.datatype.size()) {
+            Some((0, b)) => match Value::from_bytes(p.datatype, *count, &b.bytes) {
+                Value::Ints(v) => Some(v.into_iter().map(|x| x as f64).collect::<Vec<f64>>()),
+                Value::Doubles(v) => Some(v),
+                Value::Chars(_) => None,
+            },
+            Some((rc, _)) => {
+                m.left_out.push(format!(
+                    "{index} {}: MPI_T_pvar_read returned {}",
+                    p.name,
+                    t.rc(rc)
+                ));
+                None
             }
-        };
+            None => None,
+        }
+    };
     let before: Vec<Option<Vec<f64>>> = handles.iter().map(|h| read(&mut m, h)).collect();
     at("the MPI work between the reads (target::activity)");
     if let Some(done) = t.activity(&WORK) {
