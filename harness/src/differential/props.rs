@@ -59,15 +59,11 @@ impl ReferenceStateMachine for Machine {
 /// The sequence with the calls that undo it appended (handles freed, inits
 /// finalized), so the next sequence starts where this one did.
 pub fn completed(start: &Gen, ops: &[Op]) -> Vec<Op> {
-    let mut g = start.clone();
+    let mut end = start.clone();
     for op in ops {
-        g.apply(op);
+        end.apply(op);
     }
-    let mut all = ops.to_vec();
-    if !start.mode.lifecycle {
-        all.extend(g.cleanup());
-    }
-    all
+    completed_from(ops.to_vec(), &end)
 }
 
 /// [`completed`] from the generator's state after `ops` (the bytes decoder's): the
