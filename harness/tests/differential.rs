@@ -56,6 +56,41 @@ fn reference_agrees_with_the_model() {
     assert_eq!(sequences(&out), 256 + 32 + 128, "{out}");
 }
 
+/// A divergence with two readings: the duplicate-name fault makes the second cvar
+/// report the first one's name, and a short buffer shows the same bytes with another
+/// length (R-STR-2 or R-STR-6). Seed 2 finds it both ways; each case fuzz-props keeps
+/// must fail on replay: the one naming its subject by the declared name would skip (the
+/// library has no entry of that name), so the other form is written.
+#[test]
+fn each_case_written_reproduces_its_divergence_on_replay() {
+    let lib = reference_lib();
+    let dir = scratch("diff-dup-name");
+    let (code, out) = fuzz_props(
+        lib.to_str().unwrap(),
+        Some("duplicate-name"),
+        &["--seed", "2", "--cases", "200", "--robustness", "--strict"],
+        dir.to_str().unwrap(),
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("*len = 19, want strlen+1 = 14"), "{out}");
+    assert!(
+        out.contains("2 case(s) written, 2 reproducing the divergence on replay"),
+        "{out}"
+    );
+    for case in out
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("case written: "))
+    {
+        let (code, text) = replay(
+            lib.to_str().unwrap(),
+            case,
+            Some("duplicate-name"),
+            &dir.join("replay"),
+        );
+        assert_eq!(code, 1, "{case} on replay:\n{text}");
+    }
+}
+
 /// `mpit-conform run --strict --case-file CASE` on the reference, with `fault` or
 /// none: its exit code and output.
 fn replay(lib: &str, case: &str, fault: Option<&str>, out: &std::path::Path) -> (i32, String) {
@@ -189,6 +224,12 @@ fn every_reference_fault_is_found_and_its_case_replays_it() {
         if !found {
             missed.push(format!("{f} not found (exit {code}):\n{out}"));
             continue;
+        }
+        // fuzz-props replayed each case it wrote itself and says whether it reproduces.
+        if out.contains("does NOT reproduce") || !out.contains("replayed: ") {
+            missed.push(format!(
+                "{f}: fuzz-props wrote a case its replay does not fail:\n{out}"
+            ));
         }
         match replays {
             None => missed.push(format!("{f}: no case written:\n{out}")),

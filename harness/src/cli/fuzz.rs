@@ -2,10 +2,10 @@
 //! library) and `mpit-conform replay` (a cargo-fuzz artifact of `ops_differential`
 //! replayed in a worker, optionally written out as a YAML case).
 
-use super::TargetArgs;
+use super::{replayed, TargetArgs};
 use crate::differential::compare::Known;
 use crate::differential::props::{self, Found, Search};
-use crate::differential::{emit, gen, Gen, Mirror, Mode};
+use crate::differential::{gen, Gen, Mirror, Mode};
 use crate::exit_code;
 use crate::runner::pool::{self, Worker};
 use crate::runner::protocol::Hello;
@@ -165,30 +165,6 @@ fn mode_name(m: Mode) -> &'static str {
     }
 }
 
-/// Writes the case of a failure; returns its path.
-fn write_case(
-    found: &Found,
-    m: &Arc<Mirror>,
-    lib: &Path,
-    seed: u64,
-    out: &Path,
-) -> Result<PathBuf> {
-    let text = emit::case_yaml(found, m, &lib.display().to_string(), seed);
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let id = text
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("- id: "))
-        .unwrap_or("differential.case")
-        .to_string();
-    let path = out.join(format!("{id}.yaml"));
-    // Written whole or not at all (a temporary file renamed).
-    let mut tmp = tempfile::NamedTempFile::new_in(out)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
-    tmp.persist(&path)
-        .map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
-    Ok(path)
-}
-
 fn print_found(found: &Found) {
     let d = &found.divergence;
     println!(
@@ -263,6 +239,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
     let mut r = remote(&setup, &m);
     let mut failures = 0;
     let mut warnings = 0;
+    let (mut written, mut reproduced) = (0, 0);
     for (mode, cases) in modes {
         let cfg = Search {
             cases,
@@ -302,13 +279,16 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         if let Some(found) = &f.failure {
             failures += 1;
             print_found(found);
-            let path = write_case(found, &m, &lib, a.seed, &a.out)?;
+            let (path, replayed) = replayed::write_and_replay(found, &m, a.seed, &a.out, &setup)?;
             println!(
-                "    case written: {}\n    replay: mpit-conform run --case-file {} --lib {}",
+                "    case written: {}\n    replay: mpit-conform run --case-file {} --lib {}\n    {}",
                 path.display(),
                 path.display(),
-                lib.display()
+                lib.display(),
+                replayed::line(&replayed)
             );
+            written += 1;
+            reproduced += usize::from(replayed.reproduces());
         }
         if setup.stop.load(Ordering::SeqCst) {
             bail!("interrupted");
@@ -318,7 +298,10 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             break;
         }
     }
-    println!("fuzz-props: {failures} failing mode(s), {warnings} warning(s)");
+    println!(
+        "fuzz-props: {failures} failing mode(s), {warnings} warning(s); {written} case(s) \
+         written, {reproduced} reproducing the divergence on replay"
+    );
     Ok(if failures > 0 {
         exit_code::FINDINGS
     } else {
@@ -385,8 +368,12 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
             };
             print_found(&found);
             if a.emit_case {
-                let path = write_case(&found, &m, &lib, 0, &a.out)?;
-                println!("    case written: {}", path.display());
+                let (path, replayed) = replayed::write_and_replay(&found, &m, 0, &a.out, &setup)?;
+                println!(
+                    "    case written: {}\n    {}",
+                    path.display(),
+                    replayed::line(&replayed)
+                );
             }
             Ok(exit_code::FINDINGS)
         }

@@ -5,6 +5,7 @@
 mod bench;
 mod catalog;
 mod fuzz;
+mod replayed;
 mod repro;
 mod run;
 

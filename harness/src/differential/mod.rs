@@ -79,19 +79,23 @@ pub struct Mirror {
     pub unsupported: Vec<String>,
     /// Entries (model indices) no handle is allocated for (`fuzz-props --avoid`): a
     /// crash is never passed over as known, so a library that crashes in
-    /// `*_handle_alloc` of some entries is explored past them this way.
+    /// `*_handle_alloc` of some entries is explored past them this way. Private: only
+    /// [`Mirror::avoid_handles`] changes it, and resets the cache made from it.
     #[serde(default)]
-    pub no_handles: BTreeSet<(Kind, i32)>,
+    no_handles: BTreeSet<(Kind, i32)>,
     /// Where the catalog came from (for evidence and for emitted cases).
     pub source: String,
     /// A conformant reference model of `catalog` as it starts, made on first use: each
-    /// sequence's model is a clone of it (see [`Mirror::fresh_model`]).
+    /// sequence's model is a clone of it (see [`Mirror::fresh_model`]). With the
+    /// catalog it serves: `catalog` is a public field, and a mirror given another
+    /// catalog after first use must not hand out a model of the old one.
     #[serde(skip)]
-    fresh: OnceLock<Model>,
+    fresh: OnceLock<(Arc<Catalog>, Model)>,
     /// The entries the generator may allocate handles for, made on first use (reset
-    /// by [`Mirror::avoid_handles`]).
+    /// by [`Mirror::avoid_handles`]), with the catalog they were read from (as
+    /// `fresh`).
     #[serde(skip)]
-    unbound: OnceLock<Arc<gen::Unbound>>,
+    unbound: OnceLock<(Arc<Catalog>, Arc<gen::Unbound>)>,
 }
 
 impl Mirror {
@@ -139,17 +143,34 @@ impl Mirror {
     /// A conformant reference model serving this catalog, MPI_T not initialized (a
     /// clone of one made once: the same as `Model::new(catalog, Faults::none())`).
     pub fn fresh_model(&self) -> Model {
-        self.fresh
-            .get_or_init(|| Model::new(self.catalog.clone(), Faults::none()))
-            .clone()
+        let (c, model) = self
+            .fresh
+            .get_or_init(|| (self.catalog.clone(), self.new_model()));
+        match Arc::ptr_eq(c, &self.catalog) {
+            true => model.clone(),
+            false => self.new_model(),
+        }
+    }
+
+    fn new_model(&self) -> Model {
+        Model::new(self.catalog.clone(), Faults::none())
     }
 
     /// The entries the generator allocates handles for ([`gen::Unbound::of`]), made
-    /// once per mirror.
+    /// once per mirror (and per catalog, as [`Mirror::fresh_model`]).
     pub fn unbound(&self) -> Arc<gen::Unbound> {
-        self.unbound
-            .get_or_init(|| Arc::new(gen::Unbound::of(self)))
-            .clone()
+        let (c, u) = self
+            .unbound
+            .get_or_init(|| (self.catalog.clone(), Arc::new(gen::Unbound::of(self))));
+        match Arc::ptr_eq(c, &self.catalog) {
+            true => u.clone(),
+            false => Arc::new(gen::Unbound::of(self)),
+        }
+    }
+
+    /// Whether no handle is allocated for entry `i` of kind `k` (`--avoid`).
+    pub fn avoids(&self, k: Kind, i: i32) -> bool {
+        self.no_handles.contains(&(k, i))
     }
 
     /// `KIND:GLOB` (kind cvar, pvar or event): no handle is allocated for the entries
@@ -472,5 +493,35 @@ fn encode(data: op::Data, dt: Datatype, count: usize, last: &[u8]) -> Vec<u8> {
             Datatype::Char => Value::Chars(n.to_string()).to_bytes(dt, count),
             _ => Value::Ints(vec![n as i128; count]).to_bytes(dt, count),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpit_reference::spec::ThreadLevel;
+
+    /// The caches made on first use follow the catalog: a mirror given another catalog
+    /// afterwards (`catalog` is a public field) makes models and allocatable entries of
+    /// the new one.
+    #[test]
+    fn caches_follow_a_catalog_replaced_after_first_use() {
+        let mut m = Mirror::of_catalog(Catalog::default_catalog(), "default".into());
+        let mut model = m.fresh_model();
+        let _ = model.init_thread(ThreadLevel::Single);
+        let before = model.cvar_get_num().expect("initialized");
+        let unbound = m.unbound();
+        let mut c = (*m.catalog).clone();
+        c.cvars.truncate(1);
+        m.catalog = Arc::new(c);
+        let mut model = m.fresh_model();
+        let _ = model.init_thread(ThreadLevel::Single);
+        assert!(before > 1);
+        assert_eq!(model.cvar_get_num(), Ok(1));
+        assert!(unbound.cvars.len() > 1, "{unbound:?}");
+        assert!(m.unbound().cvars.len() <= 1, "{:?}", m.unbound());
+        // Unchanged, the cache is what is handed out.
+        let m = Mirror::of_catalog(Catalog::default_catalog(), "default".into());
+        assert!(Arc::ptr_eq(&m.unbound(), &m.unbound()));
     }
 }

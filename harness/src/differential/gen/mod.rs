@@ -76,7 +76,7 @@ impl Unbound {
                 .enumerate()
                 .filter(|(_, b)| *b == Bind::NoObject)
                 .map(|(i, _)| i as i32)
-                .filter(|i| !mirror.no_handles.contains(&(k, *i)))
+                .filter(|i| !mirror.avoids(k, *i))
                 .collect()
         };
         Unbound {

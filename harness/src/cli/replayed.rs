@@ -1,0 +1,168 @@
+//! A case `fuzz-props` or `replay` wrote, replayed on the library it was found on
+//! before the command says so: the case is a reproducer only if its replay fails. The
+//! replay is the one the printed command makes (`run --case-file`, default mode), in
+//! the same environment (so `MPIT_REFERENCE_FAULTS` too).
+//!
+//! The case is written whole or not at all (a temporary file renamed).
+//!
+//! One divergence has two readings the comparator cannot tell apart from one call: a
+//! name whose bytes agree but whose length does not, on a catalog the library is
+//! declared to serve, is the convention broken (R-STR-2) or the name of another entry
+//! (R-STR-6, the duplicate-name fault). The case of the first reading picks its subject
+//! by the declared name, which the library of the second does not have: it skips. So a
+//! case that does not reproduce is written once more in the other form (the index
+//! passed itself, then get_index and the names' uniqueness) and kept if that one
+//! reproduces.
+
+use crate::differential::emit;
+use crate::differential::props::Found;
+use crate::differential::Mirror;
+use crate::runner::pool::Setup;
+use crate::runner::{self, Config, Progress};
+use crate::specs::Source;
+use crate::verdict::{CaseResult, Status};
+use anyhow::{anyhow, Context, Result};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What the replay of a written case gave: the first result that fails or warns (the
+/// case reproduces), else the case's own result (it does not).
+pub struct Replayed {
+    pub status: Status,
+    pub case: String,
+    pub message: String,
+}
+
+impl Replayed {
+    /// The finding is seen again: a fail, a warning (a SHOULD divergence replayed
+    /// without `--strict`), a crash or a timeout.
+    pub fn reproduces(&self) -> bool {
+        matches!(
+            self.status,
+            Status::Fail | Status::Warn | Status::Crash | Status::Timeout
+        )
+    }
+}
+
+/// `mpit-conform run --case-file PATH --lib LIB`, quietly, in workers as any run.
+fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
+    let id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let cfg = Config {
+        lib: setup.hello.lib.clone(),
+        abi: setup.hello.abi.clone(),
+        force: setup.hello.force,
+        strict: false,
+        jobs: Some(1),
+        timeout: setup.timeout,
+        specs: Source::from_option(Some(path.to_path_buf())),
+        cases: Vec::new(),
+        areas: Vec::new(),
+        progress: Progress::Quiet,
+        launcher: None,
+        max_time: None,
+    };
+    let rep = runner::run(&cfg, setup.stop.clone())?;
+    let seen = |r: &&CaseResult| {
+        matches!(
+            r.status,
+            Status::Fail | Status::Warn | Status::Crash | Status::Timeout
+        )
+    };
+    let r = rep
+        .results
+        .iter()
+        .find(seen)
+        .or_else(|| rep.results.iter().find(|r| r.case == id))
+        .or(rep.results.first());
+    Ok(match r {
+        Some(r) => Replayed {
+            status: r.status,
+            case: r.case.clone(),
+            message: r.message.clone(),
+        },
+        None => Replayed {
+            status: Status::Error,
+            case: id,
+            message: "the replay gave no result".into(),
+        },
+    })
+}
+
+/// Writes the case of `found` and replays it; when it does not reproduce and the
+/// divergence has the other reading (module doc), writes and replays that form, and
+/// keeps whichever reproduces (the first form when neither does).
+pub fn write_and_replay(
+    found: &Found,
+    m: &Arc<Mirror>,
+    seed: u64,
+    out: &Path,
+    setup: &Setup,
+) -> Result<(PathBuf, Replayed)> {
+    let lib = &setup.hello.lib;
+    let path = write_case(found, m, lib, seed, out)?;
+    let first = replay(&path, setup)?;
+    let d = &found.divergence;
+    let other_reading = !first.reproduces()
+        && !d.other_entry
+        && d.what.starts_with("name: ")
+        && d.function.ends_with("_get_info");
+    if !other_reading {
+        return Ok((path, first));
+    }
+    let mut other = found.clone();
+    other.divergence.other_entry = true;
+    other.divergence.convention = false;
+    let other_path = write_case(&other, m, lib, seed, out)?;
+    let second = replay(&other_path, setup)?;
+    if second.reproduces() {
+        if other_path != path {
+            let _ = std::fs::remove_file(&path);
+        }
+        return Ok((other_path, second));
+    }
+    if other_path != path {
+        let _ = std::fs::remove_file(&other_path);
+    }
+    // The same id: the first form is written again.
+    let path = write_case(found, m, lib, seed, out)?;
+    Ok((path, first))
+}
+
+/// Writes the case of a failure; returns its path.
+fn write_case(
+    found: &Found,
+    m: &Arc<Mirror>,
+    lib: &Path,
+    seed: u64,
+    out: &Path,
+) -> Result<PathBuf> {
+    let text = emit::case_yaml(found, m, &lib.display().to_string(), seed);
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let id = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("- id: "))
+        .unwrap_or("differential.case")
+        .to_string();
+    let path = out.join(format!("{id}.yaml"));
+    // Written whole or not at all (a temporary file renamed).
+    let mut tmp = tempfile::NamedTempFile::new_in(out)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+    tmp.persist(&path)
+        .map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
+    Ok(path)
+}
+
+/// The line printed under `case written:`.
+pub fn line(r: &Replayed) -> String {
+    if r.reproduces() {
+        format!("replayed: {} ({}): {}", r.status, r.case, r.message)
+    } else {
+        format!(
+            "replayed: {} ({}): the case does NOT reproduce the divergence: {}",
+            r.status, r.case, r.message
+        )
+    }
+}
