@@ -56,38 +56,50 @@ fn reference_agrees_with_the_model() {
     assert_eq!(sequences(&out), 256 + 32 + 128, "{out}");
 }
 
-/// A divergence with two readings: the duplicate-name fault makes the second cvar
-/// report the first one's name, and a short buffer shows the same bytes with another
-/// length (R-STR-2 or R-STR-6). Seed 2 finds it both ways; each case fuzz-props keeps
-/// must fail on replay: the one naming its subject by the declared name would skip (the
-/// library has no entry of that name), so the other form is written.
+/// Divergences whose first written form did not fail on replay (seeds found by the
+/// sweep of every fault): each case fuzz-props keeps must fail on replay with the
+/// fault, and pass without it.
+/// - duplicate-name: the second cvar reports the first one's name, and a short buffer
+///   shows the same bytes with another length (R-STR-2 or R-STR-6). The case naming
+///   its subject by the declared name would skip (the library has no entry of that
+///   name), so the other form is written.
+/// - pvar-get-index-ignores-class: a category lists pvar 6 twice, [6, 6, 8] for
+///   [6, 7, 8]; the list's form alone passes, so each declared member is looked up by
+///   name and class and must be found at its index.
 #[test]
 fn each_case_written_reproduces_its_divergence_on_replay() {
     let lib = reference_lib();
-    let dir = scratch("diff-dup-name");
-    let (code, out) = fuzz_props(
-        lib.to_str().unwrap(),
-        Some("duplicate-name"),
-        &["--seed", "2", "--cases", "200", "--robustness", "--strict"],
-        dir.to_str().unwrap(),
-    );
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("*len = 19, want strlen+1 = 14"), "{out}");
-    assert!(
-        out.contains("2 case(s) written, 2 reproducing the divergence on replay"),
-        "{out}"
-    );
-    for case in out
-        .lines()
-        .filter_map(|l| l.trim().strip_prefix("case written: "))
-    {
-        let (code, text) = replay(
-            lib.to_str().unwrap(),
-            case,
-            Some("duplicate-name"),
-            &dir.join("replay"),
+    let libs = lib.to_str().unwrap();
+    for (fault, seed, seen) in [
+        ("duplicate-name", "2", "*len = 19, want strlen+1 = 14"),
+        ("pvar-get-index-ignores-class", "2", "indices [6, 6, 8] where [6, 7, 8]"),
+    ] {
+        let dir = scratch(&format!("diff-replayed-{fault}"));
+        let (code, out) = fuzz_props(
+            libs,
+            Some(fault),
+            &["--seed", seed, "--cases", "200", "--robustness", "--strict"],
+            dir.to_str().unwrap(),
         );
-        assert_eq!(code, 1, "{case} on replay:\n{text}");
+        assert_eq!(code, 1, "{fault}: {out}");
+        assert!(out.contains(seen), "{fault}: {out}");
+        let written = out.matches("case written: ").count();
+        assert!(written >= 1, "{fault}: {out}");
+        assert!(
+            out.contains(&format!(
+                "{written} case(s) written, {written} reproducing the divergence on replay"
+            )),
+            "{fault}: {out}"
+        );
+        for case in out
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("case written: "))
+        {
+            let (code, text) = replay(libs, case, Some(fault), &dir.join("with"));
+            assert_eq!(code, 1, "{fault}: {case} on replay:\n{text}");
+            let (code, text) = replay(libs, case, None, &dir.join("without"));
+            assert_eq!(code, 0, "{fault}: {case} without the fault:\n{text}");
+        }
     }
 }
 

@@ -37,6 +37,7 @@ use crate::cases::{Builtin, InitMode, Require, SubjectKind};
 use crate::specs::Source;
 use crate::verdict::{Area, Level};
 use expect::{out_expect, rc_expect, rc_name, FlagTrue};
+use mpit_reference::model::Members;
 use steps::Writer;
 
 /// The catalog entry an op names, if any.
@@ -287,6 +288,36 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         }
         // An index whose name is another entry's: the names repeat (R-STR-6).
         steps.push(WrittenStep::check(Builtin::NamesUnique));
+    }
+    // A category's members on a catalog the library is declared to serve: the case
+    // judges only the list's form (its members are the catalog's, which a replay
+    // without the declaration does not know), so each member the declaration lists is
+    // also looked up by name and must be found at its declared index (R-CAT-1's
+    // indices name those entries; R-PVAR-4: a pvar by name and class). A library
+    // that lists one entry twice because it numbers two entries alike is seen again.
+    if let (true, Some(Op::CategoryMembers { which, .. })) = (
+        mirror.declared && d.rule == "R-CAT-1",
+        found.run.get(d.step),
+    ) {
+        let k = match which {
+            Members::Cvars => Kind::Cvar,
+            Members::Pvars => Kind::Pvar,
+            Members::Categories => Kind::Category,
+            Members::Events => Kind::Event,
+        };
+        if let Some(Out::Ints(members)) = model.obs.get(d.step).and_then(|o| o.out("indices")) {
+            for i in members.iter().filter_map(|i| i32::try_from(*i).ok()) {
+                let Some(mut s) = w.get_index(k, i) else {
+                    continue;
+                };
+                s.expect.rc = Some(WrittenRc::One("MPI_SUCCESS".into()));
+                s.expect.out.push(
+                    "index",
+                    WrittenPred::Is(i64::from(mirror.target_index(k, i)).into()),
+                );
+                steps.push(s);
+            }
+        }
     }
     (case, notes)
 }
