@@ -72,7 +72,11 @@ fn each_case_written_reproduces_its_divergence_on_replay() {
     let libs = lib.to_str().unwrap();
     for (fault, seed, seen) in [
         ("duplicate-name", "2", "*len = 19, want strlen+1 = 14"),
-        ("pvar-get-index-ignores-class", "2", "indices [6, 6, 8] where [6, 7, 8]"),
+        (
+            "pvar-get-index-ignores-class",
+            "2",
+            "indices [6, 6, 8] where [6, 7, 8]",
+        ),
     ] {
         let dir = scratch(&format!("diff-replayed-{fault}"));
         let (code, out) = fuzz_props(
@@ -101,6 +105,42 @@ fn each_case_written_reproduces_its_divergence_on_replay() {
             assert_eq!(code, 0, "{fault}: {case} without the fault:\n{text}");
         }
     }
+}
+
+/// `mpit-conform replay ARTIFACT --emit-case` writes the case of the divergence the
+/// artifact shows and replays it: an event's name with a missing NUL, in a call whose
+/// other OUT arguments are NULL (`for_all: null_outs`), where the case asked only the
+/// return code before and passed on replay.
+#[test]
+fn replay_writes_a_case_that_reproduces_the_artifacts_divergence() {
+    let lib = reference_lib();
+    let libs = lib.to_str().unwrap();
+    let artifact = common::repo().join("fuzz/corpus/ops_differential/seed-00-valid");
+    let dir = scratch("diff-replay-emit");
+    let o = run(
+        &[
+            "replay",
+            artifact.to_str().unwrap(),
+            "--lib",
+            libs,
+            "--emit-case",
+            "--out",
+            dir.to_str().unwrap(),
+        ],
+        &[("MPIT_REFERENCE_FAULTS", "missing-nul")],
+    );
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("MPI_T_event_get_info"), "{out}");
+    assert!(out.contains("replayed: fail"), "{out}");
+    let case = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("case written: "))
+        .expect("a case written");
+    let (code, text) = replay(libs, case, Some("missing-nul"), &dir.join("with"));
+    assert_eq!(code, 1, "{text}");
+    let (code, text) = replay(libs, case, None, &dir.join("without"));
+    assert_eq!(code, 0, "{text}");
 }
 
 /// `mpit-conform run --strict --case-file CASE` on the reference, with `fault` or
