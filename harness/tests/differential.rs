@@ -108,39 +108,52 @@ fn each_case_written_reproduces_its_divergence_on_replay() {
 }
 
 /// `mpit-conform replay ARTIFACT --emit-case` writes the case of the divergence the
-/// artifact shows and replays it: an event's name with a missing NUL, in a call whose
-/// other OUT arguments are NULL (`for_all: null_outs`), where the case asked only the
-/// return code before and passed on replay.
+/// artifact shows and replays it. Two cases whose first written form passed on replay:
+/// - an event's name with a missing NUL, in a call whose other OUT arguments are NULL
+///   (`for_all: null_outs`), where the case asked only the return code;
+/// - an enum item's name length for a NULL buffer (R-STR-3): the case had no subject
+///   to judge the string against; the item is its subject now (`for_each: item`).
 #[test]
 fn replay_writes_a_case_that_reproduces_the_artifacts_divergence() {
     let lib = reference_lib();
     let libs = lib.to_str().unwrap();
-    let artifact = common::repo().join("fuzz/corpus/ops_differential/seed-00-valid");
-    let dir = scratch("diff-replay-emit");
-    let o = run(
-        &[
-            "replay",
-            artifact.to_str().unwrap(),
-            "--lib",
-            libs,
-            "--emit-case",
-            "--out",
-            dir.to_str().unwrap(),
-        ],
-        &[("MPIT_REFERENCE_FAULTS", "missing-nul")],
-    );
-    let out = stdout(&o);
-    assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("MPI_T_event_get_info"), "{out}");
-    assert!(out.contains("replayed: fail"), "{out}");
-    let case = out
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("case written: "))
-        .expect("a case written");
-    let (code, text) = replay(libs, case, Some("missing-nul"), &dir.join("with"));
-    assert_eq!(code, 1, "{text}");
-    let (code, text) = replay(libs, case, None, &dir.join("without"));
-    assert_eq!(code, 0, "{text}");
+    for (seed, fault, function) in [
+        ("seed-00-valid", "missing-nul", "MPI_T_event_get_info"),
+        (
+            "seed-07-robust",
+            "null-buf-len-no-plus-one",
+            "MPI_T_enum_get_item",
+        ),
+    ] {
+        let artifact = common::repo()
+            .join("fuzz/corpus/ops_differential")
+            .join(seed);
+        let dir = scratch(&format!("diff-replay-emit-{fault}"));
+        let o = run(
+            &[
+                "replay",
+                artifact.to_str().unwrap(),
+                "--lib",
+                libs,
+                "--emit-case",
+                "--out",
+                dir.to_str().unwrap(),
+            ],
+            &[("MPIT_REFERENCE_FAULTS", fault)],
+        );
+        let out = stdout(&o);
+        assert_eq!(o.status.code(), Some(1), "{fault}: {out}");
+        assert!(out.contains("replayed: fail"), "{fault}: {out}");
+        assert!(out.contains(function), "{fault}: {out}");
+        let case = out
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("case written: "))
+            .expect("a case written");
+        let (code, text) = replay(libs, case, Some(fault), &dir.join("with"));
+        assert_eq!(code, 1, "{fault}: {text}");
+        let (code, text) = replay(libs, case, None, &dir.join("without"));
+        assert_eq!(code, 0, "{fault}: {text}");
+    }
 }
 
 /// `mpit-conform run --strict --case-file CASE` on the reference, with `fault` or

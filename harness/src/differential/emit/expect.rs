@@ -94,6 +94,7 @@ pub(super) fn out_expect(
             continue;
         }
         match o {
+            Out::Str(_) if w.item_subject && name == "name" => x.name = Some(StrCheck::Truncated),
             Out::Str(_) if subject_step && matches!(op, Op::GetInfo { .. }) => match name {
                 "name" => x.name = Some(StrCheck::Truncated),
                 "desc" => x.desc = Some(StrCheck::Truncated),

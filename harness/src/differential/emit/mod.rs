@@ -128,12 +128,21 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
     let d = &found.divergence;
     let start = Gen::new(mirror.clone(), found.mode);
     let model = run_model(&start, &found.run);
+    // A string divergence of an enum item: the item is the subject (R-STR-1..4 judged
+    // against its name, as strings.yaml's item cases do), the entries the sequence
+    // names are looked up by name.
+    let item = match (d.convention, found.run.get(d.step)) {
+        (true, Some(Op::EnumGetItem { enumtype, item, .. })) => {
+            item_name(&start, &found.run[..d.step], *enumtype, *item)
+        }
+        _ => None,
+    };
     let subject = entry_at(&start, &found.run, d.step)
         .or_else(|| found.run.iter().find_map(entry))
         .filter(|(k, i)| *i >= 0 && *i < mirror.count(*k))
         // The index names another entry: the mirror's entry may be gone from the
         // library, so the case has no subject and asks get_index instead (below).
-        .filter(|_| !d.other_entry);
+        .filter(|_| !d.other_entry && item.is_none());
     let mut w = Writer {
         m: mirror,
         subject,
@@ -145,7 +154,9 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         looked_up: Vec::new(),
         lookups: Vec::new(),
         saved: Default::default(),
+        item_subject: false,
     };
+    w.item_subject = item.is_some();
     let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
     let hash = {
         use sha2::Digest;
@@ -169,6 +180,9 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         requires.push(Require::FreshProcess);
     }
     let mut filter = Pairs::default();
+    if let Some(name) = &item {
+        filter.push("name", name.as_str().into());
+    }
     if let Some((k, i)) = subject {
         filter.push(
             "name",
@@ -192,7 +206,9 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
             InitMode::Auto
         },
         requires,
-        for_each: subject.map(|(k, _)| case_kind(k)),
+        for_each: subject
+            .map(|(k, _)| case_kind(k))
+            .or(item.as_ref().map(|_| SubjectKind::Item)),
         filter,
         steps: Vec::new(),
     };
@@ -320,6 +336,18 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         }
     }
     (case, notes)
+}
+
+/// The name of item `item` of the `enumtype`-th distinct enum the calls before `run`'s
+/// end returned (the numbering `Op::EnumGetItem` uses), in the mirror's catalog.
+fn item_name(start: &Gen, run: &[Op], enumtype: u16, item: i32) -> Option<String> {
+    let mut g = start.clone();
+    for op in run {
+        g.apply(op);
+    }
+    let e = g.enums.get(usize::from(enumtype))?;
+    let e = g.mirror.catalog.enums.iter().find(|x| &x.name == e)?;
+    Some(e.items.get(usize::try_from(item).ok()?)?.name.clone())
 }
 
 /// The case language's name of an entry kind (`for_each:`).

@@ -39,6 +39,9 @@ pub(super) struct Writer<'a> {
     pub(super) lookups: Vec<WrittenStep>,
     /// The variables the steps written so far saved: the only `$names` a step may use.
     pub(super) saved: BTreeSet<String>,
+    /// The case's subject is the enum item the diverging `enum_get_item` reads
+    /// (`for_each: item`, found by its name), so the step can judge its name string.
+    pub(super) item_subject: bool,
 }
 
 /// The variable prefix and the target engine's table of each kind of handle a step

@@ -192,6 +192,7 @@ fn every_op_is_written_as_its_table_entry() {
             looked_up: Vec::new(),
             lookups: Vec::new(),
             saved: Default::default(),
+            item_subject: false,
         };
         let s = w.call(&op, &ok);
         assert_eq!(s.call, Some(op.func()), "{op:?}");
