@@ -423,6 +423,53 @@ fn a_faulty_reference_run_writes_reproducers_that_need_the_fault() {
     assert!(c.contains("MPI_T_pvar_start"));
 }
 
+/// `fuzz-props` writes the C program of each divergence it replays, as `run --repro`
+/// does: it compiles against the reference, reproduces with the fault and not without.
+#[test]
+fn fuzz_props_writes_c_reproducers_that_need_the_fault() {
+    let lib = reference_lib();
+    let lib_dir = lib.parent().unwrap().to_path_buf();
+    let s = scratch("repro-fuzz-props");
+    let mut checked = 0;
+    for (fault, seed) in [("pvar-get-index-ignores-class", "2"), ("missing-nul", "1")] {
+        let out = s.join(fault);
+        let o = run(
+            &[
+                "fuzz-props",
+                "--lib",
+                lib.to_str().unwrap(),
+                "--seed",
+                seed,
+                "--cases",
+                "200",
+                "--robustness",
+                "--strict",
+                "--fail-fast",
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[("MPIT_REFERENCE_FAULTS", fault)],
+        );
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert_eq!(o.status.code(), Some(1), "{fault}: {text}");
+        let programs: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("C reproducer: "))
+            .collect();
+        assert!(!programs.is_empty(), "{fault}: {text}");
+        for src in programs {
+            let exe = s.join(format!("bin-{checked}"));
+            compile("reference", Path::new(src), &exe, &lib_dir).unwrap();
+            let (a, ta) = execute(&exe, &[("MPIT_REFERENCE_FAULTS", fault)]);
+            let (b, tb) = execute(&exe, &[]);
+            assert!(a.reproduced(), "{src} with {fault}: {a:?}\n{}", tail(&ta));
+            assert_eq!(b, End::NotReproduced, "{src} without: {}", tail(&tb));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2);
+}
+
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
     let lib = reference_lib();

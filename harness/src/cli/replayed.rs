@@ -14,9 +14,12 @@
 //! passed itself, then get_index and the names' uniqueness) and kept if that one
 //! reproduces.
 
+use crate::cases::clauses::Clauses;
+use crate::cases::Suite;
 use crate::differential::emit;
 use crate::differential::props::Found;
 use crate::differential::Mirror;
+use crate::repro;
 use crate::runner::pool::Setup;
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
@@ -31,6 +34,9 @@ pub struct Replayed {
     pub status: Status,
     pub case: String,
     pub message: String,
+    /// The C reproducers written from the replay's failing results (`repro/` beside
+    /// the case, as `run --repro` writes them).
+    pub programs: Vec<String>,
 }
 
 impl Replayed {
@@ -64,7 +70,30 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
         launcher: None,
         max_time: None,
     };
-    let rep = runner::run(&cfg, setup.stop.clone())?;
+    let mut rep = runner::run(&cfg, setup.stop.clone())?;
+    // The standalone C program of each failing result, from what the replay saw (the
+    // same translation as `run --repro`: reports/repro/README.md).
+    // A program that cannot be written is said, not fatal: the case and the
+    // divergence stand without it.
+    let programs = match path.parent() {
+        Some(dir) => {
+            let suite = Suite::load(&cfg.specs)?;
+            let clauses = Clauses::load(&cfg.specs)?;
+            match repro::write_all(&mut rep, &dir.join("repro"), &suite, &clauses, 1) {
+                Ok(_) => rep
+                    .results
+                    .iter()
+                    .filter_map(|r| r.repro.as_ref())
+                    .map(|rel| dir.join(rel).display().to_string())
+                    .collect(),
+                Err(e) => vec![format!(
+                    "not written ({}: {e})",
+                    dir.join("repro").display()
+                )],
+            }
+        }
+        None => Vec::new(),
+    };
     let seen = |r: &&CaseResult| {
         matches!(
             r.status,
@@ -82,11 +111,13 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
             status: r.status,
             case: r.case.clone(),
             message: r.message.clone(),
+            programs,
         },
         None => Replayed {
             status: Status::Error,
             case: id,
             message: "the replay gave no result".into(),
+            programs,
         },
     })
 }
@@ -155,10 +186,15 @@ fn write_case(
     Ok(path)
 }
 
-/// The line printed under `case written:`.
+/// The lines printed under `case written:`: the replay's outcome, then the C
+/// reproducers written from it.
 pub fn line(r: &Replayed) -> String {
     if r.reproduces() {
-        format!("replayed: {} ({}): {}", r.status, r.case, r.message)
+        let mut l = format!("replayed: {} ({}): {}", r.status, r.case, r.message);
+        for p in &r.programs {
+            l.push_str(&format!("\n    C reproducer: {p}"));
+        }
+        l
     } else {
         format!(
             "replayed: {} ({}): the case does NOT reproduce the divergence: {}",

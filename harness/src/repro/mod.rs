@@ -393,7 +393,7 @@ pub fn reproducible(r: &CaseResult) -> bool {
 
 /// A file name for a result: `<case>--<subject>.c`, the subject made filename-safe.
 pub fn file_name(r: &CaseResult) -> String {
-    let subject: String = r
+    let mut subject: String = r
         .subject
         .chars()
         .map(|c| {
@@ -404,12 +404,26 @@ pub fn file_name(r: &CaseResult) -> String {
             }
         })
         .collect();
+    // A file name has at most 255 bytes (NAME_MAX), and a library's entry names have
+    // no bound (the reference's longest cvar name is 300 characters): a long subject
+    // keeps its first characters and a hash of the whole, so two stay apart.
+    if subject.len() > SUBJECT_MAX {
+        use sha2::Digest;
+        let h = sha2::Sha256::digest(r.subject.as_bytes());
+        let hex: String = h.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        subject.truncate(SUBJECT_MAX - hex.len() - 1);
+        subject = format!("{subject}-{hex}");
+    }
     if subject.is_empty() {
         format!("{}.c", r.case)
     } else {
         format!("{}--{subject}.c", r.case)
     }
 }
+
+/// The longest subject part of a reproducer's file name, in bytes (ASCII): with a case
+/// id of up to about 100 bytes the name stays under NAME_MAX (255).
+const SUBJECT_MAX: usize = 120;
 
 /// `run --repro`: a reproducer for each fail/crash/timeout of the report (at most
 /// `per_case` subjects of a case), written into `dir`; sets each result's `repro`.
@@ -466,4 +480,38 @@ pub fn write_all(
         }
     }
     Ok((written, unsupported))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::{Area, CaseMeta, Level, Oracle};
+
+    fn result(subject: &str) -> CaseResult {
+        let meta = CaseMeta {
+            case: "differential.cvar_get_info.c822a104",
+            area: Area::Differential,
+            level: Level::Must,
+            clause: "MPI-4.1 §15.3.3",
+            oracle: Oracle::Differential,
+        };
+        CaseResult::new(meta, subject.into(), Status::Fail, String::new())
+    }
+
+    /// A subject of any length gives a file name under NAME_MAX (the reference's
+    /// 300-character cvar name made fuzz-props' replay fail with ENAMETOOLONG), and two
+    /// long subjects with the same start stay apart; a short one is kept whole.
+    #[test]
+    fn file_names_stay_under_name_max() {
+        let long = format!("cvar 15 ref_{}", "abcdefghij".repeat(30));
+        let a = file_name(&result(&long));
+        let b = file_name(&result(&format!("{long}x")));
+        assert!(a.len() <= 255 && b.len() <= 255, "{a} {b}");
+        assert_ne!(a, b);
+        assert!(a.starts_with("differential.cvar_get_info.c822a104--cvar-15-ref_abcdefghij"));
+        assert_eq!(
+            file_name(&result("cvar 1 x")),
+            "differential.cvar_get_info.c822a104--cvar-1-x.c"
+        );
+    }
 }
