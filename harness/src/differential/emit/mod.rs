@@ -151,6 +151,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         updates: 0,
         literal: d.other_entry,
         init: false,
+        mpi: false,
         looked_up: Vec::new(),
         lookups: Vec::new(),
         saved: Default::default(),
@@ -221,6 +222,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         let m = &model.obs[n];
         let level = g.level(op);
         w.init = g.initialized();
+        w.mpi = g.mpi;
         let mut s = w.call(op, m);
         for l in &w.lookups {
             w.saved.extend(l.save.keys().map(String::from));

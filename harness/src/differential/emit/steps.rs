@@ -32,6 +32,8 @@ pub(super) struct Writer<'a> {
     pub(super) literal: bool,
     /// MPI_T is initialized at the step being written (an entry can be looked up).
     pub(super) init: bool,
+    /// MPI_Init has run before the step being written (late entries exist).
+    pub(super) mpi: bool,
     /// Entries other than the subject, looked up by name (`$x0`, `$x1`, ...): an index
     /// is the library's own numbering, a name is the same on every library.
     pub(super) looked_up: Vec<((Kind, i32), String)>,
@@ -86,7 +88,16 @@ impl Writer<'_> {
             return format!("${v}").into();
         }
         let n = self.m.count(k);
-        if let (Some(mut step), true) = (self.get_index(k, i), self.init && (0..n).contains(&i)) {
+        // After MPI_Init, an index past the count read before it may name an entry that
+        // appeared then (a declared catalog's `appears: mpi_init`, numbered after the
+        // others, R-CVAR-1): found by name too. As `$num_pvars + 0` it meant the count
+        // of the case's start to the executor and the count at that point (after
+        // MPI_Init) to the C reproducer, which then called past the end.
+        let late = self.mpi && i >= n && i < n + self.m.late(k);
+        if let (Some(mut step), true) = (
+            self.get_index(k, i),
+            self.init && ((0..n).contains(&i) || late),
+        ) {
             let v = format!("x{}", self.looked_up.len());
             step.save.push(v.clone(), "index");
             step.expect.rc = Some(WrittenRc::One("MPI_SUCCESS".into()));

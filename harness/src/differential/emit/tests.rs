@@ -189,6 +189,7 @@ fn every_op_is_written_as_its_table_entry() {
             updates: 0,
             literal: false,
             init: true,
+            mpi: false,
             looked_up: Vec::new(),
             lookups: Vec::new(),
             saved: Default::default(),
