@@ -34,6 +34,7 @@ pub use obs::{Obs, Out, Trace};
 pub use op::{Kind, Mode, Op, Ref};
 
 use crate::target::catalog::CatalogDump;
+use crate::target::Predefined;
 use mpit_reference::catalog::Appears;
 use mpit_reference::catalog::Catalog;
 use mpit_reference::faults::Faults;
@@ -334,14 +335,14 @@ impl HandleKind {
         HandleKind::Instance,
     ];
 
-    /// The kind's NULL handle constant (MPI-4.1 §15.3.6 to §15.3.8).
-    pub fn null_constant(self) -> &'static str {
+    /// The kind's NULL handle as the target sees it (MPI-4.1 §15.3.6 to §15.3.8).
+    pub fn null(self, p: &Predefined) -> u64 {
         match self {
-            HandleKind::Cvar => "MPI_T_CVAR_HANDLE_NULL",
-            HandleKind::Session => "MPI_T_PVAR_SESSION_NULL",
-            HandleKind::Pvar => "MPI_T_PVAR_HANDLE_NULL",
-            HandleKind::Registration => "MPI_T_EVENT_REGISTRATION_NULL",
-            HandleKind::Instance => "MPI_T_EVENT_INSTANCE_NULL",
+            HandleKind::Cvar => p.cvar_handle_null,
+            HandleKind::Session => p.pvar_session_null,
+            HandleKind::Pvar => p.pvar_handle_null,
+            HandleKind::Registration => p.registration_null,
+            HandleKind::Instance => p.instance_null,
         }
     }
 }

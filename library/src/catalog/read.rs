@@ -238,7 +238,7 @@ impl<'a> Enums<'a> {
         Enums {
             t,
             views,
-            enum_null: t.handles.get("MPI_T_ENUM_NULL").copied().unwrap_or(0) as RawHandle,
+            enum_null: t.predefined.enum_null as RawHandle,
             seen: Vec::new(),
         }
     }

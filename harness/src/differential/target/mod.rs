@@ -35,7 +35,7 @@ use super::{HandleKind, Made, Mirror, Ref, Slots};
 use crate::cases::funcs::Func;
 use crate::exec::calls::{self, Arg, Args, Outs};
 use crate::target::ffi::{self, StrArg};
-use crate::target::Target;
+use crate::target::{Predefined, Target};
 use lower::{buf_of, handle_arg, handle_of, i32_of, int, int_arg, list_of, str_of, OpLayout, Vals};
 use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
@@ -62,18 +62,8 @@ pub struct TargetEngine<'a> {
     t: &'a Target,
     m: &'a Mirror,
     slots: Slots,
-    consts: Consts,
-}
-
-/// The handle constants the engine passes and compares with, looked up once per
-/// engine (a lookup by name per handle argument was a tenth of fuzz-props' time in
-/// this engine).
-struct Consts {
-    /// The NULL handle of each `HandleKind`, at its position in `HandleKind::ALL`.
-    null: [u64; 5],
-    all_handles: u64,
-    info_null: u64,
-    enum_null: u64,
+    /// The target's NULL handles and ALL_HANDLES, read once.
+    consts: Predefined,
 }
 
 fn arg(s: Str) -> StrArg {
@@ -93,24 +83,17 @@ fn name<K: SpecEnum>(table: &ConstMap<K, Option<i64>>, n: i64) -> Out {
 
 impl<'a> TargetEngine<'a> {
     pub fn new(t: &'a Target, m: &'a Mirror) -> TargetEngine<'a> {
-        let constant = |n: &str| t.handles.get(n).copied().unwrap_or(0);
-        let consts = Consts {
-            null: HandleKind::ALL.map(|k| constant(k.null_constant())),
-            all_handles: constant("MPI_T_PVAR_ALL_HANDLES"),
-            info_null: constant("MPI_INFO_NULL"),
-            enum_null: constant("MPI_T_ENUM_NULL"),
-        };
         TargetEngine {
             t,
             m,
             slots: Slots::default(),
-            consts,
+            consts: t.predefined,
         }
     }
 
     /// The kind's NULL handle in this ABI.
     fn null(&self, k: HandleKind) -> u64 {
-        self.consts.null[k as usize]
+        k.null(&self.consts)
     }
 
     fn handle(&self, k: HandleKind, r: Ref) -> usize {

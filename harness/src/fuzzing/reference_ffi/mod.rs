@@ -46,7 +46,7 @@ use crate::judge::value::Val;
 use crate::kind::Kind;
 use crate::repro::table::null_of;
 use crate::target::ffi::{BufOut, StrArg, StrOut, FILL};
-use crate::target::{AbiChoice, Target};
+use crate::target::{AbiChoice, Predefined, Target};
 use arbitrary::Unstructured;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::Datatype;
@@ -85,19 +85,12 @@ pub struct Fixture {
     pvar_classes: Vec<i64>,
     /// Every predefined handle value of the profile (nulls, communicators, datatypes).
     predefined: Vec<u64>,
-    nulls: Nulls,
+    /// The NULL handles and ALL_HANDLES of the target (`MPI_T_PVAR_ALL_HANDLES` read,
+    /// readreset and write must refuse).
+    nulls: Predefined,
     /// One input at a time: the recorder of event deliveries is process-wide, and the
     /// init balance is per input.
     one: Mutex<()>,
-}
-
-/// The handle constants the checks compare with.
-#[derive(Debug, Clone, Copy)]
-struct Nulls {
-    info: u64,
-    enumtype: u64,
-    /// `MPI_T_PVAR_ALL_HANDLES`, which read, readreset and write must refuse.
-    all_handles: u64,
 }
 
 /// A string OUT value of an answer.
@@ -200,12 +193,7 @@ impl Fixture {
                 names[k.index()].push(text.unwrap_or_default());
             }
         }
-        let handle = |name: &str| target.handles.get(name).copied().unwrap_or(0);
-        let nulls = Nulls {
-            info: handle("MPI_INFO_NULL"),
-            enumtype: handle("MPI_T_ENUM_NULL"),
-            all_handles: handle("MPI_T_PVAR_ALL_HANDLES"),
-        };
+        let nulls = target.predefined;
         let mut predefined: Vec<u64> = target.handles.values().copied().collect();
         predefined.extend(
             Datatype::ALL
@@ -215,6 +203,8 @@ impl Fixture {
         let defined = |m: Vec<i64>| if m.is_empty() { vec![0] } else { m };
         let p = &target.profile;
         let mut callable: Vec<Plan> = roles::callable().into_iter().map(Plan::new).collect();
+        // The constant is named by the table (`null_of`): looked up by that name.
+        let handle = |name: &str| target.handles.get(name).copied().unwrap_or(0);
         for p in &mut callable {
             if let Some(free) = &mut p.frees {
                 // R-CVAR-7, R-SESS-1, R-PH-1: the constant a free leaves behind.

@@ -76,7 +76,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
     let n_cats = num(&raw.counts.categories);
     let n_events = num(&raw.counts.events);
     let n_sources = num(&raw.counts.sources);
-    let enum_null = t.handles.get("MPI_T_ENUM_NULL").copied().unwrap_or(0) as RawHandle;
+    let enum_null = t.predefined.enum_null as RawHandle;
     let mut enums: Vec<RawHandle> = Vec::new();
     let mut note_enum = |h: RawHandle| {
         if h != enum_null && !enums.contains(&h) {

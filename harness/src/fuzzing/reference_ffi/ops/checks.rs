@@ -204,8 +204,8 @@ impl Run<'_> {
             };
             match pool {
                 Pool::Session => self.sessions.push(h),
-                Pool::Info if h != self.f.nulls.info => self.infos.push(h),
-                Pool::Enum if h != 0 && h != self.f.nulls.enumtype && !self.enums.contains(&h) => {
+                Pool::Info if h != self.f.nulls.info_null => self.infos.push(h),
+                Pool::Enum if h != 0 && h != self.f.nulls.enum_null && !self.enums.contains(&h) => {
                     self.enums.push(h)
                 }
                 _ => {}
