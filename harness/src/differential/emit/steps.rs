@@ -34,6 +34,11 @@ pub(super) struct Writer<'a> {
     pub(super) init: bool,
     /// MPI_Init has run before the step being written (late entries exist).
     pub(super) mpi: bool,
+    /// The subject's index is passed as the number it had before MPI_Init (the
+    /// divergence is that it moved, R-CVAR-1). `$index` is that number to the executor,
+    /// which read it before the case, but the C reproducer finds the subject by name
+    /// where it is used, after MPI_Init, and saw no move.
+    pub(super) pinned: bool,
     /// Entries other than the subject, looked up by name (`$x0`, `$x1`, ...): an index
     /// is the library's own numbering, a name is the same on every library.
     pub(super) looked_up: Vec<((Kind, i32), String)>,
@@ -81,6 +86,9 @@ impl Writer<'_> {
     }
 
     fn index(&mut self, k: Kind, i: i32) -> Value {
+        if self.subject == Some((k, i)) && self.pinned {
+            return i64::from(self.m.target_index(k, i)).into();
+        }
         if self.subject == Some((k, i)) && !self.literal {
             return "$index".into();
         }

@@ -190,6 +190,7 @@ fn every_op_is_written_as_its_table_entry() {
             literal: false,
             init: true,
             mpi: false,
+            pinned: false,
             looked_up: Vec::new(),
             lookups: Vec::new(),
             saved: Default::default(),
