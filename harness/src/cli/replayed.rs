@@ -80,11 +80,18 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
             let suite = Suite::load(&cfg.specs)?;
             let clauses = Clauses::load(&cfg.specs)?;
             match repro::write_all(&mut rep, &dir.join("repro"), &suite, &clauses, 1) {
-                Ok(_) => rep
+                // A program for each fail, crash or timeout (a warning gets none, as
+                // with `run --repro`); a case the translation cannot say is named.
+                Ok((_, unsupported)) => rep
                     .results
                     .iter()
                     .filter_map(|r| r.repro.as_ref())
                     .map(|rel| dir.join(rel).display().to_string())
+                    .chain(
+                        unsupported
+                            .iter()
+                            .map(|u| format!("none: no C translation for {u}")),
+                    )
                     .collect(),
                 Err(e) => vec![format!(
                     "not written ({}: {e})",
