@@ -23,7 +23,7 @@ use crate::repro;
 use crate::runner::pool::Setup;
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
-use crate::verdict::{CaseResult, Status};
+use crate::verdict::Status;
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -39,14 +39,18 @@ pub struct Replayed {
     pub programs: Vec<String>,
 }
 
+/// A status that sees the finding again: a fail, a warning (a SHOULD divergence
+/// replayed without `--strict`), a crash or a timeout.
+fn sees_it(s: Status) -> bool {
+    matches!(
+        s,
+        Status::Fail | Status::Warn | Status::Crash | Status::Timeout
+    )
+}
+
 impl Replayed {
-    /// The finding is seen again: a fail, a warning (a SHOULD divergence replayed
-    /// without `--strict`), a crash or a timeout.
     pub fn reproduces(&self) -> bool {
-        matches!(
-            self.status,
-            Status::Fail | Status::Warn | Status::Crash | Status::Timeout
-        )
+        sees_it(self.status)
     }
 }
 
@@ -101,16 +105,10 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
         }
         None => Vec::new(),
     };
-    let seen = |r: &&CaseResult| {
-        matches!(
-            r.status,
-            Status::Fail | Status::Warn | Status::Crash | Status::Timeout
-        )
-    };
     let r = rep
         .results
         .iter()
-        .find(seen)
+        .find(|r| sees_it(r.status))
         .or_else(|| rep.results.iter().find(|r| r.case == id))
         .or(rep.results.first());
     Ok(match r {
