@@ -134,6 +134,17 @@ pub fn hash() -> &'static str {
     })
 }
 
+/// The first 4 bytes of `text`'s SHA-256, hex: a short tag that keeps two long names
+/// apart where only a few characters fit (the id of a case fuzz-props writes, a
+/// reproducer's file name past NAME_MAX).
+pub fn short_hash(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(4)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// What a report says of the cases it ran.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Provenance {

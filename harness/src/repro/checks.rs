@@ -331,6 +331,11 @@ impl Emitter<'_> {
                 ));
                 Ok(())
             }
+            Builtin::NamesUnique => {
+                self.needs_names = true;
+                self.line(format!("if (check_names_unique({must})) goto done;"));
+                Ok(())
+            }
             Builtin::CategoryChangedTracks => {
                 let (before, after) = (get("before")?, get("after")?);
                 let (n0, n1) = (get("number_before")?, get("number_after")?);

@@ -76,6 +76,8 @@ pub struct Emitter<'a> {
     /// Makes the names of generated temporaries unique.
     pub(super) tmp: usize,
     pub needs_snapshot: bool,
+    /// The program asks whether names repeat (`check_names_unique`, names.c).
+    pub needs_names: bool,
     pub needs_events: bool,
     pub needs_activity: bool,
     /// Calls the reference's test hooks (`MPIT_Reference_simulate`, ...).
@@ -87,6 +89,7 @@ pub struct Program {
     pub decls: String,
     pub body: String,
     pub needs_snapshot: bool,
+    pub needs_names: bool,
     pub needs_events: bool,
     pub needs_activity: bool,
     pub needs_reference: bool,
@@ -107,6 +110,7 @@ impl<'a> Emitter<'a> {
             lp: None,
             tmp: 0,
             needs_snapshot: false,
+            needs_names: false,
             needs_events: false,
             needs_activity: false,
             needs_reference: case.requires(Require::ReferenceHooks),
@@ -119,6 +123,7 @@ impl<'a> Emitter<'a> {
             decls: e.decls.join("\n"),
             body: e.body,
             needs_snapshot: e.needs_snapshot,
+            needs_names: e.needs_names,
             needs_events: e.needs_events,
             needs_activity: e.needs_activity,
             needs_reference: e.needs_reference,
@@ -257,6 +262,15 @@ impl<'a> Emitter<'a> {
                 "index" | "len" | "desc_len" | "var_class" | "enumtype" | "num_items" | "item"
                 | "value",
             ) => return self.subject_var(v),
+            // A category's member counts shadow the catalog-wide counts of the same
+            // names (specs/README.md, "Variables"); the program does not read them.
+            (
+                Subject::Entry {
+                    kind: SubjectKind::Category,
+                    ..
+                },
+                "num_cvars" | "num_pvars" | "num_categories" | "num_events",
+            ) => return Err(format!("`${v}` of a category subject (its member count)")),
             _ => {}
         }
         if v.starts_with("num_") {

@@ -23,6 +23,7 @@ use crate::cases::{Case, SubjectKind, Suite};
 use crate::kind::Kind;
 use crate::report::json::atomic_write;
 use crate::report::Report;
+use crate::specs;
 use crate::verdict::{CaseResult, Oracle, Status};
 pub use emit::{Subject, Unsupported};
 use std::fmt::Write as _;
@@ -30,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 const PRELUDE: &str = include_str!("prelude.c");
 const SNAPSHOT: &str = include_str!("snapshot.c");
+const NAMES: &str = include_str!("names.c");
 const EVENTS: &str = include_str!("events.c");
 const ACTIVITY: &str = include_str!("activity.c");
 
@@ -145,6 +147,10 @@ pub fn c_program(
     if program.needs_snapshot {
         c.push('\n');
         c.push_str(SNAPSHOT);
+    }
+    if program.needs_names {
+        c.push('\n');
+        c.push_str(NAMES);
     }
     if program.needs_activity {
         c.push('\n');
@@ -408,9 +414,7 @@ pub fn file_name(r: &CaseResult) -> String {
     // no bound (the reference's longest cvar name is 300 characters): a long subject
     // keeps its first characters and a hash of the whole, so two stay apart.
     if subject.len() > SUBJECT_MAX {
-        use sha2::Digest;
-        let h = sha2::Sha256::digest(r.subject.as_bytes());
-        let hex: String = h.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        let hex = specs::short_hash(&r.subject);
         subject.truncate(SUBJECT_MAX - hex.len() - 1);
         subject = format!("{subject}-{hex}");
     }

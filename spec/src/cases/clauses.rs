@@ -51,3 +51,24 @@ impl Clauses {
         yaml::parse(&text, &origin)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Clauses;
+    use crate::cases::Builtin;
+    use crate::specs::Source;
+
+    /// A case that adds a built-in check cites its rule: each must be a rule of
+    /// specs/clauses.yaml, or the case cites a rule no report can resolve.
+    #[test]
+    fn every_builtin_cites_a_rule_of_the_clauses() {
+        let c = Clauses::load(&Source::Bundled).expect("the bundled clauses load");
+        for b in Builtin::ALL {
+            assert!(
+                c.rules.iter().any(|r| r.rule == b.rule()),
+                "{b:?} cites {}, which specs/clauses.yaml lacks",
+                b.rule()
+            );
+        }
+    }
+}

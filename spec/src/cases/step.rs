@@ -134,6 +134,31 @@ pub enum Builtin {
     CategoryChangedTracks,
 }
 
+impl Builtin {
+    pub const ALL: [Builtin; 7] = [
+        Builtin::NamesUnique,
+        Builtin::CategoriesAcyclic,
+        Builtin::ErrorCodes,
+        Builtin::VerbosityOrder,
+        Builtin::CatalogExtends,
+        Builtin::CategoriesExtend,
+        Builtin::CategoryChangedTracks,
+    ];
+
+    /// The rule (specs/clauses.yaml) a failure of the check breaks: the first its doc
+    /// names, the one a case that adds the check cites for it.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Builtin::NamesUnique => "R-STR-6",
+            Builtin::CategoriesAcyclic | Builtin::CategoriesExtend => "R-CAT-1",
+            Builtin::ErrorCodes => "R-RC-2",
+            Builtin::VerbosityOrder => "R-VERB-1",
+            Builtin::CatalogExtends => "R-CVAR-1",
+            Builtin::CategoryChangedTracks => "R-CAT",
+        }
+    }
+}
+
 /// One step: a call with arguments and expectations, or a built-in check.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
