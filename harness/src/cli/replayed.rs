@@ -5,14 +5,13 @@
 //!
 //! The case is written whole or not at all (a temporary file renamed).
 //!
-//! One divergence has two readings the comparator cannot tell apart from one call: a
-//! name whose bytes agree but whose length does not, on a catalog the library is
-//! declared to serve, is the convention broken (R-STR-2) or the name of another entry
-//! (R-STR-6, the duplicate-name fault). The case of the first reading picks its subject
-//! by the declared name, which the library of the second does not have: it skips. So a
-//! case that does not reproduce is written once more in the other form (the index
-//! passed itself, then get_index and the names' uniqueness) and kept if that one
-//! reproduces.
+//! One divergence has two readings the comparator cannot tell apart from one call, and
+//! says so (`Divergence::two_readings`): a name whose bytes agree but whose length
+//! does not is the convention broken (R-STR-2) or the name of another entry (R-STR-6,
+//! the duplicate-name fault). The case of the first reading picks its subject by the
+//! declared name, which the library of the second does not have: it skips. So a case
+//! that does not reproduce is written once more in the other form (the index passed
+//! itself, then get_index and the names' uniqueness) and kept if that one reproduces.
 
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
@@ -137,21 +136,18 @@ pub fn write_and_replay(
     out: &Path,
     setup: &Setup,
 ) -> Result<(PathBuf, Replayed)> {
-    let lib = &setup.hello.lib;
-    let path = write_case(found, m, lib, seed, out)?;
+    let lib = setup.hello.lib.display().to_string();
+    let first_text = emit::case_yaml(found, m, &lib, seed);
+    let path = write_case(&first_text, out)?;
     let first = replay(&path, setup)?;
-    let d = &found.divergence;
-    let other_reading = !first.reproduces()
-        && !d.other_entry
-        && d.what.starts_with("name: ")
-        && d.function.ends_with("_get_info");
-    if !other_reading {
+    if first.reproduces() || !found.divergence.two_readings {
         return Ok((path, first));
     }
     let mut other = found.clone();
     other.divergence.other_entry = true;
+    other.divergence.two_readings = false;
     other.divergence.convention = false;
-    let other_path = write_case(&other, m, lib, seed, out)?;
+    let other_path = write_case(&emit::case_yaml(&other, m, &lib, seed), out)?;
     let second = replay(&other_path, setup)?;
     if second.reproduces() {
         if other_path != path {
@@ -159,23 +155,17 @@ pub fn write_and_replay(
         }
         return Ok((other_path, second));
     }
-    if other_path != path {
+    if other_path == path {
+        // The same id: the second form replaced the first, which is put back.
+        write_case(&first_text, out)?;
+    } else {
         let _ = std::fs::remove_file(&other_path);
     }
-    // The same id: the first form is written again.
-    let path = write_case(found, m, lib, seed, out)?;
     Ok((path, first))
 }
 
-/// Writes the case of a failure; returns its path.
-fn write_case(
-    found: &Found,
-    m: &Arc<Mirror>,
-    lib: &Path,
-    seed: u64,
-    out: &Path,
-) -> Result<PathBuf> {
-    let text = emit::case_yaml(found, m, &lib.display().to_string(), seed);
+/// Writes a case's text under its id; returns its path.
+fn write_case(text: &str, out: &Path) -> Result<PathBuf> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let id = text
         .lines()

@@ -55,6 +55,13 @@ pub struct Divergence {
     /// entry with the mirror's name.
     #[serde(default)]
     pub other_entry: bool,
+    /// The divergence has a second reading one call cannot tell apart: a name whose
+    /// bytes agree with the mirror's entry as far as shown, but not its length, is the
+    /// string convention broken (R-STR-2) or the name of another entry (R-STR-6, a
+    /// name that repeats). A case written for the first reading that does not
+    /// reproduce is written in the second (`cli/replayed.rs`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub two_readings: bool,
     /// A rule every initialization keeps (the string convention, buffer bounds, handles
     /// nulled by their free, `provided`, a growing update number), as opposed to what
     /// the catalog holds: R-FIN-3 lets the catalog change across re-initialization,
@@ -120,6 +127,7 @@ impl Ctx<'_> {
             expected: show(m),
             actual: show(t),
             other_entry: false,
+            two_readings: false,
             convention: false,
             passed_over: Vec::new(),
             relation: None,

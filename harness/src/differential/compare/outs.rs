@@ -59,6 +59,13 @@ pub(super) fn compare_outs(
                     if g.mpi && moved && matches!(op, Op::GetInfo { .. }) {
                         d.rule = "R-CVAR-1".into();
                         d.what = format!("after MPI_Init, {}", d.what);
+                    } else {
+                        // The bytes shown agree (or lie outside the buffer): the
+                        // length alone cannot say whether the index named another
+                        // entry ([`Divergence::two_readings`]).
+                        d.two_readings = name == "name"
+                            && !d.other_entry
+                            && matches!(op, Op::GetInfo { .. } | Op::EnumGetInfo { .. });
                     }
                     return Some(d);
                 }

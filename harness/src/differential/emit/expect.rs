@@ -5,7 +5,7 @@
 //! vendor's catalog is asserted by form only where the comparator judges it so).
 
 use super::entry;
-use super::steps::Writer;
+use super::steps::{Subject, Writer};
 use crate::cases::written::{Ops, Value, WrittenExpect, WrittenPred, WrittenRc};
 use crate::cases::StrCheck;
 use crate::differential::compare::{accepted, Divergence};
@@ -59,7 +59,7 @@ pub(super) fn out_expect(
     g: &Gen,
     flags: FlagTrue,
 ) {
-    let subject_step = entry(op).is_some() && entry(op) == w.subject;
+    let subject_step = entry(op).is_some() && entry(op) == w.subject.entry();
     // Written as `for_all: null_outs` (every OUT NULL in turn): no OUT value is there in
     // every iteration, so only the return code is asked, and the name's string check:
     // the executor judges it in the iterations that pass the name's buffer (a missing
@@ -94,7 +94,9 @@ pub(super) fn out_expect(
             continue;
         }
         match o {
-            Out::Str(_) if w.item_subject && name == "name" => x.name = Some(StrCheck::Truncated),
+            Out::Str(_) if w.subject == Subject::Item && name == "name" => {
+                x.name = Some(StrCheck::Truncated)
+            }
             Out::Str(_) if subject_step && matches!(op, Op::GetInfo { .. }) => match name {
                 "name" => x.name = Some(StrCheck::Truncated),
                 "desc" => x.desc = Some(StrCheck::Truncated),

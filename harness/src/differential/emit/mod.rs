@@ -34,11 +34,11 @@ use crate::cases::funcs::Func;
 use crate::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
 use crate::cases::written::{WrittenRc, WrittenReading, WrittenStep};
 use crate::cases::{Builtin, InitMode, Require, SubjectKind};
-use crate::specs::Source;
+use crate::specs::{self, Source};
 use crate::verdict::{Area, Level};
 use expect::{out_expect, rc_expect, rc_name, FlagTrue};
 use mpit_reference::model::Members;
-use steps::Writer;
+use steps::{Subject, Writer};
 
 /// The catalog entry an op names, if any.
 fn entry(op: &Op) -> Option<(Kind, i32)> {
@@ -137,37 +137,32 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         }
         _ => None,
     };
-    let subject = entry_at(&start, &found.run, d.step)
+    let subject = match entry_at(&start, &found.run, d.step)
         .or_else(|| found.run.iter().find_map(entry))
         .filter(|(k, i)| *i >= 0 && *i < mirror.count(*k))
+    {
+        _ if item.is_some() => Subject::Item,
         // The index names another entry: the mirror's entry may be gone from the
         // library, so the case has no subject and asks get_index instead (below).
-        .filter(|_| !d.other_entry && item.is_none());
+        _ if d.other_entry => Subject::None,
+        None => Subject::None,
+        Some((k, i)) if d.rule == "R-CVAR-1" => Subject::Pinned(k, i),
+        Some((k, i)) => Subject::Entry(k, i),
+    };
     let mut w = Writer {
         m: mirror,
         subject,
         made: [0; 4],
         raises: Vec::new(),
         updates: 0,
-        literal: d.other_entry,
         init: false,
         mpi: false,
-        pinned: d.rule == "R-CVAR-1",
         looked_up: Vec::new(),
         lookups: Vec::new(),
         saved: Default::default(),
-        item_subject: false,
     };
-    w.item_subject = item.is_some();
     let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
-    let hash = {
-        use sha2::Digest;
-        let h = sha2::Sha256::digest(format!("{:?}{}", found.run, d.what).as_bytes());
-        h.iter()
-            .take(4)
-            .map(|b| format!("{b:02x}"))
-            .collect::<String>()
-    };
+    let hash = specs::short_hash(&format!("{:?}{}", found.run, d.what));
     // Events raised and simulated activity count per process (the values depend on
     // them), and MPI_Init happens once: a process of its own.
     let fresh = found
@@ -185,7 +180,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
     if let Some(name) = &item {
         filter.push("name", name.as_str().into());
     }
-    if let Some((k, i)) = subject {
+    if let Some((k, i)) = subject.entry() {
         filter.push(
             "name",
             mirror.name(k, i as usize).unwrap_or_default().into(),
@@ -208,13 +203,17 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
             InitMode::Auto
         },
         requires,
-        for_each: subject
-            .map(|(k, _)| case_kind(k))
-            .or(item.as_ref().map(|_| SubjectKind::Item)),
+        for_each: match subject {
+            Subject::Item => Some(SubjectKind::Item),
+            s => s.entry().map(|(k, _)| case_kind(k)),
+        },
         filter,
         steps: Vec::new(),
     };
     let mut notes = Vec::new();
+    // The rules of the checks added after the diverging call (below): the case cites
+    // each, since its replay may fail at any of them.
+    let mut also = Vec::new();
     let steps = &mut case.steps;
     let mut g = start.clone();
     // The enum handles, saved from the get_info that first returned each.
@@ -303,9 +302,11 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
             s.expect
                 .out
                 .push("index", WrittenPred::Is(i64::from(at).into()));
+            also.extend(kind.get_index().and_then(Func::rule));
             steps.push(s);
         }
         // An index whose name is another entry's: the names repeat (R-STR-6).
+        also.push(Builtin::NamesUnique.rule());
         steps.push(WrittenStep::check(Builtin::NamesUnique));
     }
     // A category's members on a catalog the library is declared to serve: the case
@@ -334,8 +335,14 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
                     "index",
                     WrittenPred::Is(i64::from(mirror.target_index(k, i)).into()),
                 );
+                also.extend(k.get_index().and_then(Func::rule));
                 steps.push(s);
             }
+        }
+    }
+    for r in also {
+        if !case.rules.iter().any(|x| x == r) {
+            case.rules.push(r.to_string());
         }
     }
     (case, notes)

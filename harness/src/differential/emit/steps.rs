@@ -11,34 +11,54 @@
 //! handle of a kind it never made: R-GEN-3), the step passes the value the target
 //! engine passed in that call instead, as a number (`Slots::resolve`).
 
-use crate::cases::funcs::Func;
 use crate::cases::written::{Value, WrittenForAll, WrittenRc, WrittenStep};
 use crate::differential::obs::{Obs, Out};
 use crate::differential::op::{callback_tag, Data, Kind, Op, Ref, Str};
 use crate::differential::{HandleKind, Mirror, Slots};
 use std::collections::BTreeSet;
 
+/// The case's subject (`for_each:` and `where:`), and how a step passes its index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Subject {
+    /// None: no call names an entry, or the diverging index named another entry than
+    /// the mirror's (the library may lack the mirror's entry; its index is passed as
+    /// the number and the entry is found by name after it).
+    None,
+    /// The diverging call's entry, passed as `$index`.
+    Entry(Kind, i32),
+    /// The diverging call's entry, passed as the number it had before MPI_Init (the
+    /// divergence is that it moved, R-CVAR-1). `$index` is that number to the executor,
+    /// which read it before the case, but the C reproducer finds the subject by name
+    /// where it is used, after MPI_Init, and saw no move.
+    Pinned(Kind, i32),
+    /// The enum item the diverging `enum_get_item` reads (`for_each: item`, found by
+    /// its name), so the step can judge its name string.
+    Item,
+}
+
+impl Subject {
+    /// The catalog entry the case is about, if it is one.
+    pub(super) fn entry(self) -> Option<(Kind, i32)> {
+        match self {
+            Subject::Entry(k, i) | Subject::Pinned(k, i) => Some((k, i)),
+            Subject::None | Subject::Item => None,
+        }
+    }
+}
+
 pub(super) struct Writer<'a> {
     pub(super) m: &'a Mirror,
-    pub(super) subject: Option<(Kind, i32)>,
+    pub(super) subject: Subject,
     pub(super) made: [usize; 4],
     /// Per raised event: the number of the first instance it delivered and how many
     /// (the model's), so `EventReadAfter` finds the `deliveries` list saved with it.
     pub(super) raises: Vec<(u16, u16)>,
     /// `category_changed` calls so far (their numbers are saved as `$u0`, `$u1`, ...).
     pub(super) updates: usize,
-    /// The subject's index is passed as the number (the divergence is that this
-    /// index names another entry than the subject, found by name).
-    pub(super) literal: bool,
     /// MPI_T is initialized at the step being written (an entry can be looked up).
     pub(super) init: bool,
     /// MPI_Init has run before the step being written (late entries exist).
     pub(super) mpi: bool,
-    /// The subject's index is passed as the number it had before MPI_Init (the
-    /// divergence is that it moved, R-CVAR-1). `$index` is that number to the executor,
-    /// which read it before the case, but the C reproducer finds the subject by name
-    /// where it is used, after MPI_Init, and saw no move.
-    pub(super) pinned: bool,
     /// Entries other than the subject, looked up by name (`$x0`, `$x1`, ...): an index
     /// is the library's own numbering, a name is the same on every library.
     pub(super) looked_up: Vec<((Kind, i32), String)>,
@@ -46,9 +66,6 @@ pub(super) struct Writer<'a> {
     pub(super) lookups: Vec<WrittenStep>,
     /// The variables the steps written so far saved: the only `$names` a step may use.
     pub(super) saved: BTreeSet<String>,
-    /// The case's subject is the enum item the diverging `enum_get_item` reads
-    /// (`for_each: item`, found by its name), so the step can judge its name string.
-    pub(super) item_subject: bool,
 }
 
 /// The variable prefix and the target engine's table of each kind of handle a step
@@ -67,18 +84,6 @@ fn unmade(k: HandleKind, r: Ref) -> Value {
     format!("{:#x}", Slots::default().resolve(k, r, 0, 0)).into()
 }
 
-/// The `*_get_index` of an entry kind; none for sources (MPI-4.1 §15.3.8 gives them
-/// no get_index).
-fn get_index_func(k: Kind) -> Option<Func> {
-    match k {
-        Kind::Cvar => Some(Func::CvarGetIndex),
-        Kind::Pvar => Some(Func::PvarGetIndex),
-        Kind::Category => Some(Func::CategoryGetIndex),
-        Kind::Event => Some(Func::EventGetIndex),
-        Kind::Source => None,
-    }
-}
-
 impl Writer<'_> {
     /// `$name` when an earlier step saved it.
     pub(super) fn var(&self, name: &str) -> Option<Value> {
@@ -86,10 +91,10 @@ impl Writer<'_> {
     }
 
     fn index(&mut self, k: Kind, i: i32) -> Value {
-        if self.subject == Some((k, i)) && self.pinned {
+        if self.subject == Subject::Pinned(k, i) {
             return i64::from(self.m.target_index(k, i)).into();
         }
-        if self.subject == Some((k, i)) && !self.literal {
+        if self.subject == Subject::Entry(k, i) {
             return "$index".into();
         }
         if let Some((_, v)) = self.looked_up.iter().find(|(e, _)| *e == (k, i)) {
@@ -113,7 +118,11 @@ impl Writer<'_> {
             self.looked_up.push(((k, i), v.clone()));
             return format!("${v}").into();
         }
-        if i >= n {
+        // A category subject's member counts shadow the catalog-wide `$num_*` of the
+        // same names (specs/README.md, "Variables"): the number past the target's end.
+        let shadowed =
+            k != Kind::Source && matches!(self.subject.entry(), Some((Kind::Category, _)));
+        if i >= n && !shadowed {
             let num = match k {
                 Kind::Cvar => "num_cvars",
                 Kind::Pvar => "num_pvars",
@@ -130,7 +139,7 @@ impl Writer<'_> {
     /// sources, which have no get_index.
     pub(super) fn get_index(&self, k: Kind, i: i32) -> Option<WrittenStep> {
         let name = self.m.name(k, usize::try_from(i).ok()?)?;
-        let mut step = WrittenStep::call(get_index_func(k)?);
+        let mut step = WrittenStep::call(k.get_index()?);
         step.arg("name", name);
         if k == Kind::Pvar {
             // R-PVAR-4: a pvar is named by its name and class together.

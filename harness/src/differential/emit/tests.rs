@@ -3,15 +3,16 @@
 //! function, arguments, saved and expected OUT values as the function table lists
 //! them, and the case loads.
 
-use super::steps::Writer;
+use super::steps::{Subject, Writer};
 use super::{case_yaml, written_case};
 use crate::cases::funcs::Func;
 use crate::cases::parse_file;
+use crate::cases::written::Value;
 use crate::differential::compare::Divergence;
 use crate::differential::gen::Sampler;
 use crate::differential::obs::{Obs, Out};
 use crate::differential::op::tests::every_op;
-use crate::differential::op::{Mode, Op, Ref};
+use crate::differential::op::{Kind, Mode, Op, Ref};
 use crate::differential::props::{completed, Found};
 use crate::differential::Mirror;
 use crate::verdict::Level;
@@ -62,6 +63,7 @@ fn divergence(run: &[Op], step: usize, n: usize) -> Divergence {
         expected: "MPI_SUCCESS".into(),
         actual: "MPI_T_ERR_INVALID".into(),
         other_entry: n % 4 == 1 && matches!(op, Op::GetInfo { .. }),
+        two_readings: false,
         convention: n % 5 == 2 && matches!(op, Op::GetInfo { .. }),
         passed_over: match step {
             0 => Vec::new(),
@@ -183,18 +185,15 @@ fn every_op_is_written_as_its_table_entry() {
     for op in every_op() {
         let mut w = Writer {
             m: &m,
-            subject: None,
+            subject: Subject::None,
             made: [0; 4],
             raises: Vec::new(),
             updates: 0,
-            literal: false,
             init: true,
             mpi: false,
-            pinned: false,
             looked_up: Vec::new(),
             lookups: Vec::new(),
             saved: Default::default(),
-            item_subject: false,
         };
         let s = w.call(&op, &ok);
         assert_eq!(s.call, Some(op.func()), "{op:?}");
@@ -229,4 +228,43 @@ fn written_cases_load_for_other_seeds() {
         written - failing
     );
     assert_all_load(&bad, written);
+}
+
+/// A category subject's `$num_cvars` is its member count (specs/README.md,
+/// "Variables"), not the catalog's: an index past the end is then written as the
+/// number past the target's end, and under any other subject as `$num_cvars + k`.
+#[test]
+fn an_index_past_the_end_under_a_category_subject_is_a_number() {
+    let m = mirror();
+    let n = m.count(Kind::Cvar);
+    let op = Op::CvarHandleAlloc { index: n + 2 };
+    let ok = Obs::rc(ReturnCode::Success);
+    let index_of = |subject| {
+        let mut w = Writer {
+            m: &m,
+            subject,
+            made: [0; 4],
+            raises: Vec::new(),
+            updates: 0,
+            init: true,
+            mpi: false,
+            looked_up: Vec::new(),
+            lookups: Vec::new(),
+            saved: Default::default(),
+        };
+        let s = w.call(&op, &ok);
+        s.args
+            .0
+            .into_iter()
+            .find(|(k, _)| k == "index")
+            .map(|(_, v)| v)
+    };
+    assert_eq!(
+        index_of(Subject::Entry(Kind::Cvar, 0)),
+        Some(Value::Text("$num_cvars + 2".into()))
+    );
+    assert_eq!(
+        index_of(Subject::Entry(Kind::Category, 0)),
+        Some(Value::Int(i64::from(m.target_index(Kind::Cvar, n + 2))))
+    );
 }
