@@ -610,6 +610,10 @@ int main(void)
     int rc = MPI_SUCCESS;
     (void)rc;
     printf("mpit-conform reproducer: strings.cvar.desc.empty on cvar 73 accelerator_null_major_version\n");
+    int held = -1;
+    rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &held);
+    show_call("MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) (held across the buffer sizes, as mpit-conform's worker holds one)", rc);
+    if (rc != MPI_SUCCESS) { deviation(1, "MPI_T_init_thread failed (R-INIT-1)"); goto done; }
     printf("-- buffer 0\n");
     {
         int provided = -1;
@@ -775,6 +779,7 @@ int main(void)
         }
         while (t_depth > 0 && MPI_T_finalize() == MPI_SUCCESS) t_depth--;
     }
+    MPI_T_finalize();
     goto done;
 done:
     printf("clause: MPI-4.1 §15.3.3 R-STR-6 R-STR-3\n");

@@ -113,8 +113,8 @@ struct RunArgs {
     /// rank worker). README.md, "Cross-rank consistency", has the lines that work.
     #[arg(long, value_name = "COMMAND")]
     launcher: Option<String>,
-    /// Also write a standalone C reproducer of each fail and crash (at most 3 subjects
-    /// per case) into repro/ beside report.json, linked from each report.
+    /// Also write a standalone C reproducer of each fail, crash and warning (at most 3
+    /// subjects per case) into repro/ beside report.json, linked from each report.
     #[arg(long)]
     repro: bool,
     /// Write the run's own and its workers' resource usage here as it ends
@@ -213,7 +213,7 @@ enum Cmd {
     /// the library (in a worker) and on the reference model loaded with its catalog; a
     /// divergence is shrunk and written out as a YAML case.
     FuzzProps(fuzz::FuzzPropsArgs),
-    /// Write the standalone C program of a fail or crash: it includes only <mpi.h>,
+    /// Write the standalone C program of a fail, crash or warning: it includes only <mpi.h>,
     /// builds with the library's mpicc, makes the case's calls on the same subject
     /// (looked up by name) and exits 1 when the deviation reproduces.
     Repro(repro::ReproArgs),

@@ -83,8 +83,8 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
             let suite = Suite::load(&cfg.specs)?;
             let clauses = Clauses::load(&cfg.specs)?;
             match repro::write_all(&mut rep, &dir.join("repro"), &suite, &clauses, 1) {
-                // A program for each fail, crash or timeout (a warning gets none, as
-                // with `run --repro`); a case the translation cannot say is named.
+                // A program for each fail, warning, crash or timeout, as `run --repro`
+                // writes them; a case the translation cannot say is named.
                 Ok((_, unsupported)) => rep
                     .results
                     .iter()

@@ -1,4 +1,5 @@
-//! `mpit-conform repro`: the standalone C program of one fail or crash (`crate::repro`).
+//! `mpit-conform repro`: the standalone C program of one fail, crash or warning
+//! (`crate::repro`).
 
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
@@ -32,7 +33,7 @@ pub struct ReproArgs {
     #[arg(long = "case", value_name = "ID")]
     case: String,
     /// The subject, as the report writes it (`cvar 26 dss_buffer_initial_size`);
-    /// default: the case's first fail or crash.
+    /// default: the case's first fail or crash, else its first warning.
     #[arg(long, value_name = "SUBJECT")]
     subject: Option<String>,
     /// Write the C file here instead of stdout.

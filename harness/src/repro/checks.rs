@@ -2,7 +2,7 @@
 //! and lists, saved values, catalog snapshots and the built-in checks. Each check sets
 //! `why`; a MUST deviation ends the program's sequence, as it ends the executor's.
 
-use super::ctext::{c_string, error_codes_fn, escape, pred_text, print_value};
+use super::ctext::{c_string, error_codes_fn, escape, is_t_err_fn, pred_text, print_value};
 use super::emit::{CVar, Emitter, R};
 use super::table::out_type;
 use crate::cases::expr::{Expr, Pred, RcSet, Term};
@@ -39,7 +39,15 @@ impl Emitter<'_> {
     pub(super) fn checks(&mut self, x: &Expect, func: Func, strings: &[(String, String)]) -> R<()> {
         if let Some(rc) = &x.rc {
             let (cond, text) = match rc {
-                RcSet::AnyError => ("rc != MPI_SUCCESS".to_string(), "an error code".to_string()),
+                // An MPI_T error code, as the executor's `any_error` (judge/rc_set.rs): an
+                // MPI error class (MPI_ERR_INTERN) is not one.
+                RcSet::AnyError => {
+                    let f = is_t_err_fn();
+                    if !self.decls.contains(&f) {
+                        self.decls.push(f);
+                    }
+                    ("is_t_err(rc)".to_string(), "any MPI_T_ERR_*".to_string())
+                }
                 RcSet::AnyOf(names) => (
                     names
                         .iter()

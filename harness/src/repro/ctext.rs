@@ -234,6 +234,23 @@ pub fn spec_tables() -> String {
     s
 }
 
+/// `is_t_err(rc)`: whether `rc` is one of the chapter's MPI_T_ERR_* codes (`TErr`), as
+/// the case language's `any_error` asks.
+pub fn is_t_err_fn() -> String {
+    use mpit_reference::spec::TErr;
+    let mut s = String::from("static int is_t_err(int rc)\n{\n");
+    for e in TErr::ALL {
+        let n = e.spelling();
+        // The standard ABI's codes are enumerators, not macros (mpi_abi.h).
+        let _ = writeln!(
+            s,
+            "#if defined({n}) || defined(MPI_ABI_VERSION)\n    if (rc == {n}) return 1;\n#endif"
+        );
+    }
+    s.push_str("    return 0;\n}\n");
+    s
+}
+
 /// The pvar classes, as C constants: a lookup by name tries each (R-STR-6: a name is
 /// unique within its class).
 pub fn pvar_classes() -> String {

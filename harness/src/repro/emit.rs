@@ -160,6 +160,17 @@ impl<'a> Emitter<'a> {
             Some(b) => b.sizes.iter().map(|s| Some(*s)).collect(),
             None => vec![None],
         };
+        // The executor runs every buffer size in one worker, whose own MPI_T init the
+        // case's init nests inside: MPI_T is never fully finalized between sizes. So the
+        // program holds one too; a full finalize and re-init is another question
+        // (R-FIN-3), and MPICH 4.0.2 no longer finds its variables by name after it.
+        let held = case.init == InitMode::Auto && sizes.len() > 1;
+        if held {
+            self.line("int held = -1;");
+            self.line("rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &held);");
+            self.line("show_call(\"MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) (held across the buffer sizes, as mpit-conform's worker holds one)\", rc);");
+            self.line("if (rc != MPI_SUCCESS) { deviation(1, \"MPI_T_init_thread failed (R-INIT-1)\"); goto done; }");
+        }
         for size in sizes {
             self.buffer = size;
             self.depth = 0;
@@ -184,6 +195,9 @@ impl<'a> Emitter<'a> {
             // Leave MPI_T finalized, as the executor does.
             self.line("while (t_depth > 0 && MPI_T_finalize() == MPI_SUCCESS) t_depth--;");
             self.close();
+        }
+        if held {
+            self.line("MPI_T_finalize();");
         }
         Ok(())
     }

@@ -133,6 +133,11 @@ pub fn c_program(
     let program = emit::Emitter::program(case, &subject)?;
     let mut c = String::new();
     header(&mut c, case, result, origin, clauses);
+    if result.status == Status::Warn {
+        // A finding below a MUST is what the program looks for: counted, as `--strict`
+        // fails it (the header says so).
+        c.push_str("#define REPRO_STRICT 1\n");
+    }
     c.push_str("#include <mpi.h>\n");
     c.push_str(&PRELUDE.replacen(
         "/* @SPEC_TABLES@ (written by mpit-conform from its spec tables: return codes, datatypes) */\n",
@@ -259,6 +264,14 @@ fn header(c: &mut String, case: &Case, r: &CaseResult, o: &Origin, clauses: &Cla
         );
         lines.push("deviation reproduces it dies (or hangs) in the same call.".into());
     }
+    if r.status == Status::Warn {
+        lines.extend([
+            "A warning: a SHOULD, a robustness probe or the other reading of a sentence,".into(),
+            "which mpit-conform --strict fails. The program defines REPRO_STRICT (its first".into(),
+            "line after this comment), so it counts that deviation and exits 1 when it".into(),
+            "reproduces; without the line it prints `warn (not a MUST)` and exits 0.".into(),
+        ]);
+    }
     lines.extend([
         String::new(),
         "Build and run with the library's own compiler wrapper:".into(),
@@ -370,15 +383,17 @@ pub fn pick<'r>(
             .ok_or_else(|| {
                 ReproError::BadInput(format!("case `{case}` has no result on subject `{s}`"))
             })?,
+        // A fail, crash or timeout before a warning.
         None => of_case
             .iter()
-            .find(|r| reproducible(r))
+            .find(|r| reproducible(r) && r.status != Status::Warn)
+            .or_else(|| of_case.iter().find(|r| reproducible(r)))
             .copied()
             .unwrap_or(of_case[0]),
     };
     if !reproducible(r) {
         return Err(ReproError::BadInput(format!(
-            "case `{case}`{} is `{}`, not a fail or crash: nothing to reproduce",
+            "case `{case}`{} is `{}`, not a fail, warning or crash: nothing to reproduce",
             if r.subject.is_empty() {
                 String::new()
             } else {
@@ -392,8 +407,10 @@ pub fn pick<'r>(
 
 /// A result a reproducer is written for.
 pub fn reproducible(r: &CaseResult) -> bool {
-    matches!(r.status, Status::Fail | Status::Crash | Status::Timeout)
-        && !r.case.starts_with("ranks.")
+    matches!(
+        r.status,
+        Status::Fail | Status::Warn | Status::Crash | Status::Timeout
+    ) && !r.case.starts_with("ranks.")
         && r.oracle == Oracle::Spec
 }
 
@@ -500,6 +517,43 @@ mod tests {
             oracle: Oracle::Differential,
         };
         CaseResult::new(meta, subject.into(), Status::Fail, String::new())
+    }
+
+    /// A warning's program counts what `--strict` fails (it defines REPRO_STRICT before
+    /// the prelude reads it); a fail's does not. `any_error` is an MPI_T code in C too:
+    /// MPICH's MPI_ERR_INTERN from `pvar_write` with ALL_HANDLES passed as "an error
+    /// code" before (all_handles.write.rejected).
+    #[test]
+    fn a_warnings_program_counts_what_strict_fails() {
+        let src = crate::specs::Source::Bundled;
+        let suite = Suite::load(&src).unwrap();
+        let clauses = Clauses::load(&src).unwrap();
+        let case = suite.get("all_handles.write.rejected").unwrap();
+        let origin = Origin {
+            path: "libmpi.so".into(),
+            library: "an MPI".into(),
+            family: "mpich".into(),
+            sha256: String::new(),
+        };
+        let meta = CaseMeta {
+            case: "all_handles.write.rejected",
+            area: Area::AllHandles,
+            level: Level::Robustness,
+            clause: "MPI-4.1 §15.3.7",
+            oracle: Oracle::Spec,
+        };
+        let program = |status| {
+            let r = CaseResult::new(meta, String::new(), status, String::new());
+            c_program(case, &r, &origin, &clauses).unwrap()
+        };
+        let warn = program(Status::Warn);
+        let (define, include) = (
+            warn.find("#define REPRO_STRICT 1\n"),
+            warn.find("#include <mpi.h>"),
+        );
+        assert!(matches!((define, include), (Some(d), Some(i)) if d < i));
+        assert!(warn.contains("is_t_err(rc)"), "any_error is an MPI_T code");
+        assert!(!program(Status::Fail).contains("#define REPRO_STRICT"));
     }
 
     /// A subject of any length gives a file name under NAME_MAX (the reference's
