@@ -98,18 +98,25 @@ pub enum Gen {
 }
 
 /// One call: the function's plan, a value per parameter (in the plan's order), and for
-/// a read through a handle the buffer's slack beyond what the variable needs.
-#[derive(Debug, Clone)]
-pub struct Call<'p> {
+/// a read through a handle the buffer's slack beyond what the variable needs. The values
+/// stand in a vector the caller keeps from call to call (`call`), so decoding allocates
+/// nothing for them; resolving takes the strings and bytes out of them.
+#[derive(Debug)]
+pub struct Call<'p, 'g> {
     pub plan: &'p Plan,
-    pub gens: Vec<Gen>,
+    pub gens: &'g mut [Gen],
     pub slack: u8,
 }
 
-/// Decodes one call among `callable` (not empty).
-pub fn call<'p>(u: &mut Unstructured, callable: &'p [Plan]) -> arbitrary::Result<Call<'p>> {
+/// Decodes one call among `callable` (not empty), its values into `gens` (cleared
+/// first).
+pub fn call<'p, 'g>(
+    u: &mut Unstructured,
+    callable: &'p [Plan],
+    gens: &'g mut Vec<Gen>,
+) -> arbitrary::Result<Call<'p, 'g>> {
     let plan = u.choose(callable)?;
-    let mut gens = Vec::with_capacity(plan.params.len());
+    gens.clear();
     for (_, r) in &plan.params {
         gens.push(match r {
             Role::Handle(_) => Gen::Handle(H::arbitrary(u)?),
@@ -130,5 +137,9 @@ pub fn call<'p>(u: &mut Unstructured, callable: &'p [Plan]) -> arbitrary::Result
         true => u8::arbitrary(u)?,
         false => 0,
     };
-    Ok(Call { plan, gens, slack })
+    Ok(Call {
+        plan,
+        gens: gens.as_mut_slice(),
+        slack,
+    })
 }

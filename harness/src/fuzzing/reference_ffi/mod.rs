@@ -89,8 +89,9 @@ pub struct Fixture {
     /// readreset and write must refuse).
     nulls: Predefined,
     /// One input at a time: the recorder of event deliveries is process-wide, and the
-    /// init balance is per input.
-    one: Mutex<()>,
+    /// init balance is per input. It keeps the storage of an input's run and decoded
+    /// values for the next input (`ops::Held`).
+    one: Mutex<(ops::Held, Vec<input::Gen>)>,
 }
 
 /// A string OUT value of an answer.
@@ -233,7 +234,7 @@ impl Fixture {
             predefined,
             nulls,
             path: shown,
-            one: Mutex::new(()),
+            one: Mutex::default(),
             target,
         })
     }
@@ -273,20 +274,22 @@ pub fn run(data: &[u8]) {
 
 /// Runs one input against `f`.
 pub fn run_with(f: &Fixture, data: &[u8]) {
-    let _one = f.one.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut one = f.one.lock().unwrap_or_else(PoisonError::into_inner);
+    // Taken out while the input runs: an input that panics leaves empty storage.
+    let (held, mut gens) = std::mem::take(&mut *one);
     let mut u = Unstructured::new(data);
-    let mut run = ops::Run::new(f);
+    let mut run = ops::Run::new(f, held);
     for _ in 0..MAX_OPS {
         if u.is_empty() {
             break;
         }
-        match input::call(&mut u, &f.callable) {
-            Ok(c) => run.exec(&c),
+        match input::call(&mut u, &f.callable, &mut gens) {
+            Ok(c) => run.exec(c),
             Err(_) => break,
         }
         run.check_deliveries();
     }
-    run.finish();
+    *one = (run.finish(), gens);
 }
 
 /// R-RC-1/R-RC-2/R-RC-3: an MPI_T call returns MPI_SUCCESS or an `MPI_T_ERR_*` of the

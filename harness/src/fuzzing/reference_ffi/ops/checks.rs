@@ -216,8 +216,16 @@ impl Run<'_> {
         let Some(h) = handle_at(args, at) else { return };
         if let Some((null, want)) = free.null {
             let after = out_handle(outs.get(free.param));
-            let rule = plan.f.rule().map_or(String::new(), |r| format!("{r}: "));
-            assert_eq!(after, Some(want), "{rule}{} leaves {null}", plan.f.c_name());
+            // The rule's prefix is made only for the message (after every free, it cost
+            // a `format!`).
+            let rule = || plan.f.rule().map_or(String::new(), |r| format!("{r}: "));
+            assert_eq!(
+                after,
+                Some(want),
+                "{}{} leaves {null}",
+                rule(),
+                plan.f.c_name()
+            );
         }
         self.forget(Some(free.pool), h);
     }

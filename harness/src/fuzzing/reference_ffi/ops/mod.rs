@@ -22,6 +22,24 @@ const MAX_BUF: usize = 1 << 20;
 /// The recorder tag of a registration the run does not hold (no element is read).
 const NO_TAG: usize = 1 << 20;
 
+/// The storage of what one input holds, kept by the fixture from input to input (each
+/// run starts with every vector cleared): an input is a few microseconds, and growing
+/// these vectors anew for each one was a measurable part of that.
+#[derive(Default)]
+pub(super) struct Held {
+    cvars: Vec<(u64, usize)>,
+    sessions: Vec<u64>,
+    pvars: Vec<(u64, u64, usize)>,
+    regs: Vec<(u64, usize)>,
+    infos: Vec<u64>,
+    enums: Vec<u64>,
+    instances: Vec<u64>,
+    freed: Vec<u64>,
+    freed_cvars: Vec<u64>,
+    args: Vec<(&'static str, Arg)>,
+    live: Vec<u64>,
+}
+
 /// What one input holds.
 pub(super) struct Run<'a> {
     f: &'a Fixture,
@@ -41,6 +59,10 @@ pub(super) struct Run<'a> {
     /// Handles freed by this input.
     freed: Vec<u64>,
     freed_cvars: Vec<u64>,
+    /// The arguments of the call being made (storage reused from call to call).
+    args: Vec<(&'static str, Arg)>,
+    /// The handles `finish` frees, copied out of their pool.
+    live: Vec<u64>,
 }
 
 fn pick(v: &[u64], k: u8) -> u64 {
@@ -123,32 +145,95 @@ impl Layout for Pools<'_, '_> {
 }
 
 impl<'a> Run<'a> {
-    pub(super) fn new(f: &'a Fixture) -> Self {
+    /// A run starting from nothing held, in `h`'s storage.
+    pub(super) fn new(f: &'a Fixture, h: Held) -> Self {
+        let Held {
+            mut cvars,
+            mut sessions,
+            mut pvars,
+            mut regs,
+            mut infos,
+            mut enums,
+            mut instances,
+            mut freed,
+            mut freed_cvars,
+            mut args,
+            mut live,
+        } = h;
+        cvars.clear();
+        sessions.clear();
+        pvars.clear();
+        regs.clear();
+        infos.clear();
+        enums.clear();
+        instances.clear();
+        freed.clear();
+        freed_cvars.clear();
+        args.clear();
+        live.clear();
         Run {
             f,
             inits: 0,
-            cvars: vec![],
-            sessions: vec![],
-            pvars: vec![],
-            regs: vec![],
-            infos: vec![],
-            enums: vec![],
-            instances: vec![],
-            freed: vec![],
-            freed_cvars: vec![],
+            cvars,
+            sessions,
+            pvars,
+            regs,
+            infos,
+            enums,
+            instances,
+            freed,
+            freed_cvars,
+            args,
+            live,
         }
     }
 
-    fn pool(&self, p: Pool) -> Vec<u64> {
+    /// How many handles pool `p` holds (for `Pool::None`, the pools of [`LIVE`] one
+    /// after the other).
+    fn pool_len(&self, p: Pool) -> usize {
         match p {
-            Pool::Cvar => self.cvars.iter().map(|c| c.0).collect(),
-            Pool::Session => self.sessions.clone(),
-            Pool::Pvar => self.pvars.iter().map(|p| p.1).collect(),
-            Pool::Reg => self.regs.iter().map(|r| r.0).collect(),
-            Pool::Info => self.infos.clone(),
-            Pool::Enum => self.enums.clone(),
-            Pool::Instance => self.instances.clone(),
-            Pool::None => LIVE.iter().flat_map(|p| self.pool(*p)).collect(),
+            Pool::Cvar => self.cvars.len(),
+            Pool::Session => self.sessions.len(),
+            Pool::Pvar => self.pvars.len(),
+            Pool::Reg => self.regs.len(),
+            Pool::Info => self.infos.len(),
+            Pool::Enum => self.enums.len(),
+            Pool::Instance => self.instances.len(),
+            Pool::None => LIVE.iter().map(|q| self.pool_len(*q)).sum(),
+        }
+    }
+
+    /// The `i`-th handle of pool `p` (`i < pool_len(p)`), in the order of
+    /// [`Run::pool_len`]. Read in place: copying a pool out for each handle argument
+    /// was a large part of the oracle's allocations.
+    fn pool_at(&self, p: Pool, i: usize) -> u64 {
+        match p {
+            Pool::Cvar => self.cvars[i].0,
+            Pool::Session => self.sessions[i],
+            Pool::Pvar => self.pvars[i].1,
+            Pool::Reg => self.regs[i].0,
+            Pool::Info => self.infos[i],
+            Pool::Enum => self.enums[i],
+            Pool::Instance => self.instances[i],
+            Pool::None => {
+                let mut i = i;
+                for q in LIVE {
+                    let n = self.pool_len(q);
+                    if i < n {
+                        return self.pool_at(q, i);
+                    }
+                    i -= n;
+                }
+                0
+            }
+        }
+    }
+
+    /// The `k`-th handle of pool `p` (wrapping), 0 when it is empty.
+    fn pick_in(&self, p: Pool, k: u8) -> u64 {
+        match self.pool_len(p) {
+            0 => 0,
+            n => self.pool_at(p, k as usize % n),
         }
     }
 
@@ -157,19 +242,22 @@ impl<'a> Run<'a> {
             H::Zero => 0,
             H::One => 1,
             H::Small(k) => k as u64,
-            H::Typed(k) => pick(&self.pool(p), k),
-            H::Live(k, delta) => pick(&self.pool(Pool::None), k).wrapping_add_signed(delta as i64),
+            H::Typed(k) => self.pick_in(p, k),
+            H::Live(k, delta) => self
+                .pick_in(Pool::None, k)
+                .wrapping_add_signed(delta as i64),
             H::Freed(k) => {
                 // Most recent first: `Freed(0)` right after a free is the handle just
-                // freed (zero bytes are what mutations produce most).
-                let stale: Vec<u64> = self
-                    .freed
-                    .iter()
-                    .chain(&self.instances)
-                    .rev()
-                    .copied()
-                    .collect();
-                pick(&stale, k)
+                // freed (zero bytes are what mutations produce most). The stale handles
+                // are the freed ones then the instances, counted from the end.
+                let (freed, n) = (self.freed.len(), self.freed.len() + self.instances.len());
+                match n {
+                    0 => 0,
+                    _ => match n - 1 - k as usize % n {
+                        i if i < freed => self.freed[i],
+                        i => self.instances[i - freed],
+                    },
+                }
             }
             H::Predefined(k) => pick(&self.f.predefined, k),
             H::Any(v) => v,
@@ -232,11 +320,12 @@ impl<'a> Run<'a> {
         self.regs.iter().find(|r| r.0 == registration).map(|r| r.1)
     }
 
-    /// The arguments of `c`, its decoded values resolved against what the run holds.
-    fn resolve(&self, c: &Call) -> Vec<(&'static str, Arg)> {
+    /// The arguments of `c` into `out` (cleared first), its decoded values resolved
+    /// against what the run holds; strings and bytes are moved out of `c`.
+    fn resolve(&self, c: Call, out: &mut Vec<(&'static str, Arg)>) {
         let plan = c.plan;
-        let mut out: Vec<(&'static str, Arg)> = Vec::with_capacity(c.gens.len());
-        for ((name, role), g) in plan.params.iter().zip(&c.gens) {
+        out.clear();
+        for ((name, role), g) in plan.params.iter().zip(c.gens.iter_mut()) {
             let a = match (role, g) {
                 (Role::Handle(p), Gen::Handle(h)) => Arg::Int(self.h(*h, *p) as i64),
                 (Role::Index(r), Gen::Index(i)) => Arg::Int(self.idx(*i, *r)),
@@ -246,19 +335,19 @@ impl<'a> Run<'a> {
                 // The recorder reads each element with its size: the event's own sizes
                 // for a registration the run holds, none for any other value.
                 (Role::Tag, _) => Arg::Int(
-                    handle_at(&out, plan.registration)
+                    handle_at(out, plan.registration)
                         .and_then(|r| self.event_of(r))
                         .unwrap_or(NO_TAG) as i64,
                 ),
                 (Role::Name(k), Gen::Name(n)) => Arg::Text(self.name(*k, n)),
-                (_, Gen::Text(t)) => Arg::Text(t.clone()),
+                (_, Gen::Text(t)) => Arg::Text(std::mem::take(t)),
                 (_, Gen::Str(s)) => Arg::Str(str_arg(*s)),
                 (_, Gen::Obj(Obj::Null)) => Arg::Obj(None),
                 (_, Gen::Obj(Obj::Holding(h))) => Arg::Obj(Some(self.h(*h, Pool::Info))),
                 // Exactly the variable's size when the run holds the handle.
                 (_, Gen::Data(d)) => {
-                    let mut d = d.clone();
-                    let h = handle_at(&out, plan.handle);
+                    let mut d = std::mem::take(d);
+                    let h = handle_at(out, plan.handle);
                     if let Some(n) = h.and_then(|h| self.need(plan.kind, h)) {
                         d.resize(n, 0);
                     }
@@ -269,17 +358,19 @@ impl<'a> Run<'a> {
             };
             out.push((name, a));
         }
-        out
     }
 
     /// Makes one decoded call. A call that would end an initialization this input did
     /// not make is not made: the fixture's must stay (R-INIT-1, R-FIN-1).
-    pub(super) fn exec(&mut self, c: &Call) {
+    pub(super) fn exec(&mut self, c: Call) {
         if c.plan.f.depth() < 0 && self.inits == 0 {
             return;
         }
-        let args = self.resolve(c);
-        self.call(c.plan, &args, c.slack);
+        let (plan, slack) = (c.plan, c.slack);
+        let mut args = std::mem::take(&mut self.args);
+        self.resolve(c, &mut args);
+        self.call(plan, &args, slack);
+        self.args = args;
     }
 
     /// The plan's function with `args` through the engine, then every check; whether it
@@ -299,8 +390,8 @@ impl<'a> Run<'a> {
 
     /// Frees what the input still holds and finalizes its own inits, so the next input
     /// starts from the fixture's state. Freeing a handle the run holds must work where
-    /// the free has a rule (R-CVAR-7, R-SESS-1, R-EVT-FREE).
-    pub(super) fn finish(mut self) {
+    /// the free has a rule (R-CVAR-7, R-SESS-1, R-EVT-FREE). Gives back the storage.
+    pub(super) fn finish(mut self) -> Held {
         let fx = self.f;
         // Registrations first (their callbacks go), sessions with their pvar handles.
         for pool in [Pool::Reg, Pool::Session, Pool::Cvar, Pool::Info] {
@@ -311,14 +402,18 @@ impl<'a> Run<'a> {
             let Some((plan, param)) = free.and_then(|p| Some((p, p.frees?.param))) else {
                 continue;
             };
-            for v in self.pool(pool) {
+            let mut live = std::mem::take(&mut self.live);
+            live.clear();
+            live.extend((0..self.pool_len(pool)).map(|i| self.pool_at(pool, i)));
+            let mut args = std::mem::take(&mut self.args);
+            for &v in &live {
                 // The handle, and no to every flag (`free_callback`).
                 let arg = |n: &str| match n == param {
                     true => Arg::Int(v as i64),
                     false => Arg::Flag(false),
                 };
-                let args: Vec<(&'static str, Arg)> =
-                    plan.params.iter().map(|(n, _)| (*n, arg(n))).collect();
+                args.clear();
+                args.extend(plan.params.iter().map(|(n, _)| (*n, arg(n))));
                 let ok = self.call(plan, &args, 0);
                 if let Some(rule) = plan.f.rule().filter(|_| !ok) {
                     panic!(
@@ -327,6 +422,8 @@ impl<'a> Run<'a> {
                     );
                 }
             }
+            self.args = args;
+            self.live = live;
         }
         while self.inits > 0 {
             let Some(fin) = &fx.ends_init else { break };
@@ -339,5 +436,18 @@ impl<'a> Run<'a> {
         ffi::take_dropped();
         ffi::take_dropped_positions();
         ffi::take_freed();
+        Held {
+            cvars: self.cvars,
+            sessions: self.sessions,
+            pvars: self.pvars,
+            regs: self.regs,
+            infos: self.infos,
+            enums: self.enums,
+            instances: self.instances,
+            freed: self.freed,
+            freed_cvars: self.freed_cvars,
+            args: self.args,
+            live: self.live,
+        }
     }
 }
