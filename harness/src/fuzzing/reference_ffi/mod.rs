@@ -52,6 +52,7 @@ use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::Datatype;
 use mpit_reference::spec::ThreadLevel;
 use roles::{Plan, Table};
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -88,6 +89,9 @@ pub struct Fixture {
     /// The NULL handles and ALL_HANDLES of the target (`MPI_T_PVAR_ALL_HANDLES` read,
     /// readreset and write must refuse).
     nulls: Predefined,
+    /// Every number the profile names a return code, with what `Target::rc` decodes
+    /// it to, sorted (`Fixture::rc`).
+    codes: Vec<(i32, ReturnCode)>,
     /// One input at a time: the recorder of event deliveries is process-wide, and the
     /// init balance is per input. It keeps the storage of an input's run and decoded
     /// values for the next input (`ops::Held`).
@@ -195,6 +199,17 @@ impl Fixture {
             }
         }
         let nulls = target.predefined;
+        let p = &target.profile;
+        let named = [p.success]
+            .into_iter()
+            .chain(p.t_err.iter().filter_map(|(_, v)| *v));
+        let mut codes: Vec<(i32, ReturnCode)> = named
+            .chain(p.mpi_err.values().copied())
+            .filter_map(|n| i32::try_from(n).ok())
+            .map(|n| (n, target.rc(n)))
+            .collect();
+        codes.sort_by_key(|c| c.0);
+        codes.dedup_by_key(|c| c.0);
         let mut predefined: Vec<u64> = target.handles.values().copied().collect();
         predefined.extend(
             Datatype::ALL
@@ -202,7 +217,6 @@ impl Fixture {
                 .filter_map(|d| target.datatype_handle(*d)),
         );
         let defined = |m: Vec<i64>| if m.is_empty() { vec![0] } else { m };
-        let p = &target.profile;
         let mut callable: Vec<Plan> = roles::callable().into_iter().map(Plan::new).collect();
         // The constant is named by the table (`null_of`): looked up by that name.
         let handle = |name: &str| target.handles.get(name).copied().unwrap_or(0);
@@ -233,6 +247,7 @@ impl Fixture {
             lens,
             predefined,
             nulls,
+            codes,
             path: shown,
             one: Mutex::default(),
             target,
@@ -242,6 +257,16 @@ impl Fixture {
     /// The library's path, for messages.
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// `rc` as `Target::rc` decodes it, from the table made at open: decoding searches
+    /// the profile's tables and maps, after every call of the oracle. A number the
+    /// profile does not name is decoded as it was (to `ReturnCode::Unknown`).
+    fn rc(&self, rc: i32) -> Cow<'_, ReturnCode> {
+        match self.codes.binary_search_by_key(&rc, |c| c.0) {
+            Ok(i) => Cow::Borrowed(&self.codes[i].1),
+            Err(_) => Cow::Owned(self.target.rc(rc)),
+        }
     }
 
     /// The profile's constants of a table (never empty).

@@ -30,14 +30,14 @@ impl Run<'_> {
         outs: &OutMap,
     ) -> bool {
         let call = plan.f.c_name();
-        let decoded = self.f.target.rc(rc);
+        let decoded = self.f.rc(rc);
         // R-RC-1/2/3 for the chapter's functions and the reference's hooks; an MPI
         // function answers with MPI's codes (MPI-4.1 §9.4).
         match plan.mpi_codes {
             true => check_mpi_rc(call, rc, &decoded),
             false => check_t_rc(call, rc, &decoded),
         }
-        let ok = decoded == ReturnCode::Success;
+        let ok = *decoded == ReturnCode::Success;
         if ok {
             self.refusals(plan, args);
         }

@@ -10,11 +10,11 @@ use mpit_reference::profile::ReturnCode;
 impl Run<'_> {
     /// What the recorder saw in callbacks since the last look.
     pub(in super::super) fn check_deliveries(&mut self) {
-        let t = &self.f.target;
+        let f = self.f;
         let rc_ok = |call: &str, rc: i32| {
-            let d = t.rc(rc);
+            let d = f.rc(rc);
             check_t_rc(call, rc, &d);
-            d == ReturnCode::Success
+            *d == ReturnCode::Success
         };
         for d in ffi::take_deliveries() {
             let where_ = "(inside the event callback)";
