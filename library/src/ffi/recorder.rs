@@ -24,7 +24,7 @@ use super::{BufOut, Called, Lib, RawHandle, RawObj};
 use std::collections::BTreeMap;
 use std::ffi::{c_int, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, TryLockError};
 
 /// What the recorder should do when its callback fires for a registration.
@@ -103,6 +103,11 @@ static STATE: Mutex<State> = Mutex::new(State {
 /// Records a callback could not store (lock not obtained in time).
 static LOST: AtomicU64 = AtomicU64::new(0);
 
+/// Whether `deliveries` may hold a record (set with the push, cleared with the drain,
+/// both under the lock): an in-process fuzzer drains after every call, nearly always
+/// finding nothing, and taking the lock for that was ~3% of its time.
+static DELIVERED: AtomicBool = AtomicBool::new(false);
+
 /// How often a callback tries the lock before giving up on one record.
 const TRIES: u32 = 100_000;
 
@@ -127,7 +132,12 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
 
 /// Drains the deliveries recorded so far, in the order the callbacks ran.
 pub fn take_deliveries() -> Vec<Delivery> {
-    std::mem::take(&mut state().deliveries)
+    if !DELIVERED.load(Ordering::Acquire) {
+        return Vec::new();
+    }
+    let mut s = state();
+    DELIVERED.store(false, Ordering::Release);
+    std::mem::take(&mut s.deliveries)
 }
 
 /// Drains the dropped-handler invocations: (tag, count, source index). `count` is the
@@ -187,7 +197,10 @@ fn record_event(inst: RawHandle, reg: RawHandle, safety: c_int, tag: usize) {
             d.copy = instance::copy(&raw, inst, bytes);
         }
     }
-    with_state(|s| s.deliveries.push(d));
+    with_state(|s| {
+        s.deliveries.push(d);
+        DELIVERED.store(true, Ordering::Release);
+    });
 }
 
 /// `MPI_T_event_cb_function`.
