@@ -291,16 +291,19 @@ impl<'a> Run<'a> {
         match n {
             Name::Real(k) => real(*k).unwrap_or_default(),
             Name::Mangled(k, at) => {
-                let mut chars: Vec<char> = real(*k).unwrap_or_default().chars().collect();
-                let at = *at as usize % chars.len().max(1);
-                if at < chars.len() {
+                // The `at`-th character (of the name's characters, wrapping) cut there
+                // or replaced by 'X', in place (no list of the characters).
+                let mut s = real(*k).unwrap_or_default();
+                let len = s.chars().count();
+                let at = *at as usize % len.max(1);
+                if let Some((i, c)) = s.char_indices().nth(at) {
                     if at % 2 == 0 {
-                        chars.truncate(at);
+                        s.truncate(i);
                     } else {
-                        chars[at] = 'X';
+                        s.replace_range(i..i + c.len_utf8(), "X");
                     }
                 }
-                chars.into_iter().collect()
+                s
             }
             Name::Any(s) => s.clone(),
         }
