@@ -323,6 +323,7 @@ fn written(m: &Arc<Mirror>, mode: Mode, ops: Vec<Op>, level: Level) -> String {
             expected: "the model's answer".into(),
             actual: "another".into(),
             other_entry: false,
+            two_readings: false,
             convention: false,
             passed_over: Vec::new(),
             relation: None,

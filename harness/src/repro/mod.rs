@@ -525,7 +525,7 @@ mod tests {
     /// code" before (all_handles.write.rejected).
     #[test]
     fn a_warnings_program_counts_what_strict_fails() {
-        let src = crate::specs::Source::Bundled;
+        let src = specs::Source::Bundled;
         let suite = Suite::load(&src).unwrap();
         let clauses = Clauses::load(&src).unwrap();
         let case = suite.get("all_handles.write.rejected").unwrap();
