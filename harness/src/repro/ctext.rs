@@ -192,18 +192,13 @@ pub fn error_codes_fn() -> String {
 /// harness knows: `rc_name`, `dt_size`, `dt_kind` ('i', 'u', 'd', 'c'; 0 outside the
 /// table) and `dt_name`.
 pub fn spec_tables() -> String {
-    use mpit_reference::spec::{Datatype, TErr};
+    use mpit_reference::spec::Datatype;
     let mut s = String::from(
         "static UNUSED const char *rc_name(int rc)\n{\n    static char other[32];\n    if (rc == MPI_SUCCESS) return \"MPI_SUCCESS\";\n",
     );
-    for e in TErr::ALL {
-        let n = e.spelling();
-        // The standard ABI's codes are enumerators, not macros (mpi_abi.h).
-        let _ = writeln!(
-            s,
-            "#if defined({n}) || defined(MPI_ABI_VERSION)\n    if (rc == {n}) return \"{n}\";\n#endif"
-        );
-    }
+    s.push_str(&each_t_err(|n| {
+        format!("    if (rc == {n}) return \"{n}\";")
+    }));
     s.push_str("    snprintf(other, sizeof other, \"%d (not an MPI_T code)\", rc);\n    return other;\n}\n\n");
     let each = |body: &dyn Fn(Datatype) -> String| -> String {
         Datatype::ALL.iter().map(|d| body(*d)).collect()
@@ -237,18 +232,27 @@ pub fn spec_tables() -> String {
 /// `is_t_err(rc)`: whether `rc` is one of the chapter's MPI_T_ERR_* codes (`TErr`), as
 /// the case language's `any_error` asks.
 pub fn is_t_err_fn() -> String {
-    use mpit_reference::spec::TErr;
     let mut s = String::from("static int is_t_err(int rc)\n{\n");
-    for e in TErr::ALL {
-        let n = e.spelling();
-        // The standard ABI's codes are enumerators, not macros (mpi_abi.h).
-        let _ = writeln!(
-            s,
-            "#if defined({n}) || defined(MPI_ABI_VERSION)\n    if (rc == {n}) return 1;\n#endif"
-        );
-    }
+    s.push_str(&each_t_err(|n| format!("    if (rc == {n}) return 1;")));
     s.push_str("    return 0;\n}\n");
     s
+}
+
+/// `line` of each MPI_T_ERR_* code (`TErr`), where this mpi.h has the code: an older
+/// one may lack the MPI-4.0 codes, and the standard ABI's codes are enumerators, not
+/// macros (mpi_abi.h).
+fn each_t_err(line: impl Fn(&str) -> String) -> String {
+    use mpit_reference::spec::TErr;
+    TErr::ALL
+        .iter()
+        .map(|e| {
+            let n = e.spelling();
+            format!(
+                "#if defined({n}) || defined(MPI_ABI_VERSION)\n{}\n#endif\n",
+                line(n)
+            )
+        })
+        .collect()
 }
 
 /// The pvar classes, as C constants: a lookup by name tries each (R-STR-6: a name is
