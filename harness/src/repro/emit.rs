@@ -166,10 +166,10 @@ impl<'a> Emitter<'a> {
         // (R-FIN-3), and MPICH 4.0.2 no longer finds its variables by name after it.
         let held = case.init == InitMode::Auto && sizes.len() > 1;
         if held {
-            self.line("int held = -1;");
-            self.line("rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &held);");
-            self.line("show_call(\"MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) (held across the buffer sizes, as mpit-conform's worker holds one)\", rc);");
-            self.line("if (rc != MPI_SUCCESS) { deviation(1, \"MPI_T_init_thread failed (R-INIT-1)\"); goto done; }");
+            self.init_single(
+                "held",
+                " (held across the buffer sizes, as mpit-conform's worker holds one)",
+            );
         }
         for size in sizes {
             self.buffer = size;
@@ -181,10 +181,7 @@ impl<'a> Emitter<'a> {
             }
             self.open("");
             if case.init == InitMode::Auto {
-                self.line("int provided = -1;");
-                self.line("rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);");
-                self.line("show_call(\"MPI_T_init_thread(MPI_THREAD_SINGLE, &provided)\", rc);");
-                self.line("if (rc != MPI_SUCCESS) { deviation(1, \"MPI_T_init_thread failed (R-INIT-1)\"); goto done; }");
+                self.init_single("provided", "");
                 self.line("t_depth++;");
                 self.depth = 1;
                 self.after_init();
@@ -200,6 +197,19 @@ impl<'a> Emitter<'a> {
             self.line("MPI_T_finalize();");
         }
         Ok(())
+    }
+
+    /// `MPI_T_init_thread(MPI_THREAD_SINGLE, &var)`, as the executor brackets a case: a
+    /// failure ends the program (R-INIT-1). `note` follows the call as printed.
+    fn init_single(&mut self, var: &str, note: &str) {
+        self.line(format!("int {var} = -1;"));
+        self.line(format!(
+            "rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &{var});"
+        ));
+        self.line(format!(
+            "show_call(\"MPI_T_init_thread(MPI_THREAD_SINGLE, &provided){note}\", rc);"
+        ));
+        self.line("if (rc != MPI_SUCCESS) { deviation(1, \"MPI_T_init_thread failed (R-INIT-1)\"); goto done; }");
     }
 
     /// The subject is looked up as soon as MPI_T is first initialized, as the executor

@@ -12,11 +12,12 @@ use crate::differential::compare::Divergence;
 use crate::differential::gen::Sampler;
 use crate::differential::obs::{Obs, Out};
 use crate::differential::op::tests::every_op;
-use crate::differential::op::{Kind, Mode, Op, Ref};
+use crate::differential::op::{Kind, Mode, Op, Ref, Str};
 use crate::differential::props::{completed, Found};
 use crate::differential::Mirror;
 use crate::verdict::Level;
 use mpit_reference::catalog::Catalog;
+use mpit_reference::model::Members;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::TErr;
 use std::collections::{BTreeMap, BTreeSet};
@@ -267,4 +268,46 @@ fn an_index_past_the_end_under_a_category_subject_is_a_number() {
         index_of(Subject::Entry(Kind::Category, 0)),
         Some(Value::Int(i64::from(m.target_index(Kind::Cvar, n + 2))))
     );
+}
+
+/// A case cites the rules of the checks it adds after the diverging call: a declared
+/// category's pvar members looked up by name and class (R-PVAR-4, beside the members'
+/// R-CAT-1), and for an index that named another entry, its lookup and the unique
+/// names (R-STR-6). Without them the result cites a rule its failing check is not
+/// about (pvar-get-index-ignores-class failed at pvar_get_index, citing R-CAT-1 only).
+#[test]
+fn a_case_cites_the_rules_of_the_checks_it_adds() {
+    let m = mirror();
+    let rules = |op: Op, rule: &str, other_entry: bool| {
+        let mut d = divergence(std::slice::from_ref(&op), 0, 0);
+        d.rule = rule.into();
+        d.other_entry = other_entry;
+        let found = Found {
+            divergence: d,
+            run: vec![op.clone()],
+            ops: vec![op],
+            mode: Mode {
+                robustness: false,
+                lifecycle: false,
+            },
+        };
+        written_case(&found, &m).0.rules
+    };
+    let members = Op::CategoryMembers {
+        index: 1,
+        which: Members::Pvars,
+        len: 3,
+    };
+    assert_eq!(rules(members, "R-CAT-1", false), ["R-CAT-1", "R-PVAR-4"]);
+    let info = Op::GetInfo {
+        kind: Kind::Cvar,
+        index: 1,
+        name: Str::sized(2),
+        desc: Str::sized(64),
+    };
+    assert_eq!(
+        rules(info.clone(), "R-STR-2", true),
+        ["R-STR-2", "R-CVAR-5", "R-STR-6"]
+    );
+    assert_eq!(rules(info, "R-STR-2", false), ["R-STR-2"]);
 }
