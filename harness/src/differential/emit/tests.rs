@@ -175,6 +175,22 @@ fn every_step_names_what_the_function_table_lists_and_the_case_loads() {
     assert!(called.contains(&Func::Deliveries), "{called:?}");
 }
 
+/// A writer at a step where MPI_T is initialized, before MPI_Init, nothing saved.
+fn writer(m: &Mirror, subject: Subject) -> Writer<'_> {
+    Writer {
+        m,
+        subject,
+        made: [0; 4],
+        raises: Vec::new(),
+        updates: 0,
+        init: true,
+        mpi: false,
+        looked_up: Vec::new(),
+        lookups: Vec::new(),
+        saved: Default::default(),
+    }
+}
+
 /// Each op with a successful observation that has every OUT the steps save: the
 /// written step names only what the function table lists for the op's function.
 #[test]
@@ -184,18 +200,7 @@ fn every_op_is_written_as_its_table_entry() {
         .with("count", Out::Int(1))
         .with("enumtype", Out::Enum(Some(0)));
     for op in every_op() {
-        let mut w = Writer {
-            m: &m,
-            subject: Subject::None,
-            made: [0; 4],
-            raises: Vec::new(),
-            updates: 0,
-            init: true,
-            mpi: false,
-            looked_up: Vec::new(),
-            lookups: Vec::new(),
-            saved: Default::default(),
-        };
+        let mut w = writer(&m, Subject::None);
         let s = w.call(&op, &ok);
         assert_eq!(s.call, Some(op.func()), "{op:?}");
         for s in w.lookups.iter().chain([&s]) {
@@ -241,18 +246,7 @@ fn an_index_past_the_end_under_a_category_subject_is_a_number() {
     let op = Op::CvarHandleAlloc { index: n + 2 };
     let ok = Obs::rc(ReturnCode::Success);
     let index_of = |subject| {
-        let mut w = Writer {
-            m: &m,
-            subject,
-            made: [0; 4],
-            raises: Vec::new(),
-            updates: 0,
-            init: true,
-            mpi: false,
-            looked_up: Vec::new(),
-            lookups: Vec::new(),
-            saved: Default::default(),
-        };
+        let mut w = writer(&m, subject);
         let s = w.call(&op, &ok);
         s.args
             .0

@@ -68,11 +68,11 @@ impl Run<'_> {
             };
             match pool {
                 Pool::Cvar => assert!(
-                    !self.freed_cvars.contains(&h),
+                    !self.h.freed_cvars.contains(&h),
                     "R-CVAR-7: {call} accepted the cvar handle {h:#x} freed before"
                 ),
                 Pool::Instance => assert!(
-                    !self.instances.contains(&h),
+                    !self.h.instances.contains(&h),
                     "MPI-4.1 §15.3.8.6: {call} accepted the event instance {h:#x} after its callback returned"
                 ),
                 _ => {}
@@ -187,14 +187,14 @@ impl Run<'_> {
             match pool {
                 Pool::Cvar => {
                     let need = count.saturating_mul(elem(Kind::Cvar)).min(MAX_BUF);
-                    self.cvars.push((h, need));
+                    self.h.cvars.push((h, need));
                 }
                 Pool::Pvar => {
                     let need = count.saturating_mul(elem(Kind::Pvar)).min(MAX_BUF);
                     let s = handle_at(args, plan.session).unwrap_or(0);
-                    self.pvars.push((s, h, need));
+                    self.h.pvars.push((s, h, need));
                 }
-                Pool::Reg => self.regs.push((h, i.max(0) as usize)),
+                Pool::Reg => self.h.regs.push((h, i.max(0) as usize)),
                 _ => {}
             }
         }
@@ -203,10 +203,12 @@ impl Run<'_> {
                 continue;
             };
             match pool {
-                Pool::Session => self.sessions.push(h),
-                Pool::Info if h != self.f.nulls.info_null => self.infos.push(h),
-                Pool::Enum if h != 0 && h != self.f.nulls.enum_null && !self.enums.contains(&h) => {
-                    self.enums.push(h)
+                Pool::Session => self.h.sessions.push(h),
+                Pool::Info if h != self.f.nulls.info_null => self.h.infos.push(h),
+                Pool::Enum
+                    if h != 0 && h != self.f.nulls.enum_null && !self.h.enums.contains(&h) =>
+                {
+                    self.h.enums.push(h)
                 }
                 _ => {}
             }
@@ -232,25 +234,26 @@ impl Run<'_> {
 
     /// `v` freed: out of every pool, with the pvar handles of a freed session.
     fn forget(&mut self, pool: Option<Pool>, v: u64) {
-        self.freed.push(v);
+        self.h.freed.push(v);
         if pool == Some(Pool::Cvar) {
-            self.freed_cvars.push(v);
+            self.h.freed_cvars.push(v);
         }
         if pool == Some(Pool::Session) {
             let gone: Vec<u64> = self
+                .h
                 .pvars
                 .iter()
                 .filter(|p| p.0 == v)
                 .map(|p| p.1)
                 .collect();
-            self.freed.extend(gone);
-            self.pvars.retain(|p| p.0 != v);
-            self.sessions.retain(|x| *x != v);
+            self.h.freed.extend(gone);
+            self.h.pvars.retain(|p| p.0 != v);
+            self.h.sessions.retain(|x| *x != v);
             return;
         }
-        self.cvars.retain(|c| c.0 != v);
-        self.pvars.retain(|p| p.1 != v);
-        self.regs.retain(|r| r.0 != v);
-        self.infos.retain(|i| *i != v);
+        self.h.cvars.retain(|c| c.0 != v);
+        self.h.pvars.retain(|p| p.1 != v);
+        self.h.regs.retain(|r| r.0 != v);
+        self.h.infos.retain(|i| *i != v);
     }
 }

@@ -34,8 +34,8 @@ impl Run<'_> {
                 let ok = rc_ok(&call, *rc);
                 check_buf(&call, "MPI-4.1 §15.3.8.6", out, None, ok);
             }
-            if !self.instances.contains(&(d.instance as u64)) {
-                self.instances.push(d.instance as u64);
+            if !self.h.instances.contains(&(d.instance as u64)) {
+                self.h.instances.push(d.instance as u64);
             }
         }
     }

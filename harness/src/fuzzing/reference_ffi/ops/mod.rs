@@ -22,29 +22,11 @@ const MAX_BUF: usize = 1 << 20;
 /// The recorder tag of a registration the run does not hold (no element is read).
 const NO_TAG: usize = 1 << 20;
 
-/// The storage of what one input holds, kept by the fixture from input to input (each
+/// What one input holds. Its storage is kept by the fixture from input to input (each
 /// run starts with every vector cleared): an input is a few microseconds, and growing
 /// these vectors anew for each one was a measurable part of that.
 #[derive(Default)]
 pub(super) struct Held {
-    cvars: Vec<(u64, usize)>,
-    sessions: Vec<u64>,
-    pvars: Vec<(u64, u64, usize)>,
-    regs: Vec<(u64, usize)>,
-    infos: Vec<u64>,
-    enums: Vec<u64>,
-    instances: Vec<u64>,
-    freed: Vec<u64>,
-    freed_cvars: Vec<u64>,
-    args: Vec<(&'static str, Arg)>,
-    live: Vec<u64>,
-}
-
-/// What one input holds.
-pub(super) struct Run<'a> {
-    f: &'a Fixture,
-    /// `MPI_T_init_thread` calls of this input that succeeded and are not finalized.
-    inits: u32,
     /// Live cvar handles with count × datatype size.
     cvars: Vec<(u64, usize)>,
     sessions: Vec<u64>,
@@ -63,6 +45,30 @@ pub(super) struct Run<'a> {
     args: Vec<(&'static str, Arg)>,
     /// The handles `finish` frees, copied out of their pool.
     live: Vec<u64>,
+}
+
+impl Held {
+    fn clear(&mut self) {
+        self.cvars.clear();
+        self.sessions.clear();
+        self.pvars.clear();
+        self.regs.clear();
+        self.infos.clear();
+        self.enums.clear();
+        self.instances.clear();
+        self.freed.clear();
+        self.freed_cvars.clear();
+        self.args.clear();
+        self.live.clear();
+    }
+}
+
+/// One input's run.
+pub(super) struct Run<'a> {
+    f: &'a Fixture,
+    /// `MPI_T_init_thread` calls of this input that succeeded and are not finalized.
+    inits: u32,
+    h: Held,
 }
 
 fn pick(v: &[u64], k: u8) -> u64 {
@@ -146,59 +152,22 @@ impl Layout for Pools<'_, '_> {
 
 impl<'a> Run<'a> {
     /// A run starting from nothing held, in `h`'s storage.
-    pub(super) fn new(f: &'a Fixture, h: Held) -> Self {
-        let Held {
-            mut cvars,
-            mut sessions,
-            mut pvars,
-            mut regs,
-            mut infos,
-            mut enums,
-            mut instances,
-            mut freed,
-            mut freed_cvars,
-            mut args,
-            mut live,
-        } = h;
-        cvars.clear();
-        sessions.clear();
-        pvars.clear();
-        regs.clear();
-        infos.clear();
-        enums.clear();
-        instances.clear();
-        freed.clear();
-        freed_cvars.clear();
-        args.clear();
-        live.clear();
-        Run {
-            f,
-            inits: 0,
-            cvars,
-            sessions,
-            pvars,
-            regs,
-            infos,
-            enums,
-            instances,
-            freed,
-            freed_cvars,
-            args,
-            live,
-        }
+    pub(super) fn new(f: &'a Fixture, mut h: Held) -> Self {
+        h.clear();
+        Run { f, inits: 0, h }
     }
 
     /// How many handles pool `p` holds (for `Pool::None`, the pools of [`LIVE`] one
     /// after the other).
     fn pool_len(&self, p: Pool) -> usize {
         match p {
-            Pool::Cvar => self.cvars.len(),
-            Pool::Session => self.sessions.len(),
-            Pool::Pvar => self.pvars.len(),
-            Pool::Reg => self.regs.len(),
-            Pool::Info => self.infos.len(),
-            Pool::Enum => self.enums.len(),
-            Pool::Instance => self.instances.len(),
+            Pool::Cvar => self.h.cvars.len(),
+            Pool::Session => self.h.sessions.len(),
+            Pool::Pvar => self.h.pvars.len(),
+            Pool::Reg => self.h.regs.len(),
+            Pool::Info => self.h.infos.len(),
+            Pool::Enum => self.h.enums.len(),
+            Pool::Instance => self.h.instances.len(),
             Pool::None => LIVE.iter().map(|q| self.pool_len(*q)).sum(),
         }
     }
@@ -208,13 +177,13 @@ impl<'a> Run<'a> {
     /// was a large part of the oracle's allocations.
     fn pool_at(&self, p: Pool, i: usize) -> u64 {
         match p {
-            Pool::Cvar => self.cvars[i].0,
-            Pool::Session => self.sessions[i],
-            Pool::Pvar => self.pvars[i].1,
-            Pool::Reg => self.regs[i].0,
-            Pool::Info => self.infos[i],
-            Pool::Enum => self.enums[i],
-            Pool::Instance => self.instances[i],
+            Pool::Cvar => self.h.cvars[i].0,
+            Pool::Session => self.h.sessions[i],
+            Pool::Pvar => self.h.pvars[i].1,
+            Pool::Reg => self.h.regs[i].0,
+            Pool::Info => self.h.infos[i],
+            Pool::Enum => self.h.enums[i],
+            Pool::Instance => self.h.instances[i],
             Pool::None => {
                 let mut i = i;
                 for q in LIVE {
@@ -250,12 +219,15 @@ impl<'a> Run<'a> {
                 // Most recent first: `Freed(0)` right after a free is the handle just
                 // freed (zero bytes are what mutations produce most). The stale handles
                 // are the freed ones then the instances, counted from the end.
-                let (freed, n) = (self.freed.len(), self.freed.len() + self.instances.len());
+                let (freed, n) = (
+                    self.h.freed.len(),
+                    self.h.freed.len() + self.h.instances.len(),
+                );
                 match n {
                     0 => 0,
                     _ => match n - 1 - k as usize % n {
-                        i if i < freed => self.freed[i],
-                        i => self.instances[i - freed],
+                        i if i < freed => self.h.freed[i],
+                        i => self.h.instances[i - freed],
                     },
                 }
             }
@@ -313,14 +285,18 @@ impl<'a> Run<'a> {
     /// `h` as a handle of the kind the call is about.
     fn need(&self, kind: Option<Kind>, h: u64) -> Option<usize> {
         match kind? {
-            Kind::Cvar => self.cvars.iter().find(|c| c.0 == h).map(|c| c.1),
-            Kind::Pvar => self.pvars.iter().find(|p| p.1 == h).map(|p| p.2),
+            Kind::Cvar => self.h.cvars.iter().find(|c| c.0 == h).map(|c| c.1),
+            Kind::Pvar => self.h.pvars.iter().find(|p| p.1 == h).map(|p| p.2),
             _ => None,
         }
     }
 
     fn event_of(&self, registration: u64) -> Option<usize> {
-        self.regs.iter().find(|r| r.0 == registration).map(|r| r.1)
+        self.h
+            .regs
+            .iter()
+            .find(|r| r.0 == registration)
+            .map(|r| r.1)
     }
 
     /// The arguments of `c` into `out` (cleared first), its decoded values resolved
@@ -370,10 +346,10 @@ impl<'a> Run<'a> {
             return;
         }
         let (plan, slack) = (c.plan, c.slack);
-        let mut args = std::mem::take(&mut self.args);
+        let mut args = std::mem::take(&mut self.h.args);
         self.resolve(c, &mut args);
         self.call(plan, &args, slack);
-        self.args = args;
+        self.h.args = args;
     }
 
     /// The plan's function with `args` through the engine, then every check; whether it
@@ -405,10 +381,10 @@ impl<'a> Run<'a> {
             let Some((plan, param)) = free.and_then(|p| Some((p, p.frees?.param))) else {
                 continue;
             };
-            let mut live = std::mem::take(&mut self.live);
+            let mut live = std::mem::take(&mut self.h.live);
             live.clear();
             live.extend((0..self.pool_len(pool)).map(|i| self.pool_at(pool, i)));
-            let mut args = std::mem::take(&mut self.args);
+            let mut args = std::mem::take(&mut self.h.args);
             for &v in &live {
                 // The handle, and no to every flag (`free_callback`).
                 let arg = |n: &str| match n == param {
@@ -425,8 +401,8 @@ impl<'a> Run<'a> {
                     );
                 }
             }
-            self.args = args;
-            self.live = live;
+            self.h.args = args;
+            self.h.live = live;
         }
         while self.inits > 0 {
             let Some(fin) = &fx.ends_init else { break };
@@ -439,18 +415,6 @@ impl<'a> Run<'a> {
         ffi::take_dropped();
         ffi::take_dropped_positions();
         ffi::take_freed();
-        Held {
-            cvars: self.cvars,
-            sessions: self.sessions,
-            pvars: self.pvars,
-            regs: self.regs,
-            infos: self.infos,
-            enums: self.enums,
-            instances: self.instances,
-            freed: self.freed,
-            freed_cvars: self.freed_cvars,
-            args: self.args,
-            live: self.live,
-        }
+        self.h
     }
 }
