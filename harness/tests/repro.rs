@@ -13,6 +13,9 @@
 mod common;
 
 use common::{reference_lib, repo, run, scratch};
+use mpit_conform::cases::clauses::Clauses;
+use mpit_conform::cases::Suite;
+use mpit_conform::repro::{c_program, pick, Origin};
 use mpit_conform::verdict::Status;
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
@@ -580,10 +583,10 @@ const NOT_WRITTEN_IN_C: &[&str] = &[
     "for_all over NULL OUT arguments",
 ];
 
-/// `repro` on every fail or crash of the published reports (the first subject of each
-/// case on each library), and on every case that only warns there, writes a program
-/// that compiles with that library's wrapper and reproduces there, but for the
-/// heap-dependent results above. A warning's program defines REPRO_STRICT, so it counts
+/// The program `repro` writes (`pick`, then `c_program`) for every fail or crash of the
+/// published reports (the first subject of each case on each library), and for every
+/// case that only warns there, compiles with that library's wrapper and reproduces
+/// there, but for the heap-dependent results above. A warning's program defines REPRO_STRICT, so it counts
 /// the deviation `--strict` fails. The run-wide return-code check is no case of the
 /// suite: it has no program.
 #[test]
@@ -597,6 +600,9 @@ fn every_published_failure_reproduces() {
     let mut problems = Vec::new();
     let mut not_in_c = Vec::new();
     let (mut total, mut reproduced, mut warnings) = (0, 0, 0);
+    let src_set = mpit_conform::specs::Source::Bundled;
+    let suite = Suite::load(&src_set).unwrap();
+    let clauses = Clauses::load(&src_set).unwrap();
     for (t, _, _) in &targets {
         let report = mpit_conform::report::json::read(&published(t)).unwrap();
         let mut cases: Vec<&str> = Vec::new();
@@ -616,27 +622,27 @@ fn every_published_failure_reproduces() {
                 .filter(|r| r.case == case)
                 .all(|r| !matches!(r.status, Status::Fail | Status::Crash | Status::Timeout));
             warnings += usize::from(warns_only);
+            // What `repro --report ... --case ...` writes, made in this process: one
+            // parse of the report per library rather than one per case (about 240).
             let src = s.join(format!("{t}--{case}.c"));
-            let o = run(
-                &[
-                    "repro",
-                    "--report",
-                    published(t).to_str().unwrap(),
-                    "--case",
-                    case,
-                    "-o",
-                    src.to_str().unwrap(),
-                ],
-                &[],
-            );
-            if o.status.code() != Some(0) {
-                let err = String::from_utf8_lossy(&o.stderr);
-                if NOT_WRITTEN_IN_C.iter().any(|why| err.contains(why)) {
+            let program = pick(&report, case, None).and_then(|r| {
+                let case = suite.get(case).expect("a case of the suite");
+                c_program(case, r, &Origin::of(&report), &clauses)
+            });
+            match program {
+                Ok(text) => std::fs::write(&src, text).unwrap(),
+                Err(e)
+                    if NOT_WRITTEN_IN_C
+                        .iter()
+                        .any(|why| e.to_string().contains(why)) =>
+                {
                     not_in_c.push(format!("{t} {case}"));
                     continue;
                 }
-                problems.push(format!("{t} {case}: {}", err.trim()));
-                continue;
+                Err(e) => {
+                    problems.push(format!("{t} {case}: {e}"));
+                    continue;
+                }
             }
             let exe = s.join(format!("{t}--{case}"));
             if let Err(e) = compile(t, &src, &exe, &lib_dir) {
