@@ -367,5 +367,9 @@ pub struct Mode {
     pub lifecycle: bool,
 }
 
+mod call;
+
+pub use call::{Call, Sees, A};
+
 #[cfg(test)]
 pub(crate) mod tests;

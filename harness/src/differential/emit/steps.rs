@@ -13,7 +13,7 @@
 
 use crate::cases::written::{Value, WrittenForAll, WrittenRc, WrittenStep};
 use crate::differential::obs::{Obs, Out};
-use crate::differential::op::{callback_tag, Data, Kind, Op, Ref, Str};
+use crate::differential::op::{Call, Data, Kind, Op, Ref, Sees, Str, A};
 use crate::differential::{HandleKind, Mirror, Slots};
 use std::collections::BTreeSet;
 
@@ -176,162 +176,103 @@ impl Writer<'_> {
     }
 
     /// The step of one op: its `call` (the op's table entry), `args`, `save` and
-    /// `for_all`.
+    /// `for_all`, from the op's call (`Op::call`) as the target engine makes it.
     pub(super) fn call(&mut self, op: &Op, m: &Obs) -> WrittenStep {
-        let mut s = WrittenStep::call(op.func());
-        let cv = |w: &Self, r: Ref| w.handle(r, 0, "MPI_T_CVAR_HANDLE_NULL".into());
-        let sess = |w: &Self, r: Ref| w.handle(r, 1, "MPI_T_PVAR_SESSION_NULL".into());
-        let pv = |w: &Self, r: Ref| w.handle(r, 2, "MPI_T_PVAR_HANDLE_NULL".into());
-        // MPI-4.1 names no NULL registration constant; the case language writes 0.
-        let reg = |w: &Self, r: Ref| w.handle(r, 3, Value::Int(0));
-        match op {
-            Op::InitThread { required } => s.arg("required", required.spelling()),
-            Op::Finalize | Op::GetNum(_) | Op::MpiInit => {}
-            Op::GetInfo {
-                kind,
-                index,
-                name,
-                desc,
-            } => {
-                s.arg("index", self.index(*kind, *index));
-                s.arg("name", Self::size(*name));
-                if *desc == Str::NONE && matches!(kind, Kind::Event | Kind::Source) {
-                    // No `*_name_only` in the case language for these: each OUT
-                    // argument NULL in turn, then all of them.
-                    s.for_all = Some(WrittenForAll::NullOuts);
-                } else if *desc != Str::NONE {
-                    s.arg("desc", Self::size(*desc));
+        let c = op.call();
+        let mut s = WrittenStep::call(c.func);
+        if c.null_outs {
+            // Each OUT argument NULL in turn, then all of them.
+            s.for_all = Some(WrittenForAll::NullOuts);
+        }
+        for (name, a) in &c.args {
+            match *a {
+                // A pair passed as NULL is one of the `for_all: null_outs` rounds.
+                A::Str(Str::NONE) if c.null_outs => {}
+                A::Handle(HandleKind::Instance, Ref::Made(n)) => self.instance(&mut s, n),
+                _ => {
+                    let v = self.value(*a);
+                    s.arg(name, v);
                 }
             }
-            Op::GetIndex { name, .. } => s.arg("name", name.as_str()),
-            Op::PvarGetIndex { name, class } => {
-                s.arg("name", name.as_str());
-                s.arg(
-                    "var_class",
-                    format!("MPI_T_PVAR_CLASS_{}", class.spelling()),
-                );
+        }
+        self.saves(&mut s, &c, m);
+        s
+    }
+
+    /// An argument as the case language writes it.
+    fn value(&mut self, a: A) -> Value {
+        match a {
+            A::Index(k, i) => self.index(k, i),
+            A::Handle(k, r) => {
+                let t = TABLES.iter().position(|(_, x)| *x == k).unwrap_or(0);
+                let null = match k {
+                    HandleKind::Cvar => "MPI_T_CVAR_HANDLE_NULL".into(),
+                    HandleKind::Session => "MPI_T_PVAR_SESSION_NULL".into(),
+                    HandleKind::Pvar => "MPI_T_PVAR_HANDLE_NULL".into(),
+                    // MPI-4.1 names no NULL registration constant; the case language
+                    // writes 0.
+                    HandleKind::Registration | HandleKind::Instance => Value::Int(0),
+                };
+                self.handle(r, t, null)
             }
-            Op::CategoryMembers { index, len, .. } => {
-                s.arg("index", self.index(Kind::Category, *index));
-                s.arg("len", i64::from(*len));
-            }
-            Op::CategoryGetNumEvents { index } => {
-                s.arg("index", self.index(Kind::Category, *index))
-            }
-            Op::CategoryChanged => {
-                if m.ok() {
-                    s.save.push(format!("u{}", self.updates), "update_number");
-                    self.updates += 1;
+            A::Enumtype(n) => self.enumtype(n),
+            A::Str(s) => Self::size(s),
+            A::Text(t) => t.into(),
+            A::Level(l) => l.spelling().into(),
+            A::Class(c) => format!("MPI_T_PVAR_CLASS_{}", c.spelling()).into(),
+            A::Safety(s) => format!("MPI_T_CB_REQUIRE_{}", s.spelling()).into(),
+            A::Data(k, r, d) => self.data(r, d, if k == HandleKind::Cvar { "vc" } else { "vp" }),
+            A::Int(i) => i.into(),
+            A::Flag(b) => i64::from(b).into(),
+            A::InfoNull => "MPI_INFO_NULL".into(),
+        }
+    }
+
+    /// The event instance an `event_read` after its callback passes: every instance of
+    /// the list saved after the raise that delivered it is stale alike.
+    fn instance(&self, s: &mut WrittenStep, instance: u16) {
+        let k = self
+            .raises
+            .iter()
+            .position(|(f, n)| (*f..f + n).contains(&instance))
+            .unwrap_or(0);
+        let list = format!("i{k}");
+        if self.saved.contains(&list) {
+            s.for_all = Some(WrittenForAll::List(list));
+            s.arg("instance", "$item");
+        } else {
+            // No raise delivered it: the value the target engine passed.
+            s.arg(
+                "instance",
+                unmade(HandleKind::Instance, Ref::Made(instance)),
+            );
+        }
+    }
+
+    /// What the step saves for later steps: a handle made, a value read, an update
+    /// number; and the instances a raise delivered, counted for `instance`.
+    fn saves(&mut self, s: &mut WrittenStep, c: &Call, m: &Obs) {
+        match c.sees {
+            Sees::Alloc { kind, out, .. } if m.ok() => {
+                if let Some(t) = TABLES.iter().position(|(_, x)| *x == kind) {
+                    s.save.push(format!("{}{}", TABLES[t].0, self.made[t]), out);
+                    self.made[t] += 1;
                 }
             }
-            Op::EnumGetInfo { enumtype, name } => {
-                s.arg("enumtype", self.enumtype(*enumtype));
-                self.enum_name(&mut s, *name);
-            }
-            Op::EnumGetItem {
-                enumtype,
-                item,
-                name,
-            } => {
-                s.arg("enumtype", self.enumtype(*enumtype));
-                s.arg("item", i64::from(*item));
-                self.enum_name(&mut s, *name);
-            }
-            Op::CvarHandleAlloc { index } => {
-                s.arg("index", self.index(Kind::Cvar, *index));
-                if m.ok() {
-                    s.save.push(format!("c{}", self.made[0]), "handle");
-                    self.made[0] += 1;
-                }
-            }
-            Op::CvarHandleFree { handle } => s.arg("handle", cv(self, *handle)),
-            Op::CvarRead { handle } => {
-                s.arg("handle", cv(self, *handle));
-                if let Ref::Made(n) = handle {
+            Sees::Read(k, Ref::Made(n)) => {
+                if k == HandleKind::Cvar {
                     s.save.push(format!("vc{n}"), "bytes");
-                }
-            }
-            Op::CvarWrite { handle, data } => {
-                s.arg("handle", cv(self, *handle));
-                s.arg("data", self.data(*handle, *data, "vc"));
-            }
-            Op::SessionCreate => {
-                if m.ok() {
-                    s.save.push(format!("s{}", self.made[1]), "session");
-                    self.made[1] += 1;
-                }
-            }
-            Op::SessionFree { session } => s.arg("session", sess(self, *session)),
-            Op::PvarHandleAlloc { session, index } => {
-                s.arg("session", sess(self, *session));
-                s.arg("index", self.index(Kind::Pvar, *index));
-                if m.ok() {
-                    s.save.push(format!("p{}", self.made[2]), "handle");
-                    self.made[2] += 1;
-                }
-            }
-            Op::PvarHandleFree { session, handle }
-            | Op::Pvar {
-                session, handle, ..
-            } => {
-                s.arg("session", sess(self, *session));
-                s.arg("handle", pv(self, *handle));
-            }
-            Op::PvarRead {
-                session, handle, ..
-            } => {
-                s.arg("session", sess(self, *session));
-                s.arg("handle", pv(self, *handle));
-                if let Ref::Made(n) = handle {
+                } else {
                     s.save.push(format!("vp{n}"), "bytes");
                     // The number, for a relation with a later read (relations.rs).
                     s.save.push(format!("vv{n}"), "value");
                 }
             }
-            Op::PvarWrite {
-                session,
-                handle,
-                data,
-            } => {
-                s.arg("session", sess(self, *session));
-                s.arg("handle", pv(self, *handle));
-                s.arg("data", self.data(*handle, *data, "vp"));
+            Sees::Update if m.ok() => {
+                s.save.push(format!("u{}", self.updates), "update_number");
+                self.updates += 1;
             }
-            Op::SourceGetTimestamp { index } => s.arg("index", self.index(Kind::Source, *index)),
-            Op::EventHandleAlloc { index } => {
-                s.arg("index", self.index(Kind::Event, *index));
-                if m.ok() {
-                    s.save.push(format!("r{}", self.made[3]), "registration");
-                    self.made[3] += 1;
-                }
-            }
-            Op::EventHandleFree { registration } => s.arg("registration", reg(self, *registration)),
-            Op::Simulate { steps } => s.arg("steps", i64::from(*steps)),
-            Op::EventInfoObject { index } => s.arg("index", self.index(Kind::Event, *index)),
-            Op::EventRegisterCallback {
-                registration,
-                safety,
-                set,
-            } => {
-                s.arg("registration", reg(self, *registration));
-                s.arg(
-                    "cb_safety",
-                    format!("MPI_T_CB_REQUIRE_{}", safety.spelling()),
-                );
-                s.arg("info", "MPI_INFO_NULL");
-                s.arg("callback", i64::from(*set));
-                s.arg("tag", callback_tag(*registration, *safety) as i64);
-            }
-            Op::EventSetDroppedHandler { registration, set } => {
-                s.arg("registration", reg(self, *registration));
-                s.arg("handler", i64::from(*set));
-            }
-            Op::RaiseEvent { index, required } => {
-                s.arg("index", self.index(Kind::Event, *index));
-                s.arg(
-                    "cb_safety",
-                    format!("MPI_T_CB_REQUIRE_{}", required.spelling()),
-                );
+            Sees::Raise(_) => {
                 let first = self.raises.last().map_or(0, |(f, n)| f + n);
                 let n = match m.out("count") {
                     Some(Out::Int(n)) => *n as u16,
@@ -339,38 +280,7 @@ impl Writer<'_> {
                 };
                 self.raises.push((first, n));
             }
-            Op::EventReadAfter { instance } => {
-                // The list of instances saved after the raise that delivered this one:
-                // every instance in it is stale alike.
-                let k = self
-                    .raises
-                    .iter()
-                    .position(|(f, n)| (*f..f + n).contains(instance))
-                    .unwrap_or(0);
-                let list = format!("i{k}");
-                if self.saved.contains(&list) {
-                    s.for_all = Some(WrittenForAll::List(list));
-                    s.arg("instance", "$item");
-                } else {
-                    // No raise delivered it: the value the target engine passed.
-                    s.arg(
-                        "instance",
-                        unmade(HandleKind::Instance, Ref::Made(*instance)),
-                    );
-                }
-                s.arg("element", 0i64);
-                s.arg("bytes", 16i64);
-            }
-        }
-        s
-    }
-
-    /// The name pair of an enumeration query; both NULL: each OUT argument NULL in turn.
-    fn enum_name(&self, s: &mut WrittenStep, name: Str) {
-        if name == Str::NONE {
-            s.for_all = Some(WrittenForAll::NullOuts);
-        } else {
-            s.arg("name", Self::size(name));
+            _ => {}
         }
     }
 

@@ -4,32 +4,30 @@
 //! its instance (timestamp, source, elements). The sizes of an event type's elements,
 //! what the recorder reads inside the callback, are `lower::OpLayout`'s.
 
-use super::lower::int_arg;
 use super::TargetEngine;
-use crate::cases::funcs::Func;
 use crate::differential::obs::{Obs, Ran};
 use crate::differential::op::Kind;
 use crate::differential::HandleKind;
+use crate::exec::calls::Outs;
 use crate::target::ffi;
 use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::CbSafety;
+
+/// Drops what the recorder saw before a raise: anything a callback recorded before (a
+/// library thread) is not the next event's.
+pub(super) fn forget_deliveries() {
+    let _ = (
+        ffi::take_deliveries(),
+        ffi::take_dropped(),
+        ffi::take_dropped_positions(),
+    );
+}
 
 impl TargetEngine<'_> {
-    /// The reference's `MPIT_Reference_raise_event`, and the callbacks the recorder saw
-    /// it run (events and dropped-handler calls, in the order they ran).
-    pub(super) fn raise_event(&mut self, index: i32, required: CbSafety) -> Obs {
-        // Anything a callback recorded before (a library thread) is not this event's.
-        let _ = (
-            ffi::take_deliveries(),
-            ffi::take_dropped(),
-            ffi::take_dropped_positions(),
-        );
-        let level = self.t.profile.cb_safety.num(required).unwrap_or(-1) as i32;
-        let args = vec![
-            ("index", int_arg(self.m.target_index(Kind::Event, index))),
-            ("cb_safety", int_arg(level)),
-        ];
-        let Some((rc, _)) = self.invoke(Func::RaiseEvent, &args) else {
+    /// After the reference's `MPIT_Reference_raise_event` of entry `index`: the
+    /// callbacks the recorder saw it run (events and dropped-handler calls, in the
+    /// order they ran).
+    pub(super) fn delivered(&mut self, c: Outs, index: i32) -> Obs {
+        let Some((rc, _)) = c else {
             return Obs::unsupported();
         };
         let events = ffi::take_deliveries();

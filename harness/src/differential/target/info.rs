@@ -2,17 +2,15 @@
 //! categories, §15.3.8 events and sources): every OUT argument decoded with the
 //! target's ABI profile into the names the model uses (an unknown constant as
 //! `unknown(N)`), enum handles numbered in the order first returned, and pvar flags as
-//! the library returned them. With the description NULL, the name alone is asked, every
-//! other OUT argument NULL (R-CVAR-3).
+//! the library returned them. (The name alone, every other OUT argument NULL, is
+//! `Sees::NameOnly`: the name pair, nothing to decode.)
 
 use super::lower::{i32_of, int, list_of, str_of, Vals};
-use super::{arg, name, TargetEngine};
-use crate::cases::funcs::Func;
+use super::{name, TargetEngine};
 use crate::differential::obs::{Obs, Out};
-use crate::differential::op::{Kind, Str};
+use crate::differential::op::Kind;
 use crate::differential::Slots;
-use crate::exec::calls::Arg;
-use crate::target::ffi::StrArg;
+use crate::exec::calls::Outs;
 
 /// A pvar flag as the library returned it: 0 and 1 as flags, any other number as
 /// itself, so the comparator sees a 2 (specs/readings.yaml pvar_flags.nonzero_is_true).
@@ -23,19 +21,9 @@ fn flag(v: i32) -> Out {
     }
 }
 
-/// Every OUT argument of `f` but the name (the description pair goes in as NULL).
-fn others(f: Func) -> Arg {
-    Arg::Nulls(
-        f.nullable_outs()
-            .iter()
-            .copied()
-            .filter(|n| *n != "name")
-            .collect(),
-    )
-}
-
 impl TargetEngine<'_> {
-    pub(super) fn get_info(&mut self, kind: Kind, i: i32, n: Str, d: Str) -> Obs {
+    /// Every OUT argument of the kind's get_info, in the names the model uses.
+    pub(super) fn info(&mut self, kind: Kind, c: Outs) -> Obs {
         let (t, p) = (self.t, &self.t.profile);
         let enull = self.consts.enum_null;
         let dt = |raw: u64| {
@@ -44,54 +32,7 @@ impl TargetEngine<'_> {
                 |d| d.spelling().into(),
             ))
         };
-        let index = ("index", Arg::Int(i.into()));
-        // The name alone, every other OUT argument NULL (R-CVAR-3): only the name to see.
-        if d == Str::NONE {
-            let name_pair = ("name", Arg::Str(arg(n)));
-            let (f, args) = match kind {
-                Kind::Cvar => (Func::CvarGetInfoNameOnly, vec![index, name_pair]),
-                Kind::Pvar => (Func::PvarGetInfoNameOnly, vec![index, name_pair]),
-                Kind::Category => (Func::CategoryGetInfoNameOnly, vec![index, name_pair]),
-                // No array asked (capacity 0), the description pair NULL.
-                Kind::Event => (
-                    Func::EventGetInfo,
-                    vec![
-                        index,
-                        name_pair,
-                        ("desc", Arg::Str(StrArg::NULL)),
-                        ("capacity", Arg::Int(0)),
-                        ("null", others(Func::EventGetInfo)),
-                    ],
-                ),
-                Kind::Source => (
-                    Func::SourceGetInfo,
-                    vec![
-                        index,
-                        name_pair,
-                        ("desc", Arg::Str(StrArg::NULL)),
-                        ("null", others(Func::SourceGetInfo)),
-                    ],
-                ),
-            };
-            return self.answer(self.invoke(f, &args), |o, mut v| {
-                o.with("name", str_of(&mut v, "name"))
-            });
-        }
-        let f = kind.get_info();
-        // Events also get arrays of 64 elements (ffi::Lib::event_get_info's
-        // `capacity`). On the stack: this is fuzz-props' most frequent call.
-        let args = [
-            index,
-            ("name", Arg::Str(arg(n))),
-            ("desc", Arg::Str(arg(d))),
-            ("capacity", Arg::Int(64)),
-        ];
-        let args = if kind == Kind::Event {
-            &args[..]
-        } else {
-            &args[..3]
-        };
-        let Some((rc, mut v)) = self.invoke(f, args) else {
+        let Some((rc, mut v)) = c else {
             return Obs::unsupported();
         };
         let o = self.rc_obs(rc);

@@ -30,14 +30,13 @@ pub use in_process::InProcess;
 
 use super::engine::Engine;
 use super::obs::{Obs, Out};
-use super::op::{callback_tag, Act, Data, Kind, Op, Str};
+use super::op::{Call, Data, Op, Sees, Str, A};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
-use crate::cases::funcs::Func;
+use crate::cases::funcs::{Func, Param};
 use crate::exec::calls::{self, Arg, Args, Outs};
 use crate::target::ffi::{self, StrArg};
 use crate::target::{Predefined, Target};
 use lower::{buf_of, handle_arg, handle_of, i32_of, int, int_arg, list_of, str_of, OpLayout, Vals};
-use mpit_reference::model::Members;
 use mpit_reference::profile::ConstMap;
 use mpit_reference::spec::SpecEnum;
 
@@ -167,9 +166,9 @@ impl<'a> TargetEngine<'a> {
     }
 
     /// A read through `handle` (count × datatype size bytes, R-CVAR-8, or 64 for a
-    /// handle the sequence did not make: see [`OpLayout`]).
-    fn read(&mut self, f: Func, k: HandleKind, r: Ref, args: &[(&'static str, Arg)]) -> Obs {
-        let Some((rc, v)) = self.invoke_with(f, args, Some((k, r)), None) else {
+    /// handle the sequence did not make: see [`OpLayout`]), kept as the handle's last.
+    fn read(&mut self, c: Outs, k: HandleKind, r: Ref) -> Obs {
+        let Some((rc, v)) = c else {
             return Obs::unsupported();
         };
         let o = self.rc_obs(rc);
@@ -218,359 +217,163 @@ impl<'a> TargetEngine<'a> {
         self.answer(c, |o, v| o.with(out, self.is_null(k, handle_of(&v, out))))
     }
 
+    /// The op as its call of the function table (`Op::call`): its arguments lowered,
+    /// the call made through the executor's engine, what both engines observe of its
+    /// OUT arguments read back.
     fn carry_out(&mut self, op: &Op) -> Obs {
+        let c = op.call();
+        if let Sees::Raise(_) = c.sees {
+            // Anything a callback recorded before (a library thread) is not this event's.
+            events::forget_deliveries();
+        }
+        let args = self.lower(&c);
+        let read = match c.sees {
+            Sees::Read(k, r) => Some((k, r)),
+            _ => None,
+        };
+        // The registration a callback is set on (its event type's elements).
+        let registration = c.args.iter().find_map(|(_, a)| match a {
+            A::Handle(HandleKind::Registration, r) => Some(*r),
+            _ => None,
+        });
+        let outs = self.invoke_with(c.func, &args, read, registration);
+        self.observe(&c, outs)
+    }
+
+    /// One argument in the target's terms: its numbering, its handles, its ABI's numbers.
+    fn arg(&self, a: &A) -> Arg {
         let p = &self.t.profile;
-        let ti = |k: Kind, i: i32| int_arg(self.m.target_index(k, i));
-        match op {
-            Op::InitThread { required } => {
-                let req = p.thread_level.num(*required).unwrap_or(0) as i32;
-                let c = self.invoke(Func::InitThread, &[("required", int_arg(req))]);
-                self.answer(c, |o, v| {
-                    let provided = i32_of(&v, "provided");
-                    o.with("provided", name(&p.thread_level, provided.into()))
-                })
+        match *a {
+            A::Index(k, i) => int_arg(self.m.target_index(k, i)),
+            A::Handle(k, r) => handle_arg(self.handle(k, r)),
+            A::Enumtype(n) => handle_arg(self.enum_handle(n)),
+            A::Str(s) => Arg::Str(arg(s)),
+            A::Text(t) => Arg::Text(t.to_string()),
+            A::Level(l) => int_arg(p.thread_level.num(l).unwrap_or(0) as i32),
+            A::Class(c) => int_arg(p.pvar_class.num(c).unwrap_or(-1) as i32),
+            A::Safety(s) => int_arg(p.cb_safety.num(s).unwrap_or(-1) as i32),
+            A::Data(k, r, d) => Arg::Data(self.write_bytes(k, r, d)),
+            A::Int(i) => Arg::Int(i),
+            A::Flag(b) => Arg::Flag(b),
+            A::InfoNull => handle_arg(self.consts.info_null as usize),
+        }
+    }
+
+    /// The call's arguments as `calls::invoke` takes them. With `null_outs`, every
+    /// nullable OUT argument (`Func::nullable_outs`) not passed with a buffer is NULL,
+    /// a string pair among them as two NULL pointers (R-CVAR-3), as the executor's
+    /// last round of `for_all: null_outs` passes them.
+    fn lower(&self, c: &Call) -> Vec<(&'static str, Arg)> {
+        let mut out: Vec<(&'static str, Arg)> = c
+            .args
+            .iter()
+            .chain(&c.implied)
+            .map(|(n, a)| (*n, self.arg(a)))
+            .collect();
+        if c.null_outs {
+            let sized = |n: &str| {
+                c.args
+                    .iter()
+                    .any(|(x, a)| *x == n && matches!(a, A::Str(s) if *s != Str::NONE))
+            };
+            let nulls: Vec<&'static str> = c
+                .func
+                .nullable_outs()
+                .iter()
+                .copied()
+                .filter(|n| !sized(n))
+                .collect();
+            for n in &nulls {
+                let string = c.func.param(n) == Some(Param::Str);
+                if string && !out.iter().any(|(x, _)| x == n) {
+                    out.push((n, Arg::Str(StrArg::NULL)));
+                }
             }
-            Op::Finalize => self.rc_only(self.invoke(Func::Finalize, &[])),
-            Op::GetNum(k) => {
-                let f = match k {
-                    Kind::Cvar => Func::CvarGetNum,
-                    Kind::Pvar => Func::PvarGetNum,
-                    Kind::Category => Func::CategoryGetNum,
-                    Kind::Event => Func::EventGetNum,
-                    Kind::Source => Func::SourceGetNum,
-                };
-                self.answer(self.invoke(f, &[]), |o, v| {
-                    // In the mirror's numbering: entries it could not decode left out.
-                    let n = i32_of(&v, "num");
-                    o.with("num", Out::Int(i64::from(n - self.m.holes(*k))))
-                })
+            out.push(("null", Arg::Nulls(nulls)));
+        }
+        out
+    }
+
+    /// What both engines observe of the call's OUT arguments ([`Sees`]).
+    fn observe(&mut self, c: &Call, outs: Outs) -> Obs {
+        let p = &self.t.profile;
+        match c.sees {
+            Sees::Code => self.rc_only(outs),
+            Sees::Provided => self.answer(outs, |o, v| {
+                let provided = i32_of(&v, "provided");
+                o.with("provided", name(&p.thread_level, provided.into()))
+            }),
+            Sees::Count(k) => self.answer(outs, |o, v| {
+                // In the mirror's numbering: entries it could not decode left out.
+                let n = i32_of(&v, "num");
+                o.with("num", Out::Int(i64::from(n - self.m.holes(k))))
+            }),
+            Sees::Index(k) => self.answer(outs, |o, v| {
+                let i = i32_of(&v, "index");
+                o.with("index", Out::Int(self.m.model_index(k, i).into()))
+            }),
+            Sees::Members(k) => self.answer(outs, |o, mut v| {
+                let indices = list_of(&mut v, "indices")
+                    .map(|x| {
+                        let x = x as i32;
+                        if x == SENTINEL {
+                            i64::from(x)
+                        } else {
+                            i64::from(self.m.model_index(k, x))
+                        }
+                    })
+                    .collect();
+                let o = o.with("indices", Out::Ints(indices));
+                if int(&v, "overrun") != 0 {
+                    o.with("overrun", Out::Flag(true))
+                } else {
+                    o
+                }
+            }),
+            Sees::Int(out) => {
+                self.answer(outs, |o, v| o.with(out, Out::Int(i32_of(&v, out).into())))
             }
-            Op::GetInfo {
-                kind,
-                index,
-                name: n,
-                desc,
-            } => self.get_info(*kind, self.m.target_index(*kind, *index), *n, *desc),
-            Op::GetIndex { kind, name: n } => {
-                let f = match kind {
-                    Kind::Cvar => Func::CvarGetIndex,
-                    Kind::Category => Func::CategoryGetIndex,
-                    _ => Func::EventGetIndex,
-                };
-                let c = self.invoke(f, &[("name", Arg::Text(n.clone()))]);
-                self.index_obs(*kind, c)
-            }
-            Op::PvarGetIndex { name: n, class } => {
-                let cls = p.pvar_class.num(*class).unwrap_or(-1) as i32;
-                let c = self.invoke(
-                    Func::PvarGetIndex,
-                    &[("name", Arg::Text(n.clone())), ("var_class", int_arg(cls))],
-                );
-                self.index_obs(Kind::Pvar, c)
-            }
-            Op::CategoryMembers { index, which, len } => {
-                let (f, k) = match which {
-                    Members::Cvars => (Func::CategoryGetCvars, Kind::Cvar),
-                    Members::Pvars => (Func::CategoryGetPvars, Kind::Pvar),
-                    Members::Events => (Func::CategoryGetEvents, Kind::Event),
-                    Members::Categories => (Func::CategoryGetCategories, Kind::Category),
-                };
-                let c = self.invoke(
-                    f,
-                    &[
-                        ("index", ti(Kind::Category, *index)),
-                        ("len", int_arg(*len)),
-                    ],
-                );
-                self.answer(c, |o, mut v| {
-                    let indices = list_of(&mut v, "indices")
-                        .map(|x| {
-                            let x = x as i32;
-                            if x == SENTINEL {
-                                i64::from(x)
-                            } else {
-                                i64::from(self.m.model_index(k, x))
-                            }
-                        })
-                        .collect();
-                    let o = o.with("indices", Out::Ints(indices));
-                    if int(&v, "overrun") != 0 {
-                        o.with("overrun", Out::Flag(true))
-                    } else {
-                        o
-                    }
-                })
-            }
-            Op::CategoryGetNumEvents { index } => {
-                let c = self.invoke(
-                    Func::CategoryGetNumEvents,
-                    &[("index", ti(Kind::Category, *index))],
-                );
-                self.answer(c, |o, v| o.with("num", Out::Int(i32_of(&v, "num").into())))
-            }
-            Op::CategoryChanged => self.answer(self.invoke(Func::CategoryChanged, &[]), |o, v| {
+            Sees::Update => self.answer(outs, |o, v| {
                 o.with(
                     "update_number",
                     Out::Int(i32_of(&v, "update_number").into()),
                 )
             }),
-            // A NULL name pair (Str::NONE) comes with a NULL `num` / `value`: every OUT
-            // argument NULL, nothing to see but the return code.
-            Op::EnumGetInfo { enumtype, name: n } if *n == Str::NONE => {
-                let c = self.invoke(
-                    Func::EnumGetInfo,
-                    &[
-                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
-                        ("name", Arg::Str(StrArg::NULL)),
-                        ("null", Arg::Nulls(vec!["num"])),
-                    ],
-                );
-                self.answer(c, |o, _| o)
-            }
-            Op::EnumGetItem {
-                enumtype,
-                item,
-                name: n,
-            } if *n == Str::NONE => {
-                let c = self.invoke(
-                    Func::EnumGetItem,
-                    &[
-                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
-                        ("item", int_arg(*item)),
-                        ("name", Arg::Str(StrArg::NULL)),
-                        ("null", Arg::Nulls(vec!["value"])),
-                    ],
-                );
-                self.answer(c, |o, _| o)
-            }
-            Op::EnumGetInfo { enumtype, name: n } => {
-                let c = self.invoke(
-                    Func::EnumGetInfo,
-                    &[
-                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
-                        ("name", Arg::Str(arg(*n))),
-                    ],
-                );
-                self.answer(c, |o, mut v| {
-                    o.with("num", Out::Int(i32_of(&v, "num").into()))
-                        .with("name", str_of(&mut v, "name"))
-                })
-            }
-            Op::EnumGetItem {
-                enumtype,
-                item,
-                name: n,
-            } => {
-                let c = self.invoke(
-                    Func::EnumGetItem,
-                    &[
-                        ("enumtype", handle_arg(self.enum_handle(*enumtype))),
-                        ("item", int_arg(*item)),
-                        ("name", Arg::Str(arg(*n))),
-                    ],
-                );
-                self.answer(c, |o, mut v| {
-                    o.with("value", Out::Int(i32_of(&v, "value").into()))
-                        .with("name", str_of(&mut v, "name"))
-                })
-            }
-            Op::CvarHandleAlloc { index } => {
-                let c = self.invoke(Func::CvarHandleAlloc, &[("index", ti(Kind::Cvar, *index))]);
-                self.alloc(c, HandleKind::Cvar, "handle", *index)
-            }
-            Op::CvarHandleFree { handle } => {
-                let h = self.handle(HandleKind::Cvar, *handle);
-                let c = self.invoke(Func::CvarHandleFree, &[("handle", handle_arg(h))]);
-                self.free(c, HandleKind::Cvar, "handle")
-            }
-            Op::CvarRead { handle } => {
-                let h = self.handle(HandleKind::Cvar, *handle);
-                let args = [("handle", handle_arg(h))];
-                self.read(Func::CvarRead, HandleKind::Cvar, *handle, &args)
-            }
-            Op::CvarWrite { handle, data } => {
-                let h = self.handle(HandleKind::Cvar, *handle);
-                let bytes = self.write_bytes(HandleKind::Cvar, *handle, *data);
-                self.rc_only(self.invoke(
-                    Func::CvarWrite,
-                    &[("handle", handle_arg(h)), ("data", Arg::Data(bytes))],
-                ))
-            }
-            Op::SessionCreate => {
-                let c = self.invoke(Func::PvarSessionCreate, &[]);
-                self.alloc(c, HandleKind::Session, "session", -1)
-            }
-            Op::SessionFree { session } => {
-                let s = self.handle(HandleKind::Session, *session);
-                let c = self.invoke(Func::PvarSessionFree, &[("session", handle_arg(s))]);
-                self.free(c, HandleKind::Session, "session")
-            }
-            Op::PvarHandleAlloc { session, index } => {
-                let s = self.handle(HandleKind::Session, *session);
-                let c = self.invoke(
-                    Func::PvarHandleAlloc,
-                    &[
-                        ("session", handle_arg(s)),
-                        ("index", ti(Kind::Pvar, *index)),
-                    ],
-                );
-                self.alloc(c, HandleKind::Pvar, "handle", *index)
-            }
-            Op::PvarHandleFree { session, handle } => {
-                let c = self.invoke(Func::PvarHandleFree, &self.pvar_args(*session, *handle));
-                self.free(c, HandleKind::Pvar, "handle")
-            }
-            Op::Pvar {
-                act,
-                session,
-                handle,
-            } => {
-                let f = match act {
-                    Act::Start => Func::PvarStart,
-                    Act::Stop => Func::PvarStop,
-                    Act::Reset => Func::PvarReset,
-                };
-                self.rc_only(self.invoke(f, &self.pvar_args(*session, *handle)))
-            }
-            Op::PvarRead {
-                session,
-                handle,
-                reset,
-            } => {
-                let f = if *reset {
-                    Func::PvarReadreset
-                } else {
-                    Func::PvarRead
-                };
-                let args = self.pvar_args(*session, *handle);
-                self.read(f, HandleKind::Pvar, *handle, &args)
-            }
-            Op::PvarWrite {
-                session,
-                handle,
-                data,
-            } => {
-                let [s, h] = self.pvar_args(*session, *handle);
-                let bytes = self.write_bytes(HandleKind::Pvar, *handle, *data);
-                self.rc_only(self.invoke(Func::PvarWrite, &[s, h, ("data", Arg::Data(bytes))]))
-            }
-            Op::SourceGetTimestamp { index } => self.rc_only(self.invoke(
-                Func::SourceGetTimestamp,
-                &[("index", ti(Kind::Source, *index))],
-            )),
-            Op::EventHandleAlloc { index } => {
-                let info = self.consts.info_null;
-                let c = self.invoke(
-                    Func::EventHandleAlloc,
-                    &[
-                        ("index", ti(Kind::Event, *index)),
-                        ("info", handle_arg(info as usize)),
-                    ],
-                );
-                self.alloc(c, HandleKind::Registration, "registration", *index)
-            }
-            Op::EventHandleFree { registration } => {
-                let r = self.handle(HandleKind::Registration, *registration);
-                self.rc_only(self.invoke(
-                    Func::EventHandleFree,
-                    &[
-                        ("registration", handle_arg(r)),
-                        ("free_callback", Arg::Flag(false)),
-                    ],
-                ))
-            }
-            Op::Simulate { steps } => {
-                self.rc_only(self.invoke(Func::Simulate, &[("steps", int_arg(*steps))]))
-            }
-            Op::MpiInit => self.rc_only(self.invoke(Func::MpiInit, &[])),
-            Op::EventInfoObject { index } => {
-                let c = self.invoke(
-                    Func::EventGetInfoObject,
-                    &[("index", ti(Kind::Event, *index))],
-                );
-                let Some((rc, v)) = c else {
-                    return Obs::unsupported();
-                };
-                let o = self.rc_obs(rc);
-                if !o.ok() {
-                    return o;
-                }
-                let info = int(&v, "info") as u64;
-                let null = self.consts.info_null;
-                // Freed again only in the reference (its catalog is declared): whether
-                // a vendor's MPI_Info_free works before MPI_Init is not this op's
-                // question, and a worker's leak is harmless.
-                if info != null && (self.m.declared || self.m.hooks) {
-                    let _ = self.invoke(Func::InfoFree, &[("info", handle_arg(info as usize))]);
-                }
-                o.with("info", Out::Handle { null: info == null })
-            }
-            Op::EventRegisterCallback {
-                registration,
-                safety,
-                set,
-            } => {
-                let r = self.handle(HandleKind::Registration, *registration);
-                let tag = callback_tag(*registration, *safety);
-                let level = p.cb_safety.num(*safety).unwrap_or(-1) as i32;
-                let info = self.consts.info_null;
-                let args = vec![
-                    ("registration", handle_arg(r)),
-                    ("cb_safety", int_arg(level)),
-                    ("info", handle_arg(info as usize)),
-                    // With `callback`, the recorder, reading the event type's elements
-                    // by `OpLayout::element_sizes`.
-                    ("callback", Arg::Flag(*set)),
-                    ("tag", Arg::Int(tag as i64)),
-                ];
-                let c = self.invoke_with(
-                    Func::EventRegisterCallback,
-                    &args,
-                    None,
-                    Some(*registration),
-                );
-                self.rc_only(c)
-            }
-            Op::EventSetDroppedHandler { registration, set } => {
-                let r = self.handle(HandleKind::Registration, *registration);
-                self.rc_only(self.invoke(
-                    Func::EventSetDroppedHandler,
-                    &[
-                        ("registration", handle_arg(r)),
-                        ("handler", Arg::Flag(*set)),
-                    ],
-                ))
-            }
-            Op::RaiseEvent { index, required } => self.raise_event(*index, *required),
-            Op::EventReadAfter { instance } => {
-                let i = self.handle(HandleKind::Instance, Ref::Made(*instance));
-                self.rc_only(self.invoke(
-                    Func::EventRead,
-                    &[
-                        ("instance", handle_arg(i)),
-                        ("element", int_arg(0)),
-                        ("bytes", int_arg(16)),
-                    ],
-                ))
-            }
+            Sees::Named(out) => self.answer(outs, |o, mut v| {
+                o.with(out, Out::Int(i32_of(&v, out).into()))
+                    .with("name", str_of(&mut v, "name"))
+            }),
+            Sees::NameOnly => self.answer(outs, |o, mut v| o.with("name", str_of(&mut v, "name"))),
+            Sees::Info(k) => self.info(k, outs),
+            Sees::Alloc { kind, out, index } => self.alloc(outs, kind, out, index),
+            Sees::Free { kind, out } => self.free(outs, kind, out),
+            Sees::Read(k, r) => self.read(outs, k, r),
+            Sees::InfoObject => self.info_object(outs),
+            Sees::Raise(index) => self.delivered(outs, index),
         }
     }
 
-    /// The (session, handle) arguments of a pvar call.
-    fn pvar_args(&self, session: Ref, handle: Ref) -> [(&'static str, Arg); 2] {
-        let s = self.handle(HandleKind::Session, session);
-        let h = self.handle(HandleKind::Pvar, handle);
-        [("session", handle_arg(s)), ("handle", handle_arg(h))]
+    /// A new info object (never MPI_INFO_NULL, R-EVT-INFO): NULL or not.
+    fn info_object(&self, outs: Outs) -> Obs {
+        let Some((rc, v)) = outs else {
+            return Obs::unsupported();
+        };
+        let o = self.rc_obs(rc);
+        if !o.ok() {
+            return o;
+        }
+        let info = int(&v, "info") as u64;
+        let null = self.consts.info_null;
+        // Freed again only in the reference (its catalog is declared): whether a
+        // vendor's MPI_Info_free works before MPI_Init is not this op's question, and a
+        // worker's leak is harmless.
+        if info != null && (self.m.declared || self.m.hooks) {
+            let _ = self.invoke(Func::InfoFree, &[("info", handle_arg(info as usize))]);
+        }
+        o.with("info", Out::Handle { null: info == null })
     }
 
     fn enum_handle(&self, n: u16) -> usize {
         self.slots.enums.get(n as usize).copied().unwrap_or(0) as usize
-    }
-
-    fn index_obs(&self, k: Kind, c: Outs) -> Obs {
-        self.answer(c, |o, v| {
-            let i = i32_of(&v, "index");
-            o.with("index", Out::Int(self.m.model_index(k, i).into()))
-        })
     }
 }

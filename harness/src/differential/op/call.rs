@@ -1,0 +1,342 @@
+//! An op as a call of the function table ([`Call`]): the entry it calls, its
+//! arguments by parameter name in the sequence's terms, and what both engines observe
+//! of its OUT arguments. The target engine (`target/`) passes the arguments and reads
+//! the OUTs by it, and the YAML writer (`emit/steps.rs`) writes the arguments by it:
+//! one translation of each op, not one per reader.
+
+use super::{callback_tag, Data, Kind, Op, Ref, Str};
+use crate::cases::funcs::Func;
+use crate::differential::HandleKind;
+use mpit_reference::model::Members;
+use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
+
+/// An argument of a [`Call`] in the sequence's own terms; each reader resolves it in
+/// its own: the target engine in the library's numbering, handles and ABI numbers, the
+/// YAML writer as the case language's `$variables`, spellings and sizes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum A<'a> {
+    /// An entry's index in the mirror's numbering.
+    Index(Kind, i32),
+    /// A handle, session, registration or event instance the sequence names.
+    Handle(HandleKind, Ref),
+    /// The n-th distinct enumtype a get_info call returned.
+    Enumtype(u16),
+    /// A (buf, len) pair.
+    Str(Str),
+    /// A name passed in.
+    Text(&'a str),
+    Level(ThreadLevel),
+    Class(PvarClass),
+    Safety(CbSafety),
+    /// What a write through this handle writes.
+    Data(HandleKind, Ref, Data),
+    Int(i64),
+    Flag(bool),
+    /// `MPI_INFO_NULL`.
+    InfoNull,
+}
+
+/// What of a call's OUT arguments both engines observe (the rest the standard leaves
+/// open here, or the comparator cannot judge: a timestamp's ticks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sees {
+    /// The return code alone.
+    Code,
+    /// The thread level provided.
+    Provided,
+    /// `num`, the kind's count in the mirror's numbering.
+    Count(Kind),
+    /// `index`, an entry of this kind.
+    Index(Kind),
+    /// `indices`, entries of this kind (a category's members).
+    Members(Kind),
+    /// One integer OUT.
+    Int(&'static str),
+    /// `update_number`, saved by a written case for a later comparison.
+    Update,
+    /// An integer OUT and the name pair (an enumeration or its item).
+    Named(&'static str),
+    /// Every OUT argument of the kind's get_info.
+    Info(Kind),
+    /// The name pair alone.
+    NameOnly,
+    /// A handle made (into the kind's table) for entry `index`.
+    Alloc {
+        kind: HandleKind,
+        out: &'static str,
+        index: i32,
+    },
+    /// A handle freed: NULL or not after the call.
+    Free { kind: HandleKind, out: &'static str },
+    /// A variable's value read through this handle.
+    Read(HandleKind, Ref),
+    /// A new info object, freed again.
+    InfoObject,
+    /// The callbacks a raised event made the library run.
+    Raise(i32),
+}
+
+/// One op in the function table's vocabulary: the entry it calls, its arguments by
+/// parameter name (`Func::params`), and what both engines observe of its OUTs. The one
+/// translation of an op into a call: the target engine passes these arguments, the
+/// YAML writer writes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call<'a> {
+    pub func: Func,
+    pub args: Vec<(&'static str, A<'a>)>,
+    /// Passed by the target engine, left out of a written case: the executor's
+    /// default for the parameter is the same value (`exec/args.rs`), or the case's
+    /// `for_all: null_outs` passes it.
+    pub implied: Vec<(&'static str, A<'a>)>,
+    /// Every OUT argument of the function not passed above is NULL (R-CVAR-3); a
+    /// written case passes each NULL in turn, then all (`for_all: null_outs`).
+    pub null_outs: bool,
+    pub sees: Sees,
+}
+
+impl Op {
+    /// This op as a call of the function table ([`Call`]).
+    pub fn call<'a>(&'a self) -> Call<'a> {
+        let c = |args: Vec<(&'static str, A<'a>)>, sees| Call {
+            func: self.func(),
+            args,
+            implied: Vec::new(),
+            null_outs: false,
+            sees,
+        };
+        let session = |r: Ref| ("session", A::Handle(HandleKind::Session, r));
+        let pvar = |r: Ref| ("handle", A::Handle(HandleKind::Pvar, r));
+        let cvar = |r: Ref| ("handle", A::Handle(HandleKind::Cvar, r));
+        let reg = |r: Ref| ("registration", A::Handle(HandleKind::Registration, r));
+        match self {
+            Op::InitThread { required } => {
+                c(vec![("required", A::Level(*required))], Sees::Provided)
+            }
+            Op::Finalize | Op::MpiInit => c(vec![], Sees::Code),
+            Op::GetNum(k) => c(vec![], Sees::Count(*k)),
+            Op::GetInfo {
+                kind,
+                index,
+                name,
+                desc,
+            } => {
+                let args = vec![("index", A::Index(*kind, *index)), ("name", A::Str(*name))];
+                let event = *kind == Kind::Event;
+                // The name alone: `*_get_info_name_only` (Op::func), or for events and
+                // sources every other OUT argument NULL, no array asked.
+                if *desc == Str::NONE {
+                    let mut call = c(args, Sees::NameOnly);
+                    call.null_outs = matches!(kind, Kind::Event | Kind::Source);
+                    if event {
+                        call.implied.push(("capacity", A::Int(0)));
+                    }
+                    return call;
+                }
+                let mut call = c(args, Sees::Info(*kind));
+                call.args.push(("desc", A::Str(*desc)));
+                // Arrays of 64 elements (the executor's default `capacity`).
+                if event {
+                    call.implied.push(("capacity", A::Int(64)));
+                }
+                call
+            }
+            Op::GetIndex { kind, name } => c(vec![("name", A::Text(name))], Sees::Index(*kind)),
+            Op::PvarGetIndex { name, class } => c(
+                vec![("name", A::Text(name)), ("var_class", A::Class(*class))],
+                Sees::Index(Kind::Pvar),
+            ),
+            Op::CategoryMembers { index, which, len } => {
+                let k = match which {
+                    Members::Cvars => Kind::Cvar,
+                    Members::Pvars => Kind::Pvar,
+                    Members::Events => Kind::Event,
+                    Members::Categories => Kind::Category,
+                };
+                c(
+                    vec![
+                        ("index", A::Index(Kind::Category, *index)),
+                        ("len", A::Int((*len).into())),
+                    ],
+                    Sees::Members(k),
+                )
+            }
+            Op::CategoryGetNumEvents { index } => c(
+                vec![("index", A::Index(Kind::Category, *index))],
+                Sees::Int("num"),
+            ),
+            Op::CategoryChanged => c(vec![], Sees::Update),
+            Op::EnumGetInfo { enumtype, name } => {
+                let mut call = c(
+                    vec![
+                        ("enumtype", A::Enumtype(*enumtype)),
+                        ("name", A::Str(*name)),
+                    ],
+                    Sees::Named("num"),
+                );
+                call.null_outs = *name == Str::NONE;
+                if call.null_outs {
+                    call.sees = Sees::Code;
+                }
+                call
+            }
+            Op::EnumGetItem {
+                enumtype,
+                item,
+                name,
+            } => {
+                let mut call = c(
+                    vec![
+                        ("enumtype", A::Enumtype(*enumtype)),
+                        ("item", A::Int((*item).into())),
+                        ("name", A::Str(*name)),
+                    ],
+                    Sees::Named("value"),
+                );
+                call.null_outs = *name == Str::NONE;
+                if call.null_outs {
+                    call.sees = Sees::Code;
+                }
+                call
+            }
+            Op::CvarHandleAlloc { index } => c(
+                vec![("index", A::Index(Kind::Cvar, *index))],
+                Sees::Alloc {
+                    kind: HandleKind::Cvar,
+                    out: "handle",
+                    index: *index,
+                },
+            ),
+            Op::CvarHandleFree { handle } => c(
+                vec![cvar(*handle)],
+                Sees::Free {
+                    kind: HandleKind::Cvar,
+                    out: "handle",
+                },
+            ),
+            Op::CvarRead { handle } => {
+                c(vec![cvar(*handle)], Sees::Read(HandleKind::Cvar, *handle))
+            }
+            Op::CvarWrite { handle, data } => c(
+                vec![
+                    cvar(*handle),
+                    ("data", A::Data(HandleKind::Cvar, *handle, *data)),
+                ],
+                Sees::Code,
+            ),
+            Op::SessionCreate => c(
+                vec![],
+                Sees::Alloc {
+                    kind: HandleKind::Session,
+                    out: "session",
+                    index: -1,
+                },
+            ),
+            Op::SessionFree { session: s } => c(
+                vec![session(*s)],
+                Sees::Free {
+                    kind: HandleKind::Session,
+                    out: "session",
+                },
+            ),
+            Op::PvarHandleAlloc { session: s, index } => c(
+                vec![session(*s), ("index", A::Index(Kind::Pvar, *index))],
+                Sees::Alloc {
+                    kind: HandleKind::Pvar,
+                    out: "handle",
+                    index: *index,
+                },
+            ),
+            Op::PvarHandleFree { session: s, handle } => c(
+                vec![session(*s), pvar(*handle)],
+                Sees::Free {
+                    kind: HandleKind::Pvar,
+                    out: "handle",
+                },
+            ),
+            Op::Pvar {
+                session: s, handle, ..
+            } => c(vec![session(*s), pvar(*handle)], Sees::Code),
+            Op::PvarRead {
+                session: s, handle, ..
+            } => c(
+                vec![session(*s), pvar(*handle)],
+                Sees::Read(HandleKind::Pvar, *handle),
+            ),
+            Op::PvarWrite {
+                session: s,
+                handle,
+                data,
+            } => c(
+                vec![
+                    session(*s),
+                    pvar(*handle),
+                    ("data", A::Data(HandleKind::Pvar, *handle, *data)),
+                ],
+                Sees::Code,
+            ),
+            // The timestamp's ticks are the library's clock: nothing to compare.
+            Op::SourceGetTimestamp { index } => {
+                c(vec![("index", A::Index(Kind::Source, *index))], Sees::Code)
+            }
+            Op::EventHandleAlloc { index } => {
+                let mut call = c(
+                    vec![("index", A::Index(Kind::Event, *index))],
+                    Sees::Alloc {
+                        kind: HandleKind::Registration,
+                        out: "registration",
+                        index: *index,
+                    },
+                );
+                call.implied.push(("info", A::InfoNull));
+                call
+            }
+            // No free callback (`free_callback` NULL).
+            Op::EventHandleFree { registration } => c(
+                vec![reg(*registration), ("free_callback", A::Flag(false))],
+                Sees::Code,
+            ),
+            Op::Simulate { steps } => c(vec![("steps", A::Int((*steps).into()))], Sees::Code),
+            Op::EventInfoObject { index } => c(
+                vec![("index", A::Index(Kind::Event, *index))],
+                Sees::InfoObject,
+            ),
+            // The recording callback (`callback`), reading the event type's elements.
+            Op::EventRegisterCallback {
+                registration,
+                safety,
+                set,
+            } => c(
+                vec![
+                    reg(*registration),
+                    ("cb_safety", A::Safety(*safety)),
+                    ("info", A::InfoNull),
+                    ("callback", A::Flag(*set)),
+                    ("tag", A::Int(callback_tag(*registration, *safety) as i64)),
+                ],
+                Sees::Code,
+            ),
+            Op::EventSetDroppedHandler { registration, set } => c(
+                vec![reg(*registration), ("handler", A::Flag(*set))],
+                Sees::Code,
+            ),
+            Op::RaiseEvent { index, required } => c(
+                vec![
+                    ("index", A::Index(Kind::Event, *index)),
+                    ("cb_safety", A::Safety(*required)),
+                ],
+                Sees::Raise(*index),
+            ),
+            Op::EventReadAfter { instance } => c(
+                vec![
+                    (
+                        "instance",
+                        A::Handle(HandleKind::Instance, Ref::Made(*instance)),
+                    ),
+                    ("element", A::Int(0)),
+                    ("bytes", A::Int(16)),
+                ],
+                Sees::Code,
+            ),
+        }
+    }
+}
