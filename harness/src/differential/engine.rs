@@ -17,11 +17,12 @@
 //! is the expected one.
 
 use super::obs::{Obs, Trace};
-use super::op::Op;
+use super::op::{Call, Op};
 
-/// Carries out one call of a sequence.
+/// Carries out one call of a sequence: an op as its call of the function table
+/// (`Op::call`), so both engines read one vocabulary of functions and arguments.
 pub trait Engine {
-    fn call(&mut self, op: &Op) -> Obs;
+    fn call(&mut self, c: &Call) -> Obs;
 }
 
 /// Why a sequence could not be run at all (not a divergence: the harness's problem or
@@ -49,7 +50,7 @@ pub trait Runner {
 /// a call: a crash takes the process with it).
 pub fn trace(e: &mut dyn Engine, ops: &[Op]) -> Trace {
     Trace {
-        obs: ops.iter().map(|o| e.call(o)).collect(),
+        obs: ops.iter().map(|o| e.call(&o.call())).collect(),
         died: None,
     }
 }

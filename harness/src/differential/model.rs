@@ -4,17 +4,19 @@
 
 use super::engine::Engine;
 use super::obs::{Obs, Out, Ran, StrObs};
-use super::op::{callback_tag, Act, Data, Kind, Op, Str};
+use super::op::{Call, Data, Kind, Sees, Str};
 use super::{HandleKind, Made, Mirror, Slots};
+use crate::cases::funcs::Func;
 use mpit_reference::faults::Faults;
 use mpit_reference::model::EnumHandle;
+use mpit_reference::model::Members;
 use mpit_reference::model::{
     BoundObject, CvarHandle, Delivery, Instance, Model, PvarHandle, PvarTarget, Registration,
     Session,
 };
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
-use mpit_reference::spec::{CbSafety, TErr, TResult};
+use mpit_reference::spec::{CbSafety, PvarClass, TErr, TResult};
 use mpit_reference::strings::{self, StringArg};
 
 /// The reference model and the handles this sequence made in it.
@@ -89,26 +91,30 @@ impl ModelEngine {
 }
 
 impl Engine for ModelEngine {
-    fn call(&mut self, op: &Op) -> Obs {
+    /// The call on the model, its arguments read by parameter name (`Call`), its OUTs
+    /// in the names the target engine gives them.
+    fn call(&mut self, c: &Call) -> Obs {
+        use Func::*;
         let f = self.faults.clone();
         let m = &mut self.model;
-        match op {
-            Op::InitThread { required } => {
-                let r = m.init_thread(*required);
+        let (index, name) = (c.index(), c.str("name"));
+        match c.func {
+            InitThread => {
+                let r = m.init_thread(c.level());
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok(p) => o.with("provided", Out::Name(p.spelling().into())),
                     Err(_) => o,
                 }
             }
-            Op::Finalize => Obs::rc(rc(&m.finalize())),
-            Op::GetNum(k) => {
-                let r = match k {
-                    Kind::Cvar => m.cvar_get_num(),
-                    Kind::Pvar => m.pvar_get_num(),
-                    Kind::Category => m.category_get_num(),
-                    Kind::Event => m.event_get_num(),
-                    Kind::Source => m.source_get_num(),
+            Finalize => Obs::rc(rc(&m.finalize())),
+            CvarGetNum | PvarGetNum | CategoryGetNum | EventGetNum | SourceGetNum => {
+                let r = match c.sees {
+                    Sees::Count(Kind::Cvar) => m.cvar_get_num(),
+                    Sees::Count(Kind::Pvar) => m.pvar_get_num(),
+                    Sees::Count(Kind::Category) => m.category_get_num(),
+                    Sees::Count(Kind::Event) => m.event_get_num(),
+                    _ => m.source_get_num(),
                 };
                 let o = Obs::rc(rc(&r));
                 match r {
@@ -116,38 +122,47 @@ impl Engine for ModelEngine {
                     Err(_) => o,
                 }
             }
-            Op::GetInfo {
-                kind,
-                index,
-                name,
-                desc,
-            } => self.get_info(*kind, *index, *name, *desc, &f),
-            Op::GetIndex { kind, name } => {
-                let r = match kind {
-                    Kind::Cvar => m.cvar_get_index(name),
-                    Kind::Category => m.category_get_index(name),
-                    _ => m.event_get_index(name),
-                };
-                index_obs(r)
+            CvarGetInfo
+            | CvarGetInfoNameOnly
+            | PvarGetInfo
+            | PvarGetInfoNameOnly
+            | CategoryGetInfo
+            | CategoryGetInfoNameOnly
+            | EventGetInfo
+            | SourceGetInfo => {
+                let kind = c.entry().map_or(Kind::Cvar, |(k, _)| k);
+                self.get_info(kind, index, name, c.str("desc"), &f)
             }
-            Op::PvarGetIndex { name, class } => index_obs(m.pvar_get_index(name, *class)),
-            Op::CategoryMembers { index, which, len } => {
-                let r = m.category_get_members(*index, *which, i32::from(*len));
+            CvarGetIndex => index_obs(m.cvar_get_index(c.text("name"))),
+            CategoryGetIndex => index_obs(m.category_get_index(c.text("name"))),
+            EventGetIndex => index_obs(m.event_get_index(c.text("name"))),
+            PvarGetIndex => {
+                let class = c.class().unwrap_or(PvarClass::State);
+                index_obs(m.pvar_get_index(c.text("name"), class))
+            }
+            CategoryGetCvars | CategoryGetPvars | CategoryGetEvents | CategoryGetCategories => {
+                let which = match c.sees {
+                    Sees::Members(Kind::Cvar) => Members::Cvars,
+                    Sees::Members(Kind::Pvar) => Members::Pvars,
+                    Sees::Members(Kind::Event) => Members::Events,
+                    _ => Members::Categories,
+                };
+                let r = m.category_get_members(index, which, c.int("len") as i32);
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok(v) => o.with("indices", Out::Ints(v.into_iter().map(i64::from).collect())),
                     Err(_) => o,
                 }
             }
-            Op::CategoryGetNumEvents { index } => {
-                let r = m.category_get_num_events(*index);
+            CategoryGetNumEvents => {
+                let r = m.category_get_num_events(index);
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok(n) => o.with("num", Out::Int(n.into())),
                     Err(_) => o,
                 }
             }
-            Op::CategoryChanged => {
+            CategoryChanged => {
                 let r = m.category_changed();
                 let o = Obs::rc(rc(&r));
                 match r {
@@ -155,61 +170,44 @@ impl Engine for ModelEngine {
                     Err(_) => o,
                 }
             }
-            // A NULL name pair comes with a NULL `num` / `value` (the target engine passes
-            // every OUT argument NULL): nothing comes back to record but the code
-            // (R-STR-4; the case language's `for_all: null_outs`).
-            Op::EnumGetInfo { enumtype, name } if *name == Str::NONE => {
-                let h = self.enum_handle(*enumtype);
-                Obs::rc(rc(&self.model.enum_get_info(h)))
-            }
-            Op::EnumGetItem {
-                enumtype,
-                item,
-                name,
-            } if *name == Str::NONE => {
-                let h = self.enum_handle(*enumtype);
-                Obs::rc(rc(&self.model.enum_get_item(h, *item)))
-            }
-            Op::EnumGetInfo { enumtype, name } => {
-                let h = self.enum_handle(*enumtype);
-                let r = self.model.enum_get_info(h);
+            // A NULL name pair comes with a NULL `num` / `value` (every OUT argument
+            // NULL): nothing comes back to record but the code (R-STR-4; the case
+            // language's `for_all: null_outs`).
+            EnumGetInfo => {
+                let r = self.model.enum_get_info(self.enum_handle(c));
                 let o = Obs::rc(rc(&r));
                 match r {
-                    Ok(e) => o
+                    Ok(e) if !c.null_outs => o
                         .with("num", Out::Int(e.num.into()))
-                        .with("name", string_out(&e.name, *name, false, &f)),
-                    Err(_) => o,
+                        .with("name", string_out(&e.name, name, false, &f)),
+                    _ => o,
                 }
             }
-            Op::EnumGetItem {
-                enumtype,
-                item,
-                name,
-            } => {
-                let h = self.enum_handle(*enumtype);
-                let r = self.model.enum_get_item(h, *item);
+            EnumGetItem => {
+                let h = self.enum_handle(c);
+                let r = self.model.enum_get_item(h, c.int("item") as i32);
                 let o = Obs::rc(rc(&r));
                 match r {
-                    Ok(e) => o
+                    Ok(e) if !c.null_outs => o
                         .with("value", Out::Int(e.value.into()))
-                        .with("name", string_out(&e.name, *name, false, &f)),
-                    Err(_) => o,
+                        .with("name", string_out(&e.name, name, false, &f)),
+                    _ => o,
                 }
             }
-            Op::CvarHandleAlloc { index } => {
-                let r = m.cvar_handle_alloc(*index, BoundObject::None);
+            CvarHandleAlloc => {
+                let r = m.cvar_handle_alloc(index, BoundObject::None);
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok((h, count)) => {
-                        self.made(HandleKind::Cvar, h.0, *index, count);
+                        self.made(HandleKind::Cvar, h.0, index, count);
                         o.with("handle", Out::Handle { null: h.0 == 0 })
                             .with("count", Out::Int(count.into()))
                     }
                     Err(_) => o,
                 }
             }
-            Op::CvarHandleFree { handle } => {
-                let h = CvarHandle(self.handle(HandleKind::Cvar, *handle));
+            CvarHandleFree => {
+                let h = CvarHandle(self.handle(HandleKind::Cvar, c.handle("handle")));
                 let r = self.model.cvar_handle_free(h);
                 let o = Obs::rc(rc(&r));
                 match r {
@@ -217,17 +215,18 @@ impl Engine for ModelEngine {
                     Err(_) => o,
                 }
             }
-            Op::CvarRead { handle } => {
-                let h = CvarHandle(self.handle(HandleKind::Cvar, *handle));
-                let r = self.model.cvar_read(h);
-                self.read_obs(HandleKind::Cvar, *handle, r)
+            CvarRead => {
+                let r = c.handle("handle");
+                let h = CvarHandle(self.handle(HandleKind::Cvar, r));
+                let v = self.model.cvar_read(h);
+                self.read_obs(HandleKind::Cvar, r, v)
             }
-            Op::CvarWrite { handle, data } => {
-                let h = CvarHandle(self.handle(HandleKind::Cvar, *handle));
-                let bytes = self.write_bytes(HandleKind::Cvar, *handle, *data);
+            CvarWrite => {
+                let h = CvarHandle(self.handle(HandleKind::Cvar, c.handle("handle")));
+                let bytes = self.write_bytes(c);
                 Obs::rc(rc(&self.model.cvar_write(h, &bytes)))
             }
-            Op::SessionCreate => {
+            PvarSessionCreate => {
                 let r = m.pvar_session_create();
                 let o = Obs::rc(rc(&r));
                 match r {
@@ -238,31 +237,30 @@ impl Engine for ModelEngine {
                     Err(_) => o,
                 }
             }
-            Op::SessionFree { session } => {
-                let s = Session(self.handle(HandleKind::Session, *session));
-                let r = self.model.pvar_session_free(s);
+            PvarSessionFree => {
+                let r = self.model.pvar_session_free(self.session(c));
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok(s) => o.with("session", Out::Handle { null: s.0 == 0 }),
                     Err(_) => o,
                 }
             }
-            Op::PvarHandleAlloc { session, index } => {
-                let s = Session(self.handle(HandleKind::Session, *session));
-                let r = self.model.pvar_handle_alloc(s, *index, BoundObject::None);
+            PvarHandleAlloc => {
+                let s = self.session(c);
+                let r = self.model.pvar_handle_alloc(s, index, BoundObject::None);
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok((h, count)) => {
-                        self.made(HandleKind::Pvar, h.0, *index, count);
+                        self.made(HandleKind::Pvar, h.0, index, count);
                         o.with("handle", Out::Handle { null: h.0 == 0 })
                             .with("count", Out::Int(count.into()))
                     }
                     Err(_) => o,
                 }
             }
-            Op::PvarHandleFree { session, handle } => {
-                let s = Session(self.handle(HandleKind::Session, *session));
-                let h = PvarHandle(self.handle(HandleKind::Pvar, *handle));
+            PvarHandleFree => {
+                let s = self.session(c);
+                let h = PvarHandle(self.handle(HandleKind::Pvar, c.handle("handle")));
                 let r = self.model.pvar_handle_free(s, h);
                 let o = Obs::rc(rc(&r));
                 match r {
@@ -270,76 +268,59 @@ impl Engine for ModelEngine {
                     Err(_) => o,
                 }
             }
-            Op::Pvar {
-                act,
-                session,
-                handle,
-            } => {
-                let s = Session(self.handle(HandleKind::Session, *session));
-                let t = self.pvar_target(*handle);
+            PvarStart | PvarStop | PvarReset => {
+                let (s, t) = (self.session(c), self.pvar_target(c.handle("handle")));
                 let m = &mut self.model;
-                Obs::rc(rc(&match act {
-                    Act::Start => m.pvar_start(s, t),
-                    Act::Stop => m.pvar_stop(s, t),
-                    Act::Reset => m.pvar_reset(s, t),
+                Obs::rc(rc(&match c.func {
+                    PvarStart => m.pvar_start(s, t),
+                    PvarStop => m.pvar_stop(s, t),
+                    _ => m.pvar_reset(s, t),
                 }))
             }
-            Op::PvarRead {
-                session,
-                handle,
-                reset,
-            } => {
-                let s = Session(self.handle(HandleKind::Session, *session));
-                let t = self.pvar_target(*handle);
-                let r = if *reset {
+            PvarRead | PvarReadreset => {
+                let handle = c.handle("handle");
+                let (s, t) = (self.session(c), self.pvar_target(handle));
+                let r = if c.func == PvarReadreset {
                     self.model.pvar_readreset(s, t)
                 } else {
                     self.model.pvar_read(s, t)
                 };
-                self.read_obs(HandleKind::Pvar, *handle, r)
+                self.read_obs(HandleKind::Pvar, handle, r)
             }
-            Op::PvarWrite {
-                session,
-                handle,
-                data,
-            } => {
-                let s = Session(self.handle(HandleKind::Session, *session));
-                let t = self.pvar_target(*handle);
-                let bytes = self.write_bytes(HandleKind::Pvar, *handle, *data);
+            PvarWrite => {
+                let (s, t) = (self.session(c), self.pvar_target(c.handle("handle")));
+                let bytes = self.write_bytes(c);
                 Obs::rc(rc(&self.model.pvar_write(s, t, &bytes)))
             }
-            Op::SourceGetTimestamp { index } => {
-                let r = m.source_get_timestamp(*index);
-                // The value is a clock reading: only whether it came back is compared.
-                Obs::rc(rc(&r))
-            }
-            Op::EventHandleAlloc { index } => {
-                let r = m.event_handle_alloc(*index, BoundObject::None, None);
+            // The value is a clock reading: only whether it came back is compared.
+            SourceGetTimestamp => Obs::rc(rc(&m.source_get_timestamp(index))),
+            EventHandleAlloc => {
+                let r = m.event_handle_alloc(index, BoundObject::None, None);
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok(reg) => {
-                        self.made(HandleKind::Registration, reg.0, *index, 0);
+                        self.made(HandleKind::Registration, reg.0, index, 0);
                         o.with("registration", Out::Handle { null: reg.0 == 0 })
                     }
                     Err(_) => o,
                 }
             }
-            Op::EventHandleFree { registration } => {
-                let r = Registration(self.handle(HandleKind::Registration, *registration));
-                // Taken by value (MPI-4.1 §15.3.8): nothing comes back but the code.
+            // Taken by value (MPI-4.1 §15.3.8): nothing comes back but the code.
+            EventHandleFree => {
+                let r = self.registration(c);
                 Obs::rc(rc(&self.model.event_handle_free(r, 0, None)))
             }
-            Op::Simulate { steps } => {
-                m.simulate(u32::from(*steps));
+            Simulate => {
+                m.simulate(c.int("steps") as u32);
                 Obs::rc(ReturnCode::Success)
             }
             // MPI_Init's own error codes are MPI's, not MPI_T's: only success matters.
-            Op::MpiInit => match m.mpi_init() {
+            MpiInit => match m.mpi_init() {
                 Ok(()) => Obs::rc(ReturnCode::Success),
                 Err(_) => Obs::rc(ReturnCode::MpiErr("MPI_ERR_OTHER".into())),
             },
-            Op::EventInfoObject { index } => {
-                let r = m.event_get_info(*index, true);
+            EventGetInfoObject => {
+                let r = m.event_get_info(index, true);
                 let o = Obs::rc(rc(&r));
                 match r {
                     Ok((_, info)) => {
@@ -356,30 +337,31 @@ impl Engine for ModelEngine {
                     Err(_) => o,
                 }
             }
-            Op::EventRegisterCallback {
-                registration,
-                safety,
-                set,
-            } => {
-                let r = Registration(self.handle(HandleKind::Registration, *registration));
-                let tag = callback_tag(*registration, *safety);
+            EventRegisterCallback => {
+                let r = self.registration(c);
+                let tag = c.int("tag") as usize;
                 // The callback is a token the model never calls (1: "a function").
-                let cb = set.then_some(1);
-                Obs::rc(rc(&self
-                    .model
-                    .event_register_callback(r, *safety, None, tag, cb)))
+                let cb = c.flag("callback").then_some(1);
+                Obs::rc(rc(&self.model.event_register_callback(
+                    r,
+                    c.safety(),
+                    None,
+                    tag,
+                    cb,
+                )))
             }
-            Op::EventSetDroppedHandler { registration, set } => {
-                let r = Registration(self.handle(HandleKind::Registration, *registration));
-                Obs::rc(rc(&self
-                    .model
-                    .event_set_dropped_handler(r, set.then_some(1))))
+            EventSetDroppedHandler => {
+                let r = self.registration(c);
+                let h = c.flag("handler").then_some(1);
+                Obs::rc(rc(&self.model.event_set_dropped_handler(r, h)))
             }
-            Op::RaiseEvent { index, required } => self.raise_event(*index, *required),
-            Op::EventReadAfter { instance } => {
-                let i = Instance(self.handle(HandleKind::Instance, super::Ref::Made(*instance)));
+            RaiseEvent => self.raise_event(index, c.safety()),
+            EventRead => {
+                let i = Instance(self.handle(HandleKind::Instance, c.handle("instance")));
                 Obs::rc(rc(&self.model.event_read(i, 0)))
             }
+            // No op lowers to any other entry of the table (`Op::call`).
+            f => unreachable!("{} is no op's call", f.c_name()),
         }
     }
 }
@@ -445,8 +427,17 @@ impl ModelEngine {
         Obs::deliveries(rc(&r), &ran)
     }
 
-    fn enum_handle(&self, n: u16) -> EnumHandle {
-        EnumHandle(self.slots.enums.get(n as usize).copied().unwrap_or(0))
+    fn enum_handle(&self, c: &Call) -> EnumHandle {
+        let n = c.int("enumtype") as usize;
+        EnumHandle(self.slots.enums.get(n).copied().unwrap_or(0))
+    }
+
+    fn session(&self, c: &Call) -> Session {
+        Session(self.handle(HandleKind::Session, c.handle("session")))
+    }
+
+    fn registration(&self, c: &Call) -> Registration {
+        Registration(self.handle(HandleKind::Registration, c.handle("registration")))
     }
 
     fn read_obs(&mut self, k: HandleKind, r: super::Ref, res: TResult<Vec<u8>>) -> Obs {
@@ -462,7 +453,11 @@ impl ModelEngine {
         }
     }
 
-    fn write_bytes(&self, k: HandleKind, r: super::Ref, data: Data) -> Vec<u8> {
+    /// What a write passes (`Slots::write_bytes`, as the target engine).
+    fn write_bytes(&self, c: &Call) -> Vec<u8> {
+        let (k, r, data) = c
+            .data()
+            .unwrap_or((HandleKind::Cvar, super::Ref::Null, Data::Int(0)));
         self.slots.write_bytes(k, r, data, self.model.catalog())
     }
 

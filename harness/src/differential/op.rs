@@ -349,6 +349,11 @@ impl Op {
         }
     }
 
+    /// Whether the op resets the variable it reads (`MPI_T_pvar_readreset`).
+    pub fn resets(&self) -> bool {
+        matches!(self, Op::PvarRead { reset: true, .. })
+    }
+
     /// Whether the reference hooks must be present (only the reference cdylib has them).
     pub fn needs_hooks(&self) -> bool {
         matches!(self, Op::Simulate { .. } | Op::RaiseEvent { .. })

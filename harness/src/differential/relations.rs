@@ -5,7 +5,8 @@
 //! predict is still judged.
 
 use super::gen::Gen;
-use super::op::{Act, Op, Ref};
+use super::op::{Act, Op, Ref, Sees};
+use super::HandleKind;
 use crate::pvar_relations::{self, Between};
 use mpit_reference::spec::PvarClass;
 use mpit_reference::value::Value;
@@ -42,14 +43,10 @@ fn variable(g: &Gen, n: usize) -> Option<(PvarClass, bool, bool)> {
 
 /// The relation the read `op` (its bytes `now`) breaks, if any.
 pub(super) fn check(g: &Gen, samples: &[Sample], op: &Op, now: &[u8]) -> Option<Broken> {
-    let Op::PvarRead {
-        handle: Ref::Made(n),
-        ..
-    } = op
-    else {
+    let Sees::Read(HandleKind::Pvar, Ref::Made(n)) = op.call().sees else {
         return None;
     };
-    let n = usize::from(*n);
+    let n = usize::from(n);
     let (class, continuous, _) = variable(g, n)?;
     let v = numbers(g, op, now)?;
     let s = samples.get(n);
@@ -72,20 +69,32 @@ pub(super) fn track(
     ok: bool,
     read: Option<&[u8]>,
 ) {
-    match op {
-        Op::PvarHandleAlloc { index, .. } if made => {
-            let continuous = g.continuous(*index);
+    let c = op.call();
+    match (op, c.sees, c.data()) {
+        (
+            _,
+            Sees::Alloc {
+                kind: HandleKind::Pvar,
+                index,
+                ..
+            },
+            _,
+        ) if made => {
+            let continuous = g.continuous(index);
             samples.push(Sample {
                 started: continuous,
                 active_since: continuous,
                 last: None,
             });
         }
-        Op::Pvar {
-            act,
-            handle,
-            session,
-        } if ok => {
+        (
+            Op::Pvar {
+                act,
+                handle,
+                session,
+            },
+            ..,
+        ) if ok => {
             for n in g.pvar_targets(*handle, *session) {
                 let Some((_, continuous, readonly)) = variable(g, n) else {
                     continue;
@@ -104,13 +113,9 @@ pub(super) fn track(
                 }
             }
         }
-        Op::PvarRead {
-            handle: Ref::Made(n),
-            reset,
-            ..
-        } if ok => {
-            if let Some(s) = samples.get_mut(usize::from(*n)) {
-                s.last = if *reset {
+        (_, Sees::Read(HandleKind::Pvar, Ref::Made(n)), _) if ok => {
+            if let Some(s) = samples.get_mut(usize::from(n)) {
+                s.last = if op.resets() {
                     None
                 } else {
                     read.map(<[u8]>::to_vec)
@@ -118,11 +123,8 @@ pub(super) fn track(
                 s.active_since = s.started;
             }
         }
-        Op::PvarWrite {
-            handle: Ref::Made(n),
-            ..
-        } if ok => {
-            if let Some(s) = samples.get_mut(usize::from(*n)) {
+        (_, _, Some((HandleKind::Pvar, Ref::Made(n), _))) if ok => {
+            if let Some(s) = samples.get_mut(usize::from(n)) {
                 s.last = None;
             }
         }

@@ -8,8 +8,9 @@
 
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out};
-use crate::differential::op::{Act, Op, Ref};
+use crate::differential::op::{Act, Op, Ref, Sees};
 use crate::differential::relations::{self, Sample};
+use crate::differential::HandleKind;
 
 /// What the comparator tracks to know which values the calls determine.
 #[derive(Debug, Clone, Default)]
@@ -33,14 +34,13 @@ pub(super) fn determined(g: &Gen, det: &Determined, op: &Op) -> bool {
     if g.mirror.exact_values {
         return true;
     }
-    match op {
-        Op::CvarRead {
-            handle: Ref::Made(n),
-        } => det.cvars.get(*n as usize).copied().unwrap_or(false),
-        Op::PvarRead {
-            handle: Ref::Made(n),
-            ..
-        } => det.pvars.get(*n as usize).is_some_and(|(_, d)| *d),
+    match op.call().sees {
+        Sees::Read(HandleKind::Cvar, Ref::Made(n)) => {
+            det.cvars.get(n as usize).copied().unwrap_or(false)
+        }
+        Sees::Read(HandleKind::Pvar, Ref::Made(n)) => {
+            det.pvars.get(n as usize).is_some_and(|(_, d)| *d)
+        }
         _ => false,
     }
 }
@@ -63,24 +63,40 @@ pub(super) fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
         det.update_number = Some(*n);
         det.model_update_number = Some(*mn);
     }
-    match op {
-        Op::CvarHandleAlloc { .. } if m.ok() => det.cvars.push(false),
-        Op::CvarWrite {
-            handle: Ref::Made(n),
-            ..
-        } => {
-            if let Some(d) = det.cvars.get_mut(*n as usize) {
+    let c = op.call();
+    match (op, c.sees, c.data()) {
+        (
+            _,
+            Sees::Alloc {
+                kind: HandleKind::Cvar,
+                ..
+            },
+            _,
+        ) if m.ok() => det.cvars.push(false),
+        (_, _, Some((HandleKind::Cvar, Ref::Made(n), _))) => {
+            if let Some(d) = det.cvars.get_mut(n as usize) {
                 *d = both;
             }
         }
-        Op::PvarHandleAlloc { index, .. } if m.ok() => {
-            det.pvars.push((g.continuous(*index), false));
+        (
+            _,
+            Sees::Alloc {
+                kind: HandleKind::Pvar,
+                index,
+                ..
+            },
+            _,
+        ) if m.ok() => {
+            det.pvars.push((g.continuous(index), false));
         }
-        Op::Pvar {
-            act,
-            handle,
-            session,
-        } if both => {
+        (
+            Op::Pvar {
+                act,
+                handle,
+                session,
+            },
+            ..,
+        ) if both => {
             for n in g.pvar_targets(*handle, *session) {
                 let Some(p) = pvar(n) else { continue };
                 let (cont, ro) = (p.continuous, p.readonly);
@@ -99,21 +115,14 @@ pub(super) fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
                 }
             }
         }
-        Op::PvarRead {
-            handle: Ref::Made(n),
-            reset: true,
-            ..
-        } if both => {
-            let zero = pvar(*n as usize).is_some_and(|p| p.class.starts_at_zero());
-            if let Some(s) = det.pvars.get_mut(*n as usize) {
+        (_, Sees::Read(HandleKind::Pvar, Ref::Made(n)), _) if both && op.resets() => {
+            let zero = pvar(n as usize).is_some_and(|p| p.class.starts_at_zero());
+            if let Some(s) = det.pvars.get_mut(n as usize) {
                 s.1 = !s.0 && zero;
             }
         }
-        Op::PvarWrite {
-            handle: Ref::Made(n),
-            ..
-        } => {
-            if let Some(s) = det.pvars.get_mut(*n as usize) {
+        (_, _, Some((HandleKind::Pvar, Ref::Made(n), _))) => {
+            if let Some(s) = det.pvars.get_mut(n as usize) {
                 s.1 = both && !s.0;
             }
         }

@@ -9,11 +9,13 @@
 use super::determined::{determined, Determined};
 use super::strings::compare_str;
 use super::{rule_of, Ctx, Divergence};
+use crate::cases::SubjectKind;
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
-use crate::differential::op::{Kind, Op, Ref};
+use crate::differential::op::{Kind, Op, Ref, Sees};
 use crate::differential::relations;
 use crate::differential::target::SENTINEL;
+use crate::differential::HandleKind;
 use crate::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
 use crate::verdict::Level;
 use mpit_reference::spec::Datatype;
@@ -63,9 +65,14 @@ pub(super) fn compare_outs(
                         // The bytes shown agree (or lie outside the buffer): the
                         // length alone cannot say whether the index named another
                         // entry ([`Divergence::two_readings`]).
+                        // A catalog entry's or an enumeration's name (not an item's,
+                        // which the standard does not require to be unique).
                         d.two_readings = name == "name"
                             && !d.other_entry
-                            && matches!(op, Op::GetInfo { .. } | Op::EnumGetInfo { .. });
+                            && op
+                                .func()
+                                .strings_of()
+                                .is_some_and(|k| k != SubjectKind::Item);
                     }
                     return Some(d);
                 }
@@ -122,14 +129,16 @@ pub(super) fn compare_outs(
             (Out::Bytes(mb), Out::Bytes(tb))
                 if determined(g, det, op) && !same_value(g, op, mb, tb) =>
             {
-                let rule = match op {
-                    Op::CvarRead { .. } => "R-CVAR-9",
-                    Op::RaiseEvent { .. } => "R-EVT-CB",
+                let rule = match op.call().sees {
+                    // A written value read back.
+                    Sees::Read(HandleKind::Cvar, _) => "R-CVAR-9",
+                    Sees::Raise(_) => "R-EVT-CB",
                     // A handle never reset: the class's semantics (R-PCLASS).
-                    Op::PvarRead {
-                        handle: Ref::Made(n),
-                        ..
-                    } if !det.reset.contains(&(*n as usize)) => "R-PCLASS",
+                    Sees::Read(HandleKind::Pvar, Ref::Made(n))
+                        if !det.reset.contains(&(n as usize)) =>
+                    {
+                        "R-PCLASS"
+                    }
                     _ => "R-PRESET-1",
                 };
                 return Some(cx.div(
@@ -195,12 +204,20 @@ pub(super) fn compare_outs(
                     )
                     && !g.mirror.declared => {}
             (Out::Int(_), Out::Int(_))
-                if matches!(op, Op::CategoryGetNumEvents { .. }) && !g.mirror.declared => {}
+                if name == "num"
+                    && matches!(op.call().entry(), Some((Kind::Category, _)))
+                    && !g.mirror.declared => {}
             // A pvar's count is read back only from a handle; unless the catalog was
             // declared, the model's count is a guess (1).
             (Out::Int(_), Out::Int(_))
                 if name == "count"
-                    && matches!(op, Op::PvarHandleAlloc { .. })
+                    && matches!(
+                        op.call().sees,
+                        Sees::Alloc {
+                            kind: HandleKind::Pvar,
+                            ..
+                        }
+                    )
                     && !g.mirror.declared => {}
             // R-PVAR-2 states the flags as 0 and 1; a C logical flag is true when
             // nonzero (MPI-4.1 §2.6.3): the other reading, SHOULD (specs/readings.yaml
@@ -219,19 +236,14 @@ pub(super) fn compare_outs(
                 });
             }
             (a, b) if a != b => {
-                let rule = match (op, name.as_str()) {
-                    (Op::RaiseEvent { .. }, d) if d.starts_with("dropped") => "R-EVT-DROP",
-                    (Op::CvarHandleFree { .. }, _) => "R-CVAR-7",
-                    (Op::SessionFree { .. }, _) => "R-SESS-1",
-                    (Op::PvarHandleFree { .. }, _) => "R-PH-1",
+                let sees = op.call().sees;
+                let rule = match (sees, name.as_str()) {
+                    (Sees::Raise(_), d) if d.starts_with("dropped") => "R-EVT-DROP",
                     _ => rule_of(op),
                 };
                 let what = format!("{name} is {b} where {a} was expected");
                 // A free that does not null its handle breaks a convention, not the catalog.
-                let freed = matches!(
-                    op,
-                    Op::CvarHandleFree { .. } | Op::SessionFree { .. } | Op::PvarHandleFree { .. }
-                );
+                let freed = matches!(sees, Sees::Free { .. });
                 return Some(match freed {
                     true => cx.convention(rule, what, m, t),
                     false => cx.div(rule, Level::Must, what, m, t),
@@ -243,9 +255,11 @@ pub(super) fn compare_outs(
     // Outputs only the target has: a write past a read buffer or a member array.
     for (name, to) in &t.outs {
         if m.out(name).is_none() && target_only(name) {
-            let rule = match op {
-                Op::CategoryMembers { .. } => "R-CAT-1",
-                Op::CvarRead { .. } => "R-CVAR-8",
+            // The rule that sizes the buffer: a category's member array, a cvar's or a
+            // pvar's read buffer (R-PREAD-1 for readreset too).
+            let rule = match op.call().sees {
+                Sees::Members(_) => "R-CAT-1",
+                Sees::Read(HandleKind::Cvar, _) => "R-CVAR-8",
                 _ => "R-PREAD-1",
             };
             return Some(cx.convention(

@@ -5,13 +5,14 @@
 //! vendor's catalog is asserted by form only where the comparator judges it so).
 
 use super::entry;
-use super::steps::{Subject, Writer};
+use super::steps::{null_value, Subject, Writer};
 use crate::cases::written::{Ops, Value, WrittenExpect, WrittenPred, WrittenRc};
 use crate::cases::StrCheck;
 use crate::differential::compare::{accepted, Divergence};
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
-use crate::differential::op::{Kind, Op, Ref, Str};
+use crate::differential::op::{Kind, Op, Ref, Sees, Str};
+use crate::differential::HandleKind;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::TErr;
 use mpit_reference::value::Value as VarValue;
@@ -64,20 +65,12 @@ pub(super) fn out_expect(
     // every iteration, so only the return code is asked, and the name's string check:
     // the executor judges it in the iterations that pass the name's buffer (a missing
     // NUL in an event's name was otherwise seen by no step of the case).
-    let none = Str::NONE;
-    match op {
-        Op::EnumGetInfo { name, .. } | Op::EnumGetItem { name, .. } if *name == none => return,
-        Op::GetInfo {
-            kind: Kind::Event | Kind::Source,
-            desc,
-            ..
-        } if *desc == none => {
-            if subject_step && matches!(m.out("name"), Some(Out::Str(_))) {
-                x.name = Some(StrCheck::Truncated);
-            }
-            return;
+    let c = op.call();
+    if c.null_outs {
+        if subject_step && matches!(m.out("name"), Some(Out::Str(_))) {
+            x.name = Some(StrCheck::Truncated);
         }
-        _ => {}
+        return;
     }
     let out = &mut x.out;
     let is = |v: Value| WrittenPred::Is(v);
@@ -121,7 +114,7 @@ pub(super) fn out_expect(
             Out::Int(_) if name == "failed_calls" => {}
             // Lists of a raised event's callbacks: their length and values (the case
             // language has no list literal: one value, or the range of values).
-            Out::Ints(v) if matches!(op, Op::RaiseEvent { .. }) => {
+            Out::Ints(v) if matches!(c.sees, Sees::Raise(_)) => {
                 if !["tags", "dropped", "dropped_tags", "dropped_at"].contains(&name) {
                     continue;
                 }
@@ -146,8 +139,15 @@ pub(super) fn out_expect(
                 )
             }
             Out::Int(_)
-                if name == "count" && matches!(op, Op::PvarHandleAlloc { .. }) && !w.m.declared => {
-            }
+                if name == "count"
+                    && matches!(
+                        c.sees,
+                        Sees::Alloc {
+                            kind: HandleKind::Pvar,
+                            ..
+                        }
+                    )
+                    && !w.m.declared => {}
             // R-CAT: a library's categories may gain members; the comparator judges
             // them by form only, and so does the case.
             Out::Int(_)
@@ -161,27 +161,19 @@ pub(super) fn out_expect(
                     )
                     && !w.m.declared => {}
             Out::Int(n) => {
-                let v = match (op, name) {
-                    (Op::GetIndex { kind, .. }, "index") => {
-                        w.m.target_index(*kind, *n as i32).into()
-                    }
-                    (Op::PvarGetIndex { .. }, "index") => {
-                        w.m.target_index(Kind::Pvar, *n as i32).into()
-                    }
-                    (Op::GetNum(k), "num") => *n + i64::from(w.m.holes(*k)),
+                // In the target's numbering.
+                let v = match (c.sees, name) {
+                    (Sees::Index(k), "index") => w.m.target_index(k, *n as i32).into(),
+                    (Sees::Count(k), "num") => *n + i64::from(w.m.holes(k)),
                     _ => *n,
                 };
                 out.push(name, is(v.into()))
             }
             Out::Handle { null } => {
-                let n: Value = match op {
-                    Op::SessionCreate | Op::SessionFree { .. } => "MPI_T_PVAR_SESSION_NULL".into(),
-                    Op::PvarHandleAlloc { .. } | Op::PvarHandleFree { .. } => {
-                        "MPI_T_PVAR_HANDLE_NULL".into()
-                    }
-                    Op::EventHandleAlloc { .. } | Op::EventHandleFree { .. } => Value::Int(0),
-                    Op::EventInfoObject { .. } => "MPI_INFO_NULL".into(),
-                    _ => "MPI_T_CVAR_HANDLE_NULL".into(),
+                let n: Value = match c.sees {
+                    Sees::Alloc { kind, .. } | Sees::Free { kind, .. } => null_value(kind),
+                    Sees::InfoObject => "MPI_INFO_NULL".into(),
+                    _ => null_value(HandleKind::Cvar),
                 };
                 out.push(
                     name,
@@ -259,7 +251,7 @@ pub(super) fn out_expect(
             // A relation with the library's earlier reading (relations.rs): the case
             // asks the same of the value it saved then.
             Out::Bytes(_) if name == "value" && d.relation.is_some() => {
-                let pred = match (d.relation.as_deref(), op) {
+                let pred = match (d.relation.as_deref(), c.sees) {
                     (Some("nonneg"), _) => Ops {
                         ge: Some(Value::Int(0)),
                         ..Ops::default()
@@ -268,17 +260,13 @@ pub(super) fn out_expect(
                         between: Some((Value::Int(0), Value::Int(1))),
                         ..Ops::default()
                     },
-                    (
-                        Some(r),
-                        Op::PvarRead {
-                            handle: Ref::Made(n),
-                            ..
-                        },
-                    ) => match w.var(&format!("vv{n}")).and_then(|v| Ops::compare(r, v)) {
-                        Some(p) => p,
-                        // No earlier read saved (it failed): nothing to relate to.
-                        None => continue,
-                    },
+                    (Some(r), Sees::Read(HandleKind::Pvar, Ref::Made(n))) => {
+                        match w.var(&format!("vv{n}")).and_then(|v| Ops::compare(r, v)) {
+                            Some(p) => p,
+                            // No earlier read saved (it failed): nothing to relate to.
+                            None => continue,
+                        }
+                    }
                     _ => continue,
                 };
                 out.push(name, ops(pred))
@@ -295,11 +283,7 @@ pub(super) fn out_expect(
     }
     // Nothing written past the array or buffer the standard sizes (the target engine's
     // `overrun`, which the model never has).
-    if matches!(
-        op,
-        Op::CategoryMembers { .. } | Op::CvarRead { .. } | Op::PvarRead { .. }
-    ) && m.ok()
-    {
+    if matches!(c.sees, Sees::Members(_) | Sees::Read(..)) && m.ok() {
         out.push("overrun", is(Value::Int(0)));
     }
 }

@@ -27,9 +27,9 @@ mod tests;
 use super::compare::clauses;
 use super::gen::Gen;
 use super::obs::Out;
-use super::op::{Kind, Op, Ref};
+use super::op::{Kind, Op, Ref, Sees, A};
 use super::props::{run_model, Found};
-use super::Mirror;
+use super::{HandleKind, Mirror};
 use crate::cases::funcs::Func;
 use crate::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
 use crate::cases::written::{WrittenRc, WrittenReading, WrittenStep};
@@ -40,18 +40,13 @@ use expect::{out_expect, rc_expect, rc_name, FlagTrue};
 use mpit_reference::model::Members;
 use steps::{Subject, Writer};
 
-/// The catalog entry an op names, if any.
+/// The catalog entry an op names by index, if any: its call's `index` argument (a
+/// raised event's, the reference's hook, and an info object's are not a subject).
 fn entry(op: &Op) -> Option<(Kind, i32)> {
-    match op {
-        Op::GetInfo { kind, index, .. } => Some((*kind, *index)),
-        Op::CvarHandleAlloc { index } => Some((Kind::Cvar, *index)),
-        Op::PvarHandleAlloc { index, .. } => Some((Kind::Pvar, *index)),
-        Op::EventHandleAlloc { index } => Some((Kind::Event, *index)),
-        Op::CategoryMembers { index, .. } | Op::CategoryGetNumEvents { index } => {
-            Some((Kind::Category, *index))
-        }
-        Op::SourceGetTimestamp { index } => Some((Kind::Source, *index)),
-        _ => None,
+    let c = op.call();
+    match c.sees {
+        Sees::Raise(_) | Sees::InfoObject => None,
+        _ => c.entry(),
     }
 }
 
@@ -66,21 +61,13 @@ fn entry_at(start: &Gen, run: &[Op], step: usize) -> Option<(Kind, i32)> {
     for o in &run[..step] {
         g.apply(o);
     }
-    let (kind, table, r) = match op {
-        Op::PvarRead { handle, .. }
-        | Op::PvarWrite { handle, .. }
-        | Op::Pvar { handle, .. }
-        | Op::PvarHandleFree { handle, .. } => (Kind::Pvar, &g.pvar_handles, *handle),
-        Op::CvarRead { handle } | Op::CvarWrite { handle, .. } | Op::CvarHandleFree { handle } => {
-            (Kind::Cvar, &g.cvar_handles, *handle)
-        }
-        Op::EventHandleFree { registration }
-        | Op::EventRegisterCallback { registration, .. }
-        | Op::EventSetDroppedHandler { registration, .. } => {
-            (Kind::Event, &g.registrations, *registration)
-        }
-        _ => return None,
-    };
+    // Its variable handle or registration (a pvar call's session comes first).
+    let (kind, table, r) = op.call().args.iter().find_map(|(_, a)| match *a {
+        A::Handle(HandleKind::Pvar, r) => Some((Kind::Pvar, &g.pvar_handles, r)),
+        A::Handle(HandleKind::Cvar, r) => Some((Kind::Cvar, &g.cvar_handles, r)),
+        A::Handle(HandleKind::Registration, r) => Some((Kind::Event, &g.registrations, r)),
+        _ => None,
+    })?;
     match r {
         Ref::Made(n) => table.get(usize::from(n)).map(|l| (kind, l.index)),
         _ => None,
@@ -131,9 +118,10 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
     // A string divergence of an enum item: the item is the subject (R-STR-1..4 judged
     // against its name, as strings.yaml's item cases do), the entries the sequence
     // names are looked up by name.
-    let item = match (d.convention, found.run.get(d.step)) {
-        (true, Some(Op::EnumGetItem { enumtype, item, .. })) => {
-            item_name(&start, &found.run[..d.step], *enumtype, *item)
+    let item = match (d.convention, found.run.get(d.step).map(Op::call)) {
+        (true, Some(c)) if c.func.strings_of() == Some(SubjectKind::Item) => {
+            let (enumtype, item) = (c.int("enumtype") as u16, c.int("item") as i32);
+            item_name(&start, &found.run[..d.step], enumtype, item)
         }
         _ => None,
     };

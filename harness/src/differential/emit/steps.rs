@@ -77,6 +77,17 @@ const TABLES: [(&str, HandleKind); 4] = [
     ("r", HandleKind::Registration),
 ];
 
+/// A kind's NULL handle as the case language writes it.
+pub(super) fn null_value(k: HandleKind) -> Value {
+    match k {
+        HandleKind::Cvar => "MPI_T_CVAR_HANDLE_NULL".into(),
+        HandleKind::Session => "MPI_T_PVAR_SESSION_NULL".into(),
+        HandleKind::Pvar => "MPI_T_PVAR_HANDLE_NULL".into(),
+        // MPI-4.1 names no NULL registration constant; the case language writes 0.
+        HandleKind::Registration | HandleKind::Instance => Value::Int(0),
+    }
+}
+
 /// The value the target engine passes for a handle the sequence did not make
 /// (`Slots::resolve` with nothing made: a value no call returned), as the number a
 /// case writes: the same call, the same undefined argument (R-GEN-3).
@@ -205,15 +216,7 @@ impl Writer<'_> {
             A::Index(k, i) => self.index(k, i),
             A::Handle(k, r) => {
                 let t = TABLES.iter().position(|(_, x)| *x == k).unwrap_or(0);
-                let null = match k {
-                    HandleKind::Cvar => "MPI_T_CVAR_HANDLE_NULL".into(),
-                    HandleKind::Session => "MPI_T_PVAR_SESSION_NULL".into(),
-                    HandleKind::Pvar => "MPI_T_PVAR_HANDLE_NULL".into(),
-                    // MPI-4.1 names no NULL registration constant; the case language
-                    // writes 0.
-                    HandleKind::Registration | HandleKind::Instance => Value::Int(0),
-                };
-                self.handle(r, t, null)
+                self.handle(r, t, null_value(k))
             }
             A::Enumtype(n) => self.enumtype(n),
             A::Str(s) => Self::size(s),

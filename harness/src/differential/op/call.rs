@@ -340,3 +340,119 @@ impl Op {
         }
     }
 }
+
+/// The arguments by parameter name, as an engine carrying out the call reads them (a
+/// parameter the call does not pass reads as NULL, 0 or empty).
+impl<'a> Call<'a> {
+    fn get(&self, name: &str) -> Option<A<'a>> {
+        self.args.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+    }
+
+    /// The entry the `index` argument names: its kind and index in the mirror's
+    /// numbering.
+    pub fn entry(&self) -> Option<(Kind, i32)> {
+        match self.get("index")? {
+            A::Index(k, i) => Some((k, i)),
+            _ => None,
+        }
+    }
+
+    /// The `index` argument (-1 when none).
+    pub fn index(&self) -> i32 {
+        self.entry().map_or(-1, |(_, i)| i)
+    }
+
+    /// A handle argument (NULL when none).
+    pub fn handle(&self, name: &str) -> Ref {
+        match self.get(name) {
+            Some(A::Handle(_, r)) => r,
+            _ => Ref::Null,
+        }
+    }
+
+    /// A (buf, len) pair (both NULL when none).
+    pub fn str(&self, name: &str) -> Str {
+        match self.get(name) {
+            Some(A::Str(s)) => s,
+            _ => Str::NONE,
+        }
+    }
+
+    pub fn text(&self, name: &str) -> &'a str {
+        match self.get(name) {
+            Some(A::Text(t)) => t,
+            _ => "",
+        }
+    }
+
+    pub fn int(&self, name: &str) -> i64 {
+        match self.get(name) {
+            Some(A::Int(i)) => i,
+            Some(A::Enumtype(e)) => e.into(),
+            _ => 0,
+        }
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Some(A::Flag(true)))
+    }
+
+    pub fn level(&self) -> ThreadLevel {
+        match self.get("required") {
+            Some(A::Level(l)) => l,
+            _ => ThreadLevel::Single,
+        }
+    }
+
+    pub fn class(&self) -> Option<PvarClass> {
+        match self.get("var_class") {
+            Some(A::Class(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn safety(&self) -> CbSafety {
+        match self.get("cb_safety") {
+            Some(A::Safety(s)) => s,
+            _ => CbSafety::None,
+        }
+    }
+
+    /// What a write writes, through which handle.
+    pub fn data(&self) -> Option<(HandleKind, Ref, Data)> {
+        match self.get("data")? {
+            A::Data(k, r, d) => Some((k, r, d)),
+            _ => None,
+        }
+    }
+}
+
+/// The call as evidence names it (a crash names the call in flight):
+/// `MPI_T_cvar_read(handle: Made(0))`.
+impl std::fmt::Display for Call<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}(", self.func.c_name())?;
+        for (k, (n, a)) in self.args.iter().enumerate() {
+            let sep = if k == 0 { "" } else { ", " };
+            match a {
+                A::Index(_, i) => write!(f, "{sep}{n}: {i}")?,
+                A::Handle(_, r) => write!(f, "{sep}{n}: {r:?}")?,
+                A::Str(s) => write!(f, "{sep}{n}: {s:?}")?,
+                A::Text(t) => write!(f, "{sep}{n}: {t:?}")?,
+                A::Data(_, _, d) => write!(f, "{sep}{n}: {d:?}")?,
+                A::Enumtype(e) => write!(f, "{sep}{n}: enumtype {e}")?,
+                A::Int(i) => write!(f, "{sep}{n}: {i}")?,
+                A::Flag(b) => write!(f, "{sep}{n}: {b}")?,
+                A::Level(l) => write!(f, "{sep}{n}: {}", l.spelling())?,
+                A::Class(c) => write!(f, "{sep}{n}: {}", c.spelling())?,
+                A::Safety(s) => write!(f, "{sep}{n}: {}", s.spelling())?,
+                A::InfoNull => write!(f, "{sep}{n}: MPI_INFO_NULL")?,
+            }
+        }
+        // A name-only variant (`cvar_get_info_name_only`) or `for_all: null_outs`.
+        if self.null_outs || self.func.is_variant() {
+            write!(f, ", every other OUT argument NULL")?;
+        }
+        write!(f, ")")
+    }
+}

@@ -30,7 +30,7 @@ pub use in_process::InProcess;
 
 use super::engine::Engine;
 use super::obs::{Obs, Out};
-use super::op::{Call, Data, Op, Sees, Str, A};
+use super::op::{Call, Data, Sees, Str, A};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
 use crate::cases::funcs::{Func, Param};
 use crate::exec::calls::{self, Arg, Args, Outs};
@@ -45,12 +45,12 @@ use mpit_reference::spec::SpecEnum;
 pub const SENTINEL: i32 = -7;
 
 impl Engine for TargetEngine<'_> {
-    /// Carries out one op, naming it as the call in flight (a crash then names it).
-    fn call(&mut self, op: &Op) -> Obs {
+    /// Carries out one call, naming it as the call in flight (a crash then names it).
+    fn call(&mut self, c: &Call) -> Obs {
         if ffi::in_flight::installed() {
-            ffi::in_flight::set_fmt(format_args!("{}({op:?})", op.function()));
+            ffi::in_flight::set_fmt(format_args!("{c}"));
         }
-        let o = self.carry_out(op);
+        let o = self.carry_out(c);
         ffi::in_flight::set(None);
         o
     }
@@ -220,13 +220,12 @@ impl<'a> TargetEngine<'a> {
     /// The op as its call of the function table (`Op::call`): its arguments lowered,
     /// the call made through the executor's engine, what both engines observe of its
     /// OUT arguments read back.
-    fn carry_out(&mut self, op: &Op) -> Obs {
-        let c = op.call();
+    fn carry_out(&mut self, c: &Call) -> Obs {
         if let Sees::Raise(_) = c.sees {
             // Anything a callback recorded before (a library thread) is not this event's.
             events::forget_deliveries();
         }
-        let args = self.lower(&c);
+        let args = self.lower(c);
         let read = match c.sees {
             Sees::Read(k, r) => Some((k, r)),
             _ => None,
@@ -237,7 +236,7 @@ impl<'a> TargetEngine<'a> {
             _ => None,
         });
         let outs = self.invoke_with(c.func, &args, read, registration);
-        self.observe(&c, outs)
+        self.observe(c, outs)
     }
 
     /// One argument in the target's terms: its numbering, its handles, its ABI's numbers.
