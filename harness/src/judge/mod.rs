@@ -5,10 +5,13 @@
 //! here once, for every (buf, len) pair), `rc_set` an expectation's set of return
 //! codes, `predicates` the predicates on OUT values, `builtins` the checks over more
 //! than one call's data; `return_codes` the run-wide return-code table, `value` the
-//! values observed, `inventory` the catalog read from the library.
+//! values observed, `inventory` the catalog read from the library; `policy` the facts
+//! of single functions the generated-call oracles read (ALL_HANDLES refused, an
+//! explicit bad-index code, ...).
 
 mod builtins;
 pub mod inventory;
+pub mod policy;
 mod predicates;
 mod rc_set;
 pub mod return_codes;

@@ -70,7 +70,7 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
     // the model picked (the spec suite's cases expect the same entries).
     let both = |which: &str| either(which, op, &m.rc) && either(which, op, &t.rc);
     // MPI_T_finalize (the call that takes one initialization off, R-FIN-1).
-    let finalize = op.func().depth() < 0;
+    let ends_init = op.func().depth() < 0;
     match op {
         // Outside the interface, a call that passes a handle or session.
         _ if !g.initialized() && handle_outside(op) && both(HANDLE_OUTSIDE_THE_INTERFACE) => {
@@ -109,7 +109,7 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         // R-FIN-1, MPI-4.1 §15.3.4 (specs/readings.yaml fin1.corresponding_return_code):
         // an extra finalize returns "a corresponding return code"; strict
         // reading NOT_INITIALIZED, any MPI_T error otherwise.
-        _ if finalize && m.rc == T(TErr::NotInitialized) && t.rc == Success => {
+        _ if ends_init && m.rc == T(TErr::NotInitialized) && t.rc == Success => {
             return Some(cx.div(
                 "R-FIN-1",
                 Level::Must,
@@ -118,7 +118,7 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
                 t,
             ));
         }
-        _ if finalize && m.rc == T(TErr::NotInitialized) && matches!(t.rc, T(_)) => {
+        _ if ends_init && m.rc == T(TErr::NotInitialized) && matches!(t.rc, T(_)) => {
             return Some(cx.div(
                 "R-FIN-1",
                 Level::Should,

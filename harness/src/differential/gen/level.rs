@@ -5,8 +5,11 @@
 //! the call whatever the session, a second start of a started handle, a readreset of a
 //! read-only non-atomic variable.
 
-use super::{Gen, Life};
-use crate::differential::op::{Act, Kind, Op, Ref, Str};
+use super::Gen;
+use crate::cases::funcs::Group;
+use crate::differential::op::{Act, Call, Op, Ref, A};
+use crate::differential::HandleKind;
+use crate::judge::policy::{self, Policy};
 use crate::judge::return_codes::{
     Table, BAD_INDEX_EXPLICIT, BAD_INDEX_TABLE_ONLY, NULL_OUT_UNSTATED, UNDEFINED_ARGUMENT,
 };
@@ -36,56 +39,30 @@ impl Levels {
 }
 
 impl Gen {
-    /// A live pvar handle used with a live session it was not allocated in (R-PH-1).
+    /// The live pvar handle and live session a call names, when the handle was not
+    /// allocated in that session (R-PH-1).
     pub fn foreign_session(&self, op: &Op) -> bool {
-        let (Op::Pvar {
-            session: Ref::Made(s),
-            handle: Ref::Made(h),
-            ..
-        }
-        | Op::PvarRead {
-            session: Ref::Made(s),
-            handle: Ref::Made(h),
-            ..
-        }
-        | Op::PvarWrite {
-            session: Ref::Made(s),
-            handle: Ref::Made(h),
-            ..
-        }
-        | Op::PvarHandleFree {
-            session: Ref::Made(s),
-            handle: Ref::Made(h),
-        }) = op
-        else {
+        let c = op.call();
+        let (Ref::Made(s), Some(Ref::Made(h))) = (c.handle("session"), pvar_handle(&c)) else {
             return false;
         };
-        Self::live(&self.sessions, Ref::Made(*s))
+        Self::live(&self.sessions, Ref::Made(s))
             && self
                 .pvar_handles
-                .get(usize::from(*h))
-                .is_some_and(|l| l.live && l.session != *s)
+                .get(usize::from(h))
+                .is_some_and(|l| l.live && l.session != s)
     }
 
     /// The error a pvar call gets from its variable alone, whatever the session:
     /// start/stop of a continuous one (R-PSTART-1), write or reset of a read-only one
     /// (R-PWRITE-1, R-PRESET-1), readreset of a non-atomic one (R-PRR-1).
     pub fn refusal(&self, op: &Op) -> Option<TErr> {
-        let (act, h) = match op {
-            Op::Pvar {
-                act,
-                handle: Ref::Made(h),
-                ..
-            } => (Some(*act), *h),
-            Op::PvarWrite {
-                handle: Ref::Made(h),
-                ..
-            } => (Some(Act::Reset), *h),
-            Op::PvarRead {
-                reset: true,
-                handle: Ref::Made(h),
-                ..
-            } => (None, *h),
+        let c = op.call();
+        let (act, h) = match (op, pvar_handle(&c)) {
+            (Op::Pvar { act, .. }, Some(Ref::Made(h))) => (Some(*act), h),
+            // A write refuses what a reset refuses.
+            (_, Some(Ref::Made(h))) if c.data().is_some() => (Some(Act::Reset), h),
+            (_, Some(Ref::Made(h))) if op.resets() => (None, h),
             _ => return None,
         };
         let l = self.pvar_handles.get(usize::from(h))?;
@@ -127,16 +104,11 @@ impl Gen {
     /// Whether `op` is a readreset of a handle on a read-only variable that cannot be
     /// read and reset atomically (two refusals at once).
     pub fn readonly_non_atomic(&self, op: &Op) -> bool {
-        let Op::PvarRead {
-            reset: true,
-            handle: Ref::Made(h),
-            ..
-        } = op
-        else {
+        let Some(Ref::Made(h)) = pvar_handle(&op.call()).filter(|_| op.resets()) else {
             return false;
         };
         self.pvar_handles
-            .get(usize::from(*h))
+            .get(usize::from(h))
             .and_then(|l| {
                 self.mirror
                     .catalog
@@ -146,129 +118,89 @@ impl Gen {
             .is_some_and(|p| p.readonly && !p.atomic)
     }
 
-    /// The level at which the standard fixes this op's outcome here (the
-    /// conditions' levels are specs/return-codes.yaml `levels:`, which the spec suite's
-    /// cases follow too).
+    /// The level at which the standard fixes this op's outcome here, by the condition
+    /// of its call's arguments (the conditions' levels are specs/return-codes.yaml
+    /// `levels:`, which the spec suite's cases follow too; which functions meet one is
+    /// `judge::policy`): a handle argument that is not valid, an index out of range,
+    /// an enumeration item out of range, every OUT argument NULL.
     pub fn level(&self, op: &Op) -> Level {
+        let c = op.call();
         if !self.initialized() {
-            // R-INIT-1: NOT_INITIALIZED from every routine but init, before init.
-            return match op {
-                Op::Finalize => Level::Should,
-                _ => Level::Must,
+            // R-INIT-1: NOT_INITIALIZED from every routine but init, before init; an
+            // extra finalize's code is read two ways (R-FIN-1).
+            return match c.func.depth() < 0 {
+                true => Level::Should,
+                false => Level::Must,
             };
         }
-        let bad_ref = |t: &[Life], r: Ref| !Self::live(t, r);
         let &Levels {
             table_only,
             explicit,
             undefined,
             null_out_unstated,
         } = Levels::shared();
-        match op {
-            // Every OUT argument NULL where no sentence says NULL is ignored
-            // (specs/return-codes.yaml `null_out_unstated`).
-            Op::EnumGetInfo { name, .. } | Op::EnumGetItem { name, .. } if *name == Str::NONE => {
-                null_out_unstated
-            }
-            Op::GetInfo {
-                kind: Kind::Source,
-                desc,
-                ..
-            } if *desc == Str::NONE => null_out_unstated,
-            // specs/return-codes.yaml `levels:`: a bad index is table-only (SHOULD) for cvar, pvar, category
-            // and enum; explicit (MUST) for events and source timestamps.
-            Op::GetInfo { kind, index, .. } if !self.in_range(*kind, *index) => match kind {
-                Kind::Event => explicit,
-                _ => table_only,
-            },
-            Op::CategoryMembers { index, .. } | Op::CategoryGetNumEvents { index }
-                if !self.in_range(Kind::Category, *index) =>
-            {
-                table_only
-            }
-            Op::SourceGetTimestamp { index } if !self.in_range(Kind::Source, *index) => explicit,
-            Op::EnumGetItem { .. } if !self.valid(op) || self.mode.robustness => match op {
-                Op::EnumGetItem { item, enumtype, .. } => {
-                    let n = self
-                        .enums
-                        .get(*enumtype as usize)
-                        .and_then(|e| self.mirror.catalog.enums.iter().find(|x| &x.name == e))
-                        .map_or(0, |x| x.items.len() as i32);
-                    if *item < 0 || *item >= n {
-                        table_only
-                    } else {
-                        Level::Must
-                    }
-                }
-                _ => Level::Must,
-            },
-            Op::CvarHandleAlloc { index } if !self.in_range(Kind::Cvar, *index) => table_only,
-            Op::PvarHandleAlloc { index, session } => {
-                if bad_ref(&self.sessions, *session) {
-                    undefined
-                } else if !self.in_range(Kind::Pvar, *index) {
-                    table_only
-                } else {
-                    Level::Must
-                }
-            }
-            // Its text names no code for a bad index (unlike event_get_info's).
-            Op::EventHandleAlloc { index } if !self.in_range(Kind::Event, *index) => table_only,
-            Op::CvarHandleFree { handle }
-            | Op::CvarRead { handle }
-            | Op::CvarWrite { handle, .. }
-                if bad_ref(&self.cvar_handles, *handle) =>
-            {
-                undefined
-            }
-            Op::SessionFree { session } if bad_ref(&self.sessions, *session) => undefined,
-            Op::Pvar {
-                session, handle, ..
-            } if *handle == Ref::All => {
-                if bad_ref(&self.sessions, *session) {
-                    undefined
-                } else {
-                    Level::Must
-                }
-            }
-            // "cannot be used" with read/write/readreset, no code given: undefined.
-            Op::PvarRead {
-                handle: Ref::All, ..
-            }
-            | Op::PvarWrite {
-                handle: Ref::All, ..
-            } => undefined,
-            Op::PvarHandleFree { session, handle }
-            | Op::Pvar {
-                session, handle, ..
-            }
-            | Op::PvarRead {
-                session, handle, ..
-            }
-            | Op::PvarWrite {
-                session, handle, ..
-            } => {
-                if bad_ref(&self.sessions, *session) || bad_ref(&self.pvar_handles, *handle) {
-                    undefined
-                } else {
-                    // A live handle with another live session: explicit INVALID_HANDLE.
-                    Level::Must
-                }
-            }
-            Op::EventRegisterCallback { registration, .. }
-            | Op::EventSetDroppedHandler { registration, .. }
-                if bad_ref(&self.registrations, *registration) =>
-            {
-                undefined
-            }
-            // R-EVT-INST: an instance is valid only during its callback.
-            Op::EventReadAfter { .. } => undefined,
-            // R-EVT-FREE: INVALID_HANDLE for a freed or NULL registration is explicit;
-            // a foreign value is undefined.
-            Op::EventHandleFree {
-                registration: Ref::Foreign(_),
-            } => undefined,
-            _ => Level::Must,
+        let f = c.func;
+        // Every OUT argument NULL where no sentence says NULL is ignored.
+        if c.null_outs && policy::has(f, Policy::NullOutUnstated) {
+            return null_out_unstated;
         }
+        // A handle, session or registration not valid here: undefined, unless the
+        // function's text names the code for a NULL or freed one (R-EVT-FREE).
+        for (_, a) in &c.args {
+            let A::Handle(k, r) = *a else { continue };
+            let table = match k {
+                HandleKind::Cvar => &self.cvar_handles,
+                HandleKind::Session => &self.sessions,
+                HandleKind::Pvar => &self.pvar_handles,
+                HandleKind::Registration => &self.registrations,
+                // R-EVT-INST: an instance is valid only during its callback.
+                HandleKind::Instance => return undefined,
+            };
+            // MPI_T_PVAR_ALL_HANDLES is a handle of start, stop and reset (R-PSTART-2);
+            // read, write and readreset "cannot" take it, no code given (R-PREAD-1).
+            if r == Ref::All {
+                match op {
+                    Op::Pvar { .. } => continue,
+                    _ => return undefined,
+                }
+            }
+            let explicit_code =
+                policy::has(f, Policy::HandleExplicit) && !matches!(r, Ref::Foreign(_));
+            if !Self::live(table, r) && !explicit_code {
+                return undefined;
+            }
+        }
+        // An index out of range: explicit where the function's text names the code
+        // (R-EVT-IDX, R-SRC-TS), else only the table lists it (SHOULD). Not the
+        // reference's hooks, which are no MPI_T function.
+        if let Some((k, i)) = c.entry() {
+            if !self.in_range(k, i) && f.group() != Group::Harness {
+                return match policy::has(f, Policy::BadIndexExplicit) {
+                    true => explicit,
+                    false => table_only,
+                };
+            }
+        }
+        // An enumeration's item out of range: only the table lists the code.
+        if f.param("item").is_some() && (!self.valid(op) || self.mode.robustness) {
+            let n = self
+                .enums
+                .get(c.int("enumtype") as usize)
+                .and_then(|e| self.mirror.catalog.enums.iter().find(|x| &x.name == e))
+                .map_or(0, |x| x.items.len() as i32);
+            let item = c.int("item") as i32;
+            if item < 0 || item >= n {
+                return table_only;
+            }
+        }
+        Level::Must
     }
+}
+
+/// The pvar handle a call passes (`MPI_T_PVAR_ALL_HANDLES` included), if any.
+fn pvar_handle(c: &Call) -> Option<Ref> {
+    c.args.iter().find_map(|(_, a)| match a {
+        A::Handle(HandleKind::Pvar, r) => Some(*r),
+        _ => None,
+    })
 }

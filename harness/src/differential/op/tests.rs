@@ -227,3 +227,47 @@ fn every_op_cites_a_rule_of_the_clauses() {
         );
     }
 }
+
+/// An op's call passes only parameters of its function and reads only its OUTs: the
+/// executor's engine looks arguments up by name and passes a default for one it does
+/// not find, so a misspelt name would be a silent change of the call, and an OUT the
+/// function does not return would be compared as absent on both sides.
+#[test]
+fn every_call_names_its_functions_parameters_and_outs() {
+    use crate::cases::funcs::Param;
+    for op in every_op() {
+        let c = op.call();
+        for (n, _) in c.args.iter().chain(&c.implied) {
+            assert!(
+                c.func.param(n).is_some(),
+                "{op:?}: {n} is no parameter of {}",
+                c.func.yaml()
+            );
+        }
+        let outs: Vec<&str> = match c.sees {
+            Sees::Code | Sees::Raise(_) => vec![],
+            Sees::Provided => vec!["provided"],
+            Sees::Count(_) => vec!["num"],
+            Sees::Index(_) => vec!["index"],
+            Sees::Members(_) => vec!["indices", "overrun"],
+            Sees::Int(o) => vec![o],
+            Sees::Update => vec!["update_number"],
+            Sees::Named(o) => vec![o, "name"],
+            Sees::Info(_) | Sees::NameOnly => vec!["name"],
+            Sees::Alloc { out, .. } | Sees::Free { out, .. } => vec![out],
+            Sees::Read(..) => vec!["bytes"],
+            Sees::InfoObject => vec!["info"],
+        };
+        for o in outs {
+            assert!(
+                c.func.outs().contains(&o),
+                "{op:?}: {o} is no OUT of {}",
+                c.func.yaml()
+            );
+        }
+        // A NULL pair of the name is written only as a `for_all: null_outs` round.
+        if c.str("name") == Str::NONE && c.func.param("name") == Some(Param::Str) {
+            assert!(c.null_outs, "{op:?}: a NULL name pair outside null_outs");
+        }
+    }
+}

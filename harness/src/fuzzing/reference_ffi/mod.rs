@@ -6,7 +6,7 @@
 //! An input is a sequence of functions of the case language's table
 //! (`cases::funcs::Func`) with one argument per parameter, decoded by the parameter's
 //! role (`input`, `roles`); what the oracle holds single functions to is the small
-//! table of `policy`; everything else is checked by the table's columns and the OUT
+//! table of `judge::policy`; everything else is checked by the table's columns and the OUT
 //! names (`ops::checks`).
 //!
 //! The reference promises (reference/src/ffi/mod.rs) that every handle value goes
@@ -36,7 +36,6 @@
 
 mod input;
 mod ops;
-mod policy;
 mod roles;
 
 use super::{library_from_env, setup_failed, FuzzSetupError, ENV_REFERENCE_LIB};

@@ -5,8 +5,8 @@
 //! to the table is fuzzed without code here unless it brings a parameter name of its
 //! own (which then gets the generic small-number decoder).
 
-use super::policy::{self, Policy};
 use crate::cases::funcs::{Func, Group, Param};
+use crate::judge::policy::{self, Policy};
 use crate::kind::Kind;
 
 /// Which handles a handle argument is drawn from (`input::H::Typed`), and which pool a

@@ -2,7 +2,7 @@
 //! (`Func::outs`), not by function: the return code, the string pairs, the R-STR-5
 //! lengths, what was written outside a buffer or array, the initialization count, the
 //! pools (allocations join, frees leave with the kind's NULL handle) and the refusals
-//! of `policy` and of stale handles.
+//! of `judge::policy` and of stale handles.
 
 use super::super::roles::{Plan, Pool, Role};
 use super::super::{check_buf, check_mpi_rc, check_str, check_t_rc};
