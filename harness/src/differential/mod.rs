@@ -3,7 +3,8 @@
 //! target, and the comparator reports every outcome the standard determines that
 //! differs, with the clause it breaks.
 //!
-//! - [`op`]: one call and its arguments ([`Op`]), in a form both engines carry out;
+//! - [`op`]: one generated call and its arguments ([`Op`]), and its one lowering into
+//!   the function table's vocabulary (`op::Call`), which both engines carry out;
 //! - [`gen`]: which calls make sense next ([`Gen`], the shape of the model's state:
 //!   live sessions and handles, init depth), for proptest and for cargo-fuzz;
 //! - [`engine`]: the `Engine` trait both engines implement, one call in, one [`Obs`]

@@ -1,5 +1,6 @@
-//! The reference engine: ops carried out on [`mpit_reference::model::Model`] loaded
-//! with the mirrored catalog, outputs in [`Obs`] form. Strings go through the
+//! The reference engine: an op's call of the function table (`Op::call`) carried out
+//! on [`mpit_reference::model::Model`] loaded with the mirrored catalog, its arguments
+//! read by parameter name, outputs in [`Obs`] form. Strings go through the
 //! reference's one implementation of the convention (`mpit_reference::strings`).
 
 use super::engine::Engine;

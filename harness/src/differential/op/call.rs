@@ -1,8 +1,11 @@
 //! An op as a call of the function table ([`Call`]): the entry it calls, its
 //! arguments by parameter name in the sequence's terms, and what both engines observe
-//! of its OUT arguments. The target engine (`target/`) passes the arguments and reads
-//! the OUTs by it, and the YAML writer (`emit/steps.rs`) writes the arguments by it:
-//! one translation of each op, not one per reader.
+//! of its OUT arguments. Both engines carry out this call (`Engine::call`): the target
+//! engine (`target/`) resolves each argument in the library's terms and reads the OUTs
+//! by [`Sees`], the model engine (`model.rs`) reads the arguments by name. The YAML
+//! writer (`emit/steps.rs`) writes the arguments, and the comparator and the writer's
+//! expectations ask the call what it is. One translation of each op, not one per
+//! reader.
 
 use super::{callback_tag, Data, Kind, Op, Ref, Str};
 use crate::cases::funcs::Func;
@@ -85,8 +88,9 @@ pub struct Call<'a> {
     pub func: Func,
     pub args: Vec<(&'static str, A<'a>)>,
     /// Passed by the target engine, left out of a written case: the executor's
-    /// default for the parameter is the same value (`exec/args.rs`), or the case's
-    /// `for_all: null_outs` passes it.
+    /// default for the parameter is the same value (`exec/args.rs`), or with
+    /// `null_outs` the NULL arguments make it moot (no array is asked for through a
+    /// NULL `num_elements`).
     pub implied: Vec<(&'static str, A<'a>)>,
     /// Every OUT argument of the function not passed above is NULL (R-CVAR-3); a
     /// written case passes each NULL in turn, then all (`for_all: null_outs`).

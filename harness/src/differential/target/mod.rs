@@ -1,21 +1,23 @@
-//! The target engine: ops carried out on a loaded library through the case executor's
-//! engine (`exec::calls::invoke`, the safe wrappers of `target::ffi`), outputs decoded
-//! with the target's ABI profile into [`Obs`] form and renumbered into the mirror's
-//! numbering. Runs in a worker process (`remote`) or, for the in-process fuzzer, in the
-//! fuzzer's own process.
+//! The target engine: calls carried out on a loaded library through the case
+//! executor's engine (`exec::calls::invoke`, the safe wrappers of `target::ffi`),
+//! outputs decoded with the target's ABI profile into [`Obs`] form and renumbered into
+//! the mirror's numbering. Runs in a worker process (`remote`) or, for the in-process
+//! fuzzer, in the fuzzer's own process.
 //!
-//! Each op is lowered to a function of the table (`cases::funcs::Func`) and its
-//! arguments: handles resolved, indices in the target's numbering, string pairs, the
-//! bytes a write passes, the OUT arguments passed as NULL. The named OUT values come
-//! back as `Func::outs` names them and become the op's [`Obs`]. What a call needs of the
-//! catalog (read sizes, an event type's element sizes) is `lower::OpLayout`'s, from the
-//! handles the sequence made and the mirror's catalog.
+//! It names no function: each op comes lowered into its call of the table
+//! (`Op::call`), and each argument is resolved here by what it is (`A`): a handle the
+//! sequence made, an index in the target's numbering, a string pair, a spec constant
+//! as the ABI's number, the bytes a write passes, the OUT arguments passed as NULL.
+//! The named OUT values come back as `Func::outs` names them and become the call's
+//! [`Obs`] by what both engines observe of it (`Sees`). What a call needs of the
+//! catalog (read sizes, an event type's element sizes) is `lower::OpLayout`'s, from
+//! the handles the sequence made and the mirror's catalog.
 //!
 //! This module holds the engine, its handles, and the calls whose outputs are a code,
-//! a handle, a value read or an index; two larger calls have a module each:
+//! a handle, a value read or an index; two larger outcomes have a module each:
 //!
 //! - `info`: `*_get_info` of each kind, every OUT argument decoded (MPI-4.1 §15.3.6
-//!   to §15.3.9), or the name alone with every other OUT argument NULL;
+//!   to §15.3.9);
 //! - `events`: the reference's raised events and the callbacks the recorder saw run
 //!   (§15.3.8), and what a callback reads.
 //!
