@@ -10,6 +10,7 @@
 use super::{callback_tag, Data, Kind, Op, Ref, Str};
 use crate::cases::funcs::Func;
 use crate::differential::HandleKind;
+use arrayvec::ArrayVec;
 use mpit_reference::model::Members;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 
@@ -79,6 +80,11 @@ pub enum Sees {
     Raise(i32),
 }
 
+/// A call's arguments by parameter name: at most five (`event_register_callback`),
+/// on the stack, since every call compared is lowered several times (its engines, the
+/// comparator's level and value tracking).
+pub type Args<'a> = ArrayVec<(&'static str, A<'a>), 5>;
+
 /// One op in the function table's vocabulary: the entry it calls, its arguments by
 /// parameter name (`Func::params`), and what both engines observe of its OUTs. The one
 /// translation of an op into a call: the target engine passes these arguments, the
@@ -86,12 +92,12 @@ pub enum Sees {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call<'a> {
     pub func: Func,
-    pub args: Vec<(&'static str, A<'a>)>,
+    pub args: Args<'a>,
     /// Passed by the target engine, left out of a written case: the executor's
     /// default for the parameter is the same value (`exec/args.rs`), or with
     /// `null_outs` the NULL arguments make it moot (no array is asked for through a
     /// NULL `num_elements`).
-    pub implied: Vec<(&'static str, A<'a>)>,
+    pub implied: Args<'a>,
     /// Every OUT argument of the function not passed above is NULL (R-CVAR-3); a
     /// written case passes each NULL in turn, then all (`for_all: null_outs`).
     pub null_outs: bool,
@@ -101,10 +107,10 @@ pub struct Call<'a> {
 impl Op {
     /// This op as a call of the function table ([`Call`]).
     pub fn call<'a>(&'a self) -> Call<'a> {
-        let c = |args: Vec<(&'static str, A<'a>)>, sees| Call {
+        let c = |args: &[(&'static str, A<'a>)], sees| Call {
             func: self.func(),
-            args,
-            implied: Vec::new(),
+            args: args.iter().copied().collect(),
+            implied: Args::new(),
             null_outs: false,
             sees,
         };
@@ -113,30 +119,28 @@ impl Op {
         let cvar = |r: Ref| ("handle", A::Handle(HandleKind::Cvar, r));
         let reg = |r: Ref| ("registration", A::Handle(HandleKind::Registration, r));
         match self {
-            Op::InitThread { required } => {
-                c(vec![("required", A::Level(*required))], Sees::Provided)
-            }
-            Op::Finalize | Op::MpiInit => c(vec![], Sees::Code),
-            Op::GetNum(k) => c(vec![], Sees::Count(*k)),
+            Op::InitThread { required } => c(&[("required", A::Level(*required))], Sees::Provided),
+            Op::Finalize | Op::MpiInit => c(&[], Sees::Code),
+            Op::GetNum(k) => c(&[], Sees::Count(*k)),
             Op::GetInfo {
                 kind,
                 index,
                 name,
                 desc,
             } => {
-                let args = vec![("index", A::Index(*kind, *index)), ("name", A::Str(*name))];
+                let args = [("index", A::Index(*kind, *index)), ("name", A::Str(*name))];
                 let event = *kind == Kind::Event;
                 // The name alone: `*_get_info_name_only` (Op::func), or for events and
                 // sources every other OUT argument NULL, no array asked.
                 if *desc == Str::NONE {
-                    let mut call = c(args, Sees::NameOnly);
+                    let mut call = c(&args, Sees::NameOnly);
                     call.null_outs = matches!(kind, Kind::Event | Kind::Source);
                     if event {
                         call.implied.push(("capacity", A::Int(0)));
                     }
                     return call;
                 }
-                let mut call = c(args, Sees::Info(*kind));
+                let mut call = c(&args, Sees::Info(*kind));
                 call.args.push(("desc", A::Str(*desc)));
                 // Arrays of 64 elements (the executor's default `capacity`).
                 if event {
@@ -144,9 +148,9 @@ impl Op {
                 }
                 call
             }
-            Op::GetIndex { kind, name } => c(vec![("name", A::Text(name))], Sees::Index(*kind)),
+            Op::GetIndex { kind, name } => c(&[("name", A::Text(name))], Sees::Index(*kind)),
             Op::PvarGetIndex { name, class } => c(
-                vec![("name", A::Text(name)), ("var_class", A::Class(*class))],
+                &[("name", A::Text(name)), ("var_class", A::Class(*class))],
                 Sees::Index(Kind::Pvar),
             ),
             Op::CategoryMembers { index, which, len } => {
@@ -157,7 +161,7 @@ impl Op {
                     Members::Categories => Kind::Category,
                 };
                 c(
-                    vec![
+                    &[
                         ("index", A::Index(Kind::Category, *index)),
                         ("len", A::Int((*len).into())),
                     ],
@@ -165,45 +169,31 @@ impl Op {
                 )
             }
             Op::CategoryGetNumEvents { index } => c(
-                vec![("index", A::Index(Kind::Category, *index))],
+                &[("index", A::Index(Kind::Category, *index))],
                 Sees::Int("num"),
             ),
-            Op::CategoryChanged => c(vec![], Sees::Update),
+            Op::CategoryChanged => c(&[], Sees::Update),
             Op::EnumGetInfo { enumtype, name } => {
-                let mut call = c(
-                    vec![
-                        ("enumtype", A::Enumtype(*enumtype)),
-                        ("name", A::Str(*name)),
-                    ],
-                    Sees::Named("num"),
-                );
-                call.null_outs = *name == Str::NONE;
-                if call.null_outs {
-                    call.sees = Sees::Code;
-                }
-                call
+                let args = [
+                    ("enumtype", A::Enumtype(*enumtype)),
+                    ("name", A::Str(*name)),
+                ];
+                every_out_null_with(c(&args, Sees::Named("num")), *name)
             }
             Op::EnumGetItem {
                 enumtype,
                 item,
                 name,
             } => {
-                let mut call = c(
-                    vec![
-                        ("enumtype", A::Enumtype(*enumtype)),
-                        ("item", A::Int((*item).into())),
-                        ("name", A::Str(*name)),
-                    ],
-                    Sees::Named("value"),
-                );
-                call.null_outs = *name == Str::NONE;
-                if call.null_outs {
-                    call.sees = Sees::Code;
-                }
-                call
+                let args = [
+                    ("enumtype", A::Enumtype(*enumtype)),
+                    ("item", A::Int((*item).into())),
+                    ("name", A::Str(*name)),
+                ];
+                every_out_null_with(c(&args, Sees::Named("value")), *name)
             }
             Op::CvarHandleAlloc { index } => c(
-                vec![("index", A::Index(Kind::Cvar, *index))],
+                &[("index", A::Index(Kind::Cvar, *index))],
                 Sees::Alloc {
                     kind: HandleKind::Cvar,
                     out: "handle",
@@ -211,24 +201,22 @@ impl Op {
                 },
             ),
             Op::CvarHandleFree { handle } => c(
-                vec![cvar(*handle)],
+                &[cvar(*handle)],
                 Sees::Free {
                     kind: HandleKind::Cvar,
                     out: "handle",
                 },
             ),
-            Op::CvarRead { handle } => {
-                c(vec![cvar(*handle)], Sees::Read(HandleKind::Cvar, *handle))
-            }
+            Op::CvarRead { handle } => c(&[cvar(*handle)], Sees::Read(HandleKind::Cvar, *handle)),
             Op::CvarWrite { handle, data } => c(
-                vec![
+                &[
                     cvar(*handle),
                     ("data", A::Data(HandleKind::Cvar, *handle, *data)),
                 ],
                 Sees::Code,
             ),
             Op::SessionCreate => c(
-                vec![],
+                &[],
                 Sees::Alloc {
                     kind: HandleKind::Session,
                     out: "session",
@@ -236,14 +224,14 @@ impl Op {
                 },
             ),
             Op::SessionFree { session: s } => c(
-                vec![session(*s)],
+                &[session(*s)],
                 Sees::Free {
                     kind: HandleKind::Session,
                     out: "session",
                 },
             ),
             Op::PvarHandleAlloc { session: s, index } => c(
-                vec![session(*s), ("index", A::Index(Kind::Pvar, *index))],
+                &[session(*s), ("index", A::Index(Kind::Pvar, *index))],
                 Sees::Alloc {
                     kind: HandleKind::Pvar,
                     out: "handle",
@@ -251,7 +239,7 @@ impl Op {
                 },
             ),
             Op::PvarHandleFree { session: s, handle } => c(
-                vec![session(*s), pvar(*handle)],
+                &[session(*s), pvar(*handle)],
                 Sees::Free {
                     kind: HandleKind::Pvar,
                     out: "handle",
@@ -259,11 +247,11 @@ impl Op {
             ),
             Op::Pvar {
                 session: s, handle, ..
-            } => c(vec![session(*s), pvar(*handle)], Sees::Code),
+            } => c(&[session(*s), pvar(*handle)], Sees::Code),
             Op::PvarRead {
                 session: s, handle, ..
             } => c(
-                vec![session(*s), pvar(*handle)],
+                &[session(*s), pvar(*handle)],
                 Sees::Read(HandleKind::Pvar, *handle),
             ),
             Op::PvarWrite {
@@ -271,7 +259,7 @@ impl Op {
                 handle,
                 data,
             } => c(
-                vec![
+                &[
                     session(*s),
                     pvar(*handle),
                     ("data", A::Data(HandleKind::Pvar, *handle, *data)),
@@ -280,11 +268,11 @@ impl Op {
             ),
             // The timestamp's ticks are the library's clock: nothing to compare.
             Op::SourceGetTimestamp { index } => {
-                c(vec![("index", A::Index(Kind::Source, *index))], Sees::Code)
+                c(&[("index", A::Index(Kind::Source, *index))], Sees::Code)
             }
             Op::EventHandleAlloc { index } => {
                 let mut call = c(
-                    vec![("index", A::Index(Kind::Event, *index))],
+                    &[("index", A::Index(Kind::Event, *index))],
                     Sees::Alloc {
                         kind: HandleKind::Registration,
                         out: "registration",
@@ -296,12 +284,12 @@ impl Op {
             }
             // No free callback (`free_callback` NULL).
             Op::EventHandleFree { registration } => c(
-                vec![reg(*registration), ("free_callback", A::Flag(false))],
+                &[reg(*registration), ("free_callback", A::Flag(false))],
                 Sees::Code,
             ),
-            Op::Simulate { steps } => c(vec![("steps", A::Int((*steps).into()))], Sees::Code),
+            Op::Simulate { steps } => c(&[("steps", A::Int((*steps).into()))], Sees::Code),
             Op::EventInfoObject { index } => c(
-                vec![("index", A::Index(Kind::Event, *index))],
+                &[("index", A::Index(Kind::Event, *index))],
                 Sees::InfoObject,
             ),
             // The recording callback (`callback`), reading the event type's elements.
@@ -310,7 +298,7 @@ impl Op {
                 safety,
                 set,
             } => c(
-                vec![
+                &[
                     reg(*registration),
                     ("cb_safety", A::Safety(*safety)),
                     ("info", A::InfoNull),
@@ -320,18 +308,18 @@ impl Op {
                 Sees::Code,
             ),
             Op::EventSetDroppedHandler { registration, set } => c(
-                vec![reg(*registration), ("handler", A::Flag(*set))],
+                &[reg(*registration), ("handler", A::Flag(*set))],
                 Sees::Code,
             ),
             Op::RaiseEvent { index, required } => c(
-                vec![
+                &[
                     ("index", A::Index(Kind::Event, *index)),
                     ("cb_safety", A::Safety(*required)),
                 ],
                 Sees::Raise(*index),
             ),
             Op::EventReadAfter { instance } => c(
-                vec![
+                &[
                     (
                         "instance",
                         A::Handle(HandleKind::Instance, Ref::Made(*instance)),
@@ -343,6 +331,16 @@ impl Op {
             ),
         }
     }
+}
+
+/// An enumeration query whose name pair is NULL passes every other OUT argument NULL
+/// too (R-CVAR-3 by analogy): only the code comes back.
+fn every_out_null_with(mut call: Call<'_>, name: Str) -> Call<'_> {
+    if name == Str::NONE {
+        call.null_outs = true;
+        call.sees = Sees::Code;
+    }
+    call
 }
 
 /// The arguments by parameter name, as an engine carrying out the call reads them (a
