@@ -5,7 +5,7 @@
 
 use super::engine::Engine;
 use super::obs::{Obs, Out, Ran, StrObs};
-use super::op::{Call, Data, Kind, Sees, Str};
+use super::op::{Call, Data, Kind, Str};
 use super::{HandleKind, Made, Mirror, Slots};
 use crate::cases::funcs::Func;
 use mpit_reference::faults::Faults;
@@ -110,11 +110,11 @@ impl Engine for ModelEngine {
             }
             Finalize => Obs::rc(rc(&m.finalize())),
             CvarGetNum | PvarGetNum | CategoryGetNum | EventGetNum | SourceGetNum => {
-                let r = match c.sees {
-                    Sees::Count(Kind::Cvar) => m.cvar_get_num(),
-                    Sees::Count(Kind::Pvar) => m.pvar_get_num(),
-                    Sees::Count(Kind::Category) => m.category_get_num(),
-                    Sees::Count(Kind::Event) => m.event_get_num(),
+                let r = match c.func {
+                    CvarGetNum => m.cvar_get_num(),
+                    PvarGetNum => m.pvar_get_num(),
+                    CategoryGetNum => m.category_get_num(),
+                    EventGetNum => m.event_get_num(),
                     _ => m.source_get_num(),
                 };
                 let o = Obs::rc(rc(&r));
@@ -142,10 +142,10 @@ impl Engine for ModelEngine {
                 index_obs(m.pvar_get_index(c.text("name"), class))
             }
             CategoryGetCvars | CategoryGetPvars | CategoryGetEvents | CategoryGetCategories => {
-                let which = match c.sees {
-                    Sees::Members(Kind::Cvar) => Members::Cvars,
-                    Sees::Members(Kind::Pvar) => Members::Pvars,
-                    Sees::Members(Kind::Event) => Members::Events,
+                let which = match c.func {
+                    CategoryGetCvars => Members::Cvars,
+                    CategoryGetPvars => Members::Pvars,
+                    CategoryGetEvents => Members::Events,
                     _ => Members::Categories,
                 };
                 let r = m.category_get_members(index, which, c.int("len") as i32);
