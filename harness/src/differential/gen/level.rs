@@ -156,12 +156,14 @@ impl Gen {
                 // R-EVT-INST: an instance is valid only during its callback.
                 HandleKind::Instance => return undefined,
             };
-            // MPI_T_PVAR_ALL_HANDLES is a handle of start, stop and reset (R-PSTART-2);
-            // read, write and readreset "cannot" take it, no code given (R-PREAD-1).
+            // MPI_T_PVAR_ALL_HANDLES: read, write and readreset "cannot" take it, no code
+            // given (R-PREAD-1, `judge::policy`); start, stop and reset take it
+            // (R-PSTART-2); it is no handle of any other call.
             if r == Ref::All {
-                match op {
-                    Op::Pvar { .. } => continue,
-                    _ => return undefined,
+                let takes_it = matches!(op, Op::Pvar { .. });
+                match policy::has(f, Policy::RefusesAllHandles) || !takes_it {
+                    true => return undefined,
+                    false => continue,
                 }
             }
             let explicit_code =

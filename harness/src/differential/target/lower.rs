@@ -64,7 +64,7 @@ impl Layout for OpLayout<'_> {
 }
 
 /// A string OUT pair as the comparator sees it.
-pub fn str_out(o: &StrOut) -> Out {
+fn str_out(o: &StrOut) -> Out {
     Out::Str(StrObs {
         buf: o.buf.clone(),
         len: o.len,
