@@ -256,7 +256,8 @@ impl Writer<'_> {
     /// number; and the instances a raise delivered, counted for `instance`.
     fn saves(&mut self, s: &mut WrittenStep, c: &Call, m: &Obs) {
         match c.sees {
-            Sees::Alloc { kind, out, .. } if m.ok() => {
+            Sees::Alloc { kind, .. } if m.ok() => {
+                let out = c.handle_out();
                 if let Some(t) = TABLES.iter().position(|(_, x)| *x == kind) {
                     s.save.push(format!("{}{}", TABLES[t].0, self.made[t]), out);
                     self.made[t] += 1;

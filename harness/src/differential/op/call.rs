@@ -64,14 +64,11 @@ pub enum Sees {
     Info(Kind),
     /// The name pair alone.
     NameOnly,
-    /// A handle made (into the kind's table) for entry `index`.
-    Alloc {
-        kind: HandleKind,
-        out: &'static str,
-        index: i32,
-    },
-    /// A handle freed: NULL or not after the call.
-    Free { kind: HandleKind, out: &'static str },
+    /// A handle made (into the kind's table) for entry `index`: the call's first OUT
+    /// ([`Call::handle_out`]).
+    Alloc { kind: HandleKind, index: i32 },
+    /// A handle freed, NULL or not after the call: its first OUT.
+    Free { kind: HandleKind },
     /// A variable's value read through this handle.
     Read(HandleKind, Ref),
     /// A new info object, freed again.
@@ -196,7 +193,6 @@ impl Op {
                 &[("index", A::Index(Kind::Cvar, *index))],
                 Sees::Alloc {
                     kind: HandleKind::Cvar,
-                    out: "handle",
                     index: *index,
                 },
             ),
@@ -204,7 +200,6 @@ impl Op {
                 &[cvar(*handle)],
                 Sees::Free {
                     kind: HandleKind::Cvar,
-                    out: "handle",
                 },
             ),
             Op::CvarRead { handle } => c(&[cvar(*handle)], Sees::Read(HandleKind::Cvar, *handle)),
@@ -219,7 +214,6 @@ impl Op {
                 &[],
                 Sees::Alloc {
                     kind: HandleKind::Session,
-                    out: "session",
                     index: -1,
                 },
             ),
@@ -227,14 +221,12 @@ impl Op {
                 &[session(*s)],
                 Sees::Free {
                     kind: HandleKind::Session,
-                    out: "session",
                 },
             ),
             Op::PvarHandleAlloc { session: s, index } => c(
                 &[session(*s), ("index", A::Index(Kind::Pvar, *index))],
                 Sees::Alloc {
                     kind: HandleKind::Pvar,
-                    out: "handle",
                     index: *index,
                 },
             ),
@@ -242,7 +234,6 @@ impl Op {
                 &[session(*s), pvar(*handle)],
                 Sees::Free {
                     kind: HandleKind::Pvar,
-                    out: "handle",
                 },
             ),
             Op::Pvar {
@@ -275,7 +266,6 @@ impl Op {
                     &[("index", A::Index(Kind::Event, *index))],
                     Sees::Alloc {
                         kind: HandleKind::Registration,
-                        out: "registration",
                         index: *index,
                     },
                 );
@@ -348,6 +338,12 @@ fn every_out_null_with(mut call: Call<'_>, name: Str) -> Call<'_> {
 impl<'a> Call<'a> {
     fn get(&self, name: &str) -> Option<A<'a>> {
         self.args.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+    }
+
+    /// The handle OUT of an allocation or a free: the function's first OUT (the
+    /// table's `allocates:` column says the same of the allocations).
+    pub fn handle_out(&self) -> &'static str {
+        self.func.outs().first().copied().unwrap_or("handle")
     }
 
     /// The entry the `index` argument names: its kind and index in the mirror's

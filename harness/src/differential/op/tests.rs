@@ -254,7 +254,7 @@ fn every_call_names_its_functions_parameters_and_outs() {
             Sees::Update => vec!["update_number"],
             Sees::Named(o) => vec![o, "name"],
             Sees::Info(_) | Sees::NameOnly => vec!["name"],
-            Sees::Alloc { out, .. } | Sees::Free { out, .. } => vec![out],
+            Sees::Alloc { .. } | Sees::Free { .. } => vec![c.handle_out()],
             Sees::Read(..) => vec!["bytes"],
             Sees::InfoObject => vec!["info"],
         };
