@@ -9,8 +9,9 @@ use common::{reference_lib, run, scratch, stdout};
 use mpit_conform::differential::compare::{compare, Divergence};
 use mpit_conform::differential::emit::case_yaml;
 use mpit_conform::differential::engine::trace;
+use mpit_conform::differential::gen::make;
 use mpit_conform::differential::gen::Sampler;
-use mpit_conform::differential::op::{Mode, Op, Ref};
+use mpit_conform::differential::op::{Call, Mode, Ref};
 use mpit_conform::differential::props::{completed, run_model, Found};
 use mpit_conform::differential::target::TargetEngine;
 use mpit_conform::differential::{HandleKind, Mirror, Slots};
@@ -310,13 +311,13 @@ fn every_reference_fault_is_found_and_its_case_replays_it() {
 }
 
 /// A divergence at the last op of `ops`, written as a case by `case_yaml`.
-fn written(m: &Arc<Mirror>, mode: Mode, ops: Vec<Op>, level: Level) -> String {
+fn written(m: &Arc<Mirror>, mode: Mode, ops: Vec<Call>, level: Level) -> String {
     let op = ops.last().expect("an op").clone();
     let found = Found {
         divergence: Divergence {
             step: ops.len() - 1,
-            call: format!("{}({op:?})", op.function()),
-            function: op.function(),
+            call: op.to_string(),
+            function: op.function().to_string(),
             rule: "R-RC-1".into(),
             level,
             what: "a divergence made up for the test".into(),
@@ -359,7 +360,7 @@ fn cases_with_unsaved_handles_and_values_past_i64_load_and_replay() {
     let text = written(
         &m,
         robust,
-        vec![Op::CvarRead { handle: foreign }],
+        vec![make::cvar_read(foreign)],
         Level::Robustness,
     );
     let value = Slots::default().resolve(HandleKind::Cvar, foreign, 0, 0);
@@ -381,12 +382,8 @@ fn cases_with_unsaved_handles_and_values_past_i64_load_and_replay() {
         .iter()
         .position(|c| c.name == "ref_cvar_uint64");
     let ops = vec![
-        Op::CvarHandleAlloc {
-            index: index.expect("ref_cvar_uint64") as i32,
-        },
-        Op::CvarRead {
-            handle: Ref::Made(0),
-        },
+        make::cvar_handle_alloc(index.expect("ref_cvar_uint64") as i32),
+        make::cvar_read(Ref::Made(0)),
     ];
     let valid = Mode {
         robustness: false,
@@ -522,47 +519,10 @@ fn written_cases_pass_on_the_reference_serving_each_real_catalog() {
     );
 }
 
-/// Every `Op` variant, by name: [`variant`] matches them all, so a new one fails to
-/// compile until it is named here.
-const VARIANTS: &[&str] = &[
-    "InitThread",
-    "Finalize",
-    "GetNum",
-    "GetInfo",
-    "GetIndex",
-    "PvarGetIndex",
-    "CategoryMembers",
-    "CategoryGetNumEvents",
-    "CategoryChanged",
-    "EnumGetInfo",
-    "EnumGetItem",
-    "CvarHandleAlloc",
-    "CvarHandleFree",
-    "CvarRead",
-    "CvarWrite",
-    "SessionCreate",
-    "SessionFree",
-    "PvarHandleAlloc",
-    "PvarHandleFree",
-    "Pvar",
-    "PvarRead",
-    "PvarWrite",
-    "SourceGetTimestamp",
-    "EventHandleAlloc",
-    "EventHandleFree",
-    "Simulate",
-    "MpiInit",
-    "EventInfoObject",
-    "EventRegisterCallback",
-    "EventSetDroppedHandler",
-    "RaiseEvent",
-    "EventReadAfter",
-];
-
-/// Variants no call of which succeeds in both engines, with why: their OUT names are
-/// never compared (they record none either way).
+/// Functions the generator makes no call of which succeeds in both engines, with why:
+/// their OUT names are never compared (they record none either way).
 const NEVER_BOTH_SUCCEED: &[(&str, &str)] = &[(
-    "EventReadAfter",
+    "event_read",
     "reads an event instance after its callback returned: erroneous (R-EVT-INST), \
      generated in robustness mode to see the library refuse it, never to succeed",
 )];
@@ -589,8 +549,8 @@ fn base(t: &Target, lifecycle: bool) {
 /// every call both answered with MPI_SUCCESS (up to the comparator's first divergence,
 /// after which the two states no longer agree), both observations name the same OUT
 /// arguments. The comparator would otherwise pass over an OUT one engine names
-/// differently; here it must not exist. Every `Op` variant is seen succeeding in both,
-/// or listed in [`NEVER_BOTH_SUCCEED`].
+/// differently; here it must not exist. Every function the generator makes
+/// (`make::one_of_each`) is seen succeeding in both, or listed in [`NEVER_BOTH_SUCCEED`].
 #[test]
 fn both_engines_name_the_same_outs() {
     let lib = reference_lib();
@@ -629,7 +589,7 @@ fn both_engines_name_the_same_outs() {
                     continue;
                 }
                 calls += 1;
-                *seen.entry(op.variant()).or_default() += 1;
+                *seen.entry(op.func.yaml()).or_default() += 1;
                 let names = |o: &mpit_conform::differential::Obs| -> BTreeSet<String> {
                     o.outs.iter().map(|(n, _)| n.to_string()).collect()
                 };
@@ -655,9 +615,9 @@ fn both_engines_name_the_same_outs() {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    let unseen: Vec<&str> = VARIANTS
-        .iter()
-        .copied()
+    let made: BTreeSet<&str> = make::one_of_each().iter().map(|c| c.func.yaml()).collect();
+    let unseen: Vec<&str> = made
+        .into_iter()
         .filter(|v| !seen.contains_key(v))
         .filter(|v| !NEVER_BOTH_SUCCEED.iter().any(|(n, _)| n == v))
         .collect();

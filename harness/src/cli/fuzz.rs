@@ -179,7 +179,7 @@ fn print_found(found: &Found) {
     println!("    actual (library):           {}", d.actual);
     println!("    minimal sequence:");
     for (i, op) in found.run.iter().enumerate().take(d.step + 1) {
-        println!("      {:>2}. {}  {:?}", i + 1, op.function(), op);
+        println!("      {:>2}. {op}", i + 1);
     }
 }
 

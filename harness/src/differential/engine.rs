@@ -4,7 +4,7 @@
 //! - [`Engine`] carries out one call of a sequence and says what came back: the
 //!   reference model in this process (`model::ModelEngine`) and a loaded library
 //!   through the case executor's engine (`target::TargetEngine`) implement it, so the
-//!   two give the same [`Obs`] for the same [`Op`];
+//!   two give the same [`Obs`] for the same [`Call`];
 //! - [`Runner`] runs a whole sequence of the library's on a fresh engine and gives its
 //!   [`Trace`]: in this process (`target::InProcess`, the fuzz target's: a crash is
 //!   what it looks for) or in a worker process
@@ -17,10 +17,10 @@
 //! is the expected one.
 
 use super::obs::{Obs, Trace};
-use super::op::{Call, Op};
+use super::op::Call;
 
-/// Carries out one call of a sequence: an op as its call of the function table
-/// (`Op::call`), so both engines read one vocabulary of functions and arguments.
+/// Carries out one call of a sequence, a call of the function table as the generator
+/// made it, so both engines read one vocabulary of functions and arguments.
 pub trait Engine {
     fn call(&mut self, c: &Call) -> Obs;
 }
@@ -41,16 +41,16 @@ pub enum EngineError {
 pub trait Runner {
     /// The trace of `ops`; `lifecycle`: the sequence starts with MPI_T not initialized
     /// (else inside one init the sequence never finalizes).
-    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError>;
+    fn run(&mut self, ops: &[Call], lifecycle: bool) -> Result<Trace, EngineError>;
     /// The engine's state no longer matches the model's: start afresh.
     fn discard(&mut self) {}
 }
 
 /// Every call of `ops` on `e`, in order (an engine in this process never dies inside
 /// a call: a crash takes the process with it).
-pub fn trace(e: &mut dyn Engine, ops: &[Op]) -> Trace {
+pub fn trace(e: &mut dyn Engine, ops: &[Call]) -> Trace {
     Trace {
-        obs: ops.iter().map(|o| e.call(&o.call())).collect(),
+        obs: ops.iter().map(|o| e.call(o)).collect(),
         died: None,
     }
 }

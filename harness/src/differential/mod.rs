@@ -3,10 +3,11 @@
 //! target, and the comparator reports every outcome the standard determines that
 //! differs, with the clause it breaks.
 //!
-//! - [`op`]: one generated call and its arguments ([`Op`]), and its one lowering into
-//!   the function table's vocabulary (`op::Call`), which both engines carry out;
+//! - [`op`]: one generated call ([`Call`]): an entry of the function table, its
+//!   arguments by parameter name in the sequence's terms, what both engines observe;
 //! - [`gen`]: which calls make sense next ([`Gen`], the shape of the model's state:
-//!   live sessions and handles, init depth), for proptest and for cargo-fuzz;
+//!   live sessions and handles, init depth), for proptest and for cargo-fuzz, and the
+//!   calls it makes (`gen::make`);
 //! - [`engine`]: the `Engine` trait both engines implement, one call in, one [`Obs`]
 //!   out, and the `Runner` of a whole sequence on a library (in this process or in a
 //!   worker);
@@ -32,7 +33,7 @@ pub use crate::target::catalog::Origins;
 pub use compare::{compare, Divergence};
 pub use gen::Gen;
 pub use obs::{Obs, Out, Trace};
-pub use op::{Kind, Mode, Op, Ref};
+pub use op::{Call, Kind, Mode, Ref};
 
 use crate::target::catalog::CatalogDump;
 use crate::target::Predefined;
@@ -71,7 +72,7 @@ pub struct Mirror {
     /// Otherwise only values the standard fixes (a stopped counter after reset is 0, a
     /// written value reads back).
     pub exact_values: bool,
-    /// The reference hooks are exported (`Op::Simulate` may be generated).
+    /// The reference hooks are exported (`simulate` may be generated).
     pub hooks: bool,
     /// The catalog is the one the library is declared to serve (a file), not one read
     /// back from it: what no get_info says (which sources have ad-hoc timestamps) is
@@ -317,7 +318,7 @@ pub struct Made {
 }
 
 /// Which table a handle argument refers to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum HandleKind {
     Cvar,
     Session,

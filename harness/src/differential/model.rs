@@ -1,4 +1,4 @@
-//! The reference engine: an op's call of the function table (`Op::call`) carried out
+//! The reference engine: a call of the function table (`op::Call`) carried out
 //! on [`mpit_reference::model::Model`] loaded with the mirrored catalog, its arguments
 //! read by parameter name, outputs in [`Obs`] form. Strings go through the
 //! reference's one implementation of the convention (`mpit_reference::strings`).
@@ -361,8 +361,8 @@ impl Engine for ModelEngine {
                 let i = Instance(self.handle(HandleKind::Instance, c.handle("instance")));
                 Obs::rc(rc(&self.model.event_read(i, 0)))
             }
-            // No op lowers to any other entry of the table (`Op::call`).
-            f => unreachable!("{} is no op's call", f.c_name()),
+            // The generator makes no call of any other entry (`gen/make.rs`).
+            f => unreachable!("{} is no generated call", f.c_name()),
         }
     }
 }

@@ -9,7 +9,7 @@ use super::engine::{trace, EngineError, Runner};
 use super::gen::{Gen, Pick};
 use super::model::ModelEngine;
 use super::obs::Trace;
-use super::op::{Mode, Op};
+use super::op::{Call, Mode};
 use super::Mirror;
 use crate::verdict::Level;
 use proptest::prelude::*;
@@ -30,7 +30,7 @@ pub struct Machine;
 
 impl ReferenceStateMachine for Machine {
     type State = Gen;
-    type Transition = Op;
+    type Transition = Call;
 
     fn init_state() -> BoxedStrategy<Gen> {
         let (m, mode) = SETUP
@@ -39,26 +39,26 @@ impl ReferenceStateMachine for Machine {
         Just(Gen::new(m, mode)).boxed()
     }
 
-    fn transitions(state: &Gen) -> BoxedStrategy<Op> {
+    fn transitions(state: &Gen) -> BoxedStrategy<Call> {
         let g = state.clone();
         (any::<u8>(), any::<u16>(), any::<u16>(), any::<u8>())
             .prop_map(move |(what, a, b, c)| g.pick(Pick { what, a, b, c }))
             .boxed()
     }
 
-    fn apply(mut state: Gen, op: &Op) -> Gen {
+    fn apply(mut state: Gen, op: &Call) -> Gen {
         state.apply(op);
         state
     }
 
-    fn preconditions(state: &Gen, op: &Op) -> bool {
+    fn preconditions(state: &Gen, op: &Call) -> bool {
         state.valid(op)
     }
 }
 
 /// The sequence with the calls that undo it appended (handles freed, inits
 /// finalized), so the next sequence starts where this one did.
-pub fn completed(start: &Gen, ops: &[Op]) -> Vec<Op> {
+pub fn completed(start: &Gen, ops: &[Call]) -> Vec<Call> {
     let mut end = start.clone();
     for op in ops {
         end.apply(op);
@@ -68,7 +68,7 @@ pub fn completed(start: &Gen, ops: &[Op]) -> Vec<Op> {
 
 /// [`completed`] from the generator's state after `ops` (the bytes decoder's): the
 /// same sequence, without replaying or copying it.
-pub fn completed_from(mut ops: Vec<Op>, end: &Gen) -> Vec<Op> {
+pub fn completed_from(mut ops: Vec<Call>, end: &Gen) -> Vec<Call> {
     if !end.mode.lifecycle {
         ops.extend(end.cleanup());
     }
@@ -76,7 +76,7 @@ pub fn completed_from(mut ops: Vec<Op>, end: &Gen) -> Vec<Op> {
 }
 
 /// The model's trace of `ops`.
-pub fn run_model(start: &Gen, ops: &[Op]) -> Trace {
+pub fn run_model(start: &Gen, ops: &[Call]) -> Trace {
     trace(
         &mut ModelEngine::new(&start.mirror, !start.mode.lifecycle),
         ops,
@@ -86,7 +86,7 @@ pub fn run_model(start: &Gen, ops: &[Op]) -> Trace {
 /// Runs one sequence (completed) on both engines and compares.
 pub fn check(
     start: &Gen,
-    ops: &[Op],
+    ops: &[Call],
     engine: &mut dyn Runner,
     known: &Known,
 ) -> Result<Option<Divergence>, EngineError> {
@@ -96,7 +96,7 @@ pub fn check(
 /// [`check`] of a sequence already [`completed`].
 pub fn check_completed(
     start: &Gen,
-    all: &[Op],
+    all: &[Call],
     engine: &mut dyn Runner,
     known: &Known,
 ) -> Result<Option<Divergence>, EngineError> {
@@ -133,8 +133,8 @@ pub struct Search {
 #[derive(Debug, Clone)]
 pub struct Found {
     /// The minimal sequence as generated, and as run (with the closing calls).
-    pub ops: Vec<Op>,
-    pub run: Vec<Op>,
+    pub ops: Vec<Call>,
+    pub run: Vec<Call>,
     pub divergence: Divergence,
     pub mode: Mode,
 }
@@ -185,7 +185,7 @@ pub fn search(
     let fatal: RefCell<Option<EngineError>> = RefCell::new(None);
     let began = Instant::now();
     let shrinking = std::cell::Cell::new(false);
-    let last_fail: RefCell<Option<(Gen, Vec<Op>)>> = RefCell::new(None);
+    let last_fail: RefCell<Option<(Gen, Vec<Call>)>> = RefCell::new(None);
     let result = runner.run(&strategy, |(start, ops, seen)| {
         // proptest-state-machine shrinks only the transitions the test says it applied.
         let applied = |n: usize| {

@@ -5,7 +5,7 @@
 //! predict is still judged.
 
 use super::gen::Gen;
-use super::op::{Act, Op, Ref, Sees};
+use super::op::{Act, Call, Ref, Sees};
 use super::HandleKind;
 use crate::pvar_relations::{self, Between};
 use mpit_reference::spec::PvarClass;
@@ -24,7 +24,7 @@ pub(super) struct Sample {
 
 pub(super) use crate::pvar_relations::Broken;
 
-fn numbers(g: &Gen, op: &Op, b: &[u8]) -> Option<Vec<f64>> {
+fn numbers(g: &Gen, op: &Call, b: &[u8]) -> Option<Vec<f64>> {
     let dt = g.read_datatype(op)?;
     let count = b.len() / dt.size().max(1);
     match Value::from_bytes(dt, count, b) {
@@ -42,8 +42,8 @@ fn variable(g: &Gen, n: usize) -> Option<(PvarClass, bool, bool)> {
 }
 
 /// The relation the read `op` (its bytes `now`) breaks, if any.
-pub(super) fn check(g: &Gen, samples: &[Sample], op: &Op, now: &[u8]) -> Option<Broken> {
-    let Sees::Read(HandleKind::Pvar, Ref::Made(n)) = op.call().sees else {
+pub(super) fn check(g: &Gen, samples: &[Sample], op: &Call, now: &[u8]) -> Option<Broken> {
+    let Sees::Read(HandleKind::Pvar, Ref::Made(n)) = op.sees else {
         return None;
     };
     let n = usize::from(n);
@@ -64,13 +64,13 @@ pub(super) fn check(g: &Gen, samples: &[Sample], op: &Op, now: &[u8]) -> Option<
 pub(super) fn track(
     g: &Gen,
     samples: &mut Vec<Sample>,
-    op: &Op,
+    op: &Call,
     made: bool,
     ok: bool,
     read: Option<&[u8]>,
 ) {
-    let c = op.call();
-    match (op, c.sees, c.data()) {
+    let c = op;
+    match (op.act(), c.sees, c.data()) {
         (
             _,
             Sees::Alloc {
@@ -87,15 +87,8 @@ pub(super) fn track(
                 last: None,
             });
         }
-        (
-            Op::Pvar {
-                act,
-                handle,
-                session,
-            },
-            ..,
-        ) if ok => {
-            for n in g.pvar_targets(*handle, *session) {
+        (Some(act), ..) if ok => {
+            for n in g.pvar_targets(op.handle("handle"), op.handle("session")) {
                 let Some((_, continuous, readonly)) = variable(g, n) else {
                     continue;
                 };

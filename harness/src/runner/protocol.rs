@@ -4,7 +4,7 @@
 //! stays on every line as a second line of defence: a line without it is not a message.
 
 use crate::capabilities::Step;
-use crate::differential::{Mirror, Obs, Op};
+use crate::differential::{Call, Mirror, Obs};
 use crate::judge::inventory::{Entry, Inventory};
 use crate::judge::return_codes::RcLog;
 use crate::specs::Source;
@@ -69,7 +69,7 @@ pub enum ToWorker {
     /// Carry out these differential ops in order, one `Observed` each.
     Ops {
         seq: u64,
-        ops: Vec<Op>,
+        ops: Vec<Call>,
     },
     /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.

@@ -5,7 +5,7 @@
 
 use crate::differential::engine::{EngineError, Runner};
 use crate::differential::obs::{Died, Trace};
-use crate::differential::op::Op;
+use crate::differential::op::Call;
 use crate::differential::Mirror;
 use crate::runner::pool::{Broke, Worker};
 use crate::runner::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
@@ -74,7 +74,7 @@ impl Remote {
 
     /// Runs `ops`; `lifecycle` sequences get a process of their own with MPI_T not
     /// initialized.
-    pub fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError> {
+    pub fn run(&mut self, ops: &[Call], lifecycle: bool) -> Result<Trace, EngineError> {
         let mut w = match self.worker.take() {
             Some(w) if !lifecycle => w,
             other => {
@@ -153,7 +153,7 @@ impl Drop for Remote {
 }
 
 impl Runner for Remote {
-    fn run(&mut self, ops: &[Op], lifecycle: bool) -> Result<Trace, EngineError> {
+    fn run(&mut self, ops: &[Call], lifecycle: bool) -> Result<Trace, EngineError> {
         Remote::run(self, ops, lifecycle)
     }
     fn discard(&mut self) {

@@ -144,7 +144,7 @@ pub fn serve(hello: &Hello) -> i32 {
                 };
                 let mut e = TargetEngine::new(&t, m);
                 for (n, op) in ops.iter().enumerate() {
-                    let obs = Box::new(e.call(&op.call()));
+                    let obs = Box::new(e.call(op));
                     send(&FromWorker::Observed { seq, n, obs });
                 }
                 send(&FromWorker::OpsDone { seq });

@@ -9,7 +9,7 @@ use super::{rule_of, Ctx, Divergence};
 use crate::cases::funcs::Func;
 use crate::differential::gen::Gen;
 use crate::differential::obs::Obs;
-use crate::differential::op::{Kind, Op, Sees, Str, A};
+use crate::differential::op::{Call, Kind, Sees, A};
 use crate::differential::HandleKind;
 use crate::judge::inventory::two_errors_outside;
 use crate::judge::return_codes::{
@@ -23,16 +23,16 @@ use mpit_reference::spec::TErr;
 
 /// Whether `rc` is one of the codes of the policy's `either:` entry `which` for the
 /// function `op` calls (specs/return-codes.yaml; the spec suite reads the same entry).
-fn either(which: &str, op: &Op, rc: &ReturnCode) -> bool {
+fn either(which: &str, op: &Call, rc: &ReturnCode) -> bool {
     match rc {
-        ReturnCode::T(e) => Table::shared_either_has(which, &op.function(), e.spelling()),
+        ReturnCode::T(e) => Table::shared_either_has(which, op.function(), e.spelling()),
         _ => false,
     }
 }
 
 /// Whether `op` outside the interface passes a handle or session
 /// (`judge::inventory::two_errors_outside`): two errors at once.
-fn handle_outside(op: &Op) -> bool {
+fn handle_outside(op: &Call) -> bool {
     let name = op.function();
     Func::mpi_t()
         .find(|f| f.c_name() == name)
@@ -70,7 +70,7 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
     // the model picked (the spec suite's cases expect the same entries).
     let both = |which: &str| either(which, op, &m.rc) && either(which, op, &t.rc);
     // MPI_T_finalize (the call that takes one initialization off, R-FIN-1).
-    let ends_init = op.func().depth() < 0;
+    let ends_init = op.func.depth() < 0;
     match op {
         // Outside the interface, a call that passes a handle or session.
         _ if !g.initialized() && handle_outside(op) && both(HANDLE_OUTSIDE_THE_INTERFACE) => {
@@ -93,14 +93,12 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         // A second start of a started handle (or stop of a stopped one): the text is
         // silent, any return code conforms (specs/readings.yaml
         // pvar.start_of_a_started_handle).
-        Op::Pvar { .. } if g.repeat_start_stop(op) && matches!(t.rc, Success | T(_)) => {
-            return None
-        }
+        _ if g.repeat_start_stop(op) && matches!(t.rc, Success | T(_)) => return None,
         // R-CVAR-9: a variable that cannot be set now or ever may say either (the
         // policy's `either: cvar_write_refused`); a writable-scope variable may still
         // refuse for its own reasons (specs/readings.yaml
         // cvar_write.a_writable_variable_may_refuse).
-        _ if matches!(op.call().data(), Some((HandleKind::Cvar, ..)))
+        _ if matches!(op.data(), Some((HandleKind::Cvar, ..)))
             && (m.rc == Success || either(CVAR_WRITE_REFUSED, op, &m.rc))
             && either(CVAR_WRITE_REFUSED, op, &t.rc) =>
         {
@@ -134,7 +132,7 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         // R-SRC-TS: whether a source has ad-hoc timestamps is not in any get_info: unless
         // the catalog was given, SUCCESS and NOT_SUPPORTED are both conformant
         // (specs/readings.yaml source_timestamp.support_is_not_declared).
-        _ if op.func().rule() == Some("R-SRC-TS")
+        _ if op.func.rule() == Some("R-SRC-TS")
             && !g.mirror.declared
             && [&m.rc, &t.rc]
                 .iter()
@@ -144,11 +142,11 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         }
         _ => {}
     }
-    let call = op.call();
+    let call = op;
     let rule = match op {
         _ if !g.initialized() => "R-INIT-1",
         // Asked for the name alone, every other OUT argument NULL: "ignored".
-        Op::GetInfo { desc, .. } if *desc == Str::NONE && m.rc == Success => "R-CVAR-3",
+        _ if op.sees == Sees::NameOnly && m.rc == Success => "R-CVAR-3",
         // R-EVT-IDX (MPI-4.1 §15.3.8): an invalid event index is explicitly INVALID_INDEX.
         // (The reference's raise_event hook aside: its rule is the callback's.)
         _ if matches!(call.entry(), Some((Kind::Event, _)))

@@ -8,7 +8,7 @@
 
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out};
-use crate::differential::op::{Act, Op, Ref, Sees};
+use crate::differential::op::{Act, Call, Ref, Sees};
 use crate::differential::relations::{self, Sample};
 use crate::differential::HandleKind;
 
@@ -30,11 +30,11 @@ pub(super) struct Determined {
 }
 
 /// Whether the value this read returns is fixed by the calls so far.
-pub(super) fn determined(g: &Gen, det: &Determined, op: &Op) -> bool {
+pub(super) fn determined(g: &Gen, det: &Determined, op: &Call) -> bool {
     if g.mirror.exact_values {
         return true;
     }
-    match op.call().sees {
+    match op.sees {
         Sees::Read(HandleKind::Cvar, Ref::Made(n)) => {
             det.cvars.get(n as usize).copied().unwrap_or(false)
         }
@@ -45,7 +45,7 @@ pub(super) fn determined(g: &Gen, det: &Determined, op: &Op) -> bool {
     }
 }
 
-pub(super) fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
+pub(super) fn track(det: &mut Determined, g: &Gen, op: &Call, m: &Obs, t: &Obs) {
     let both = m.ok() && t.ok();
     let read = match t.out("value") {
         Some(Out::Bytes(b)) => Some(b.as_slice()),
@@ -63,8 +63,8 @@ pub(super) fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
         det.update_number = Some(*n);
         det.model_update_number = Some(*mn);
     }
-    let c = op.call();
-    match (op, c.sees, c.data()) {
+    let c = op;
+    match (op.act(), c.sees, c.data()) {
         (
             _,
             Sees::Alloc {
@@ -89,15 +89,8 @@ pub(super) fn track(det: &mut Determined, g: &Gen, op: &Op, m: &Obs, t: &Obs) {
         ) if m.ok() => {
             det.pvars.push((g.continuous(index), false));
         }
-        (
-            Op::Pvar {
-                act,
-                handle,
-                session,
-            },
-            ..,
-        ) if both => {
-            for n in g.pvar_targets(*handle, *session) {
+        (Some(act), ..) if both => {
+            for n in g.pvar_targets(op.handle("handle"), op.handle("session")) {
                 let Some(p) = pvar(n) else { continue };
                 let (cont, ro) = (p.continuous, p.readonly);
                 let zero = p.class.starts_at_zero();

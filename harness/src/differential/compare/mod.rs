@@ -24,8 +24,10 @@ mod tests;
 
 use super::gen::Gen;
 use super::obs::{Obs, Trace};
-use super::op::{Op, Ref};
+use super::op::{Call, Ref, A};
+use super::HandleKind;
 use crate::cases::clauses::Clauses;
+use crate::cases::funcs::Group;
 use crate::readings::FIN3_CATALOG_AFTER_REINIT;
 use crate::specs::Source;
 use crate::verdict::Level;
@@ -84,21 +86,22 @@ pub struct Divergence {
 
 /// The rule a divergence in `op`'s outcome cites: its function's `rule:` column of the
 /// table (`Func::rule`), or what the op says more than its function.
-pub(crate) fn rule_of(op: &Op) -> &'static str {
-    match op {
-        // ALL_HANDLES has its own sentence (MPI-4.1 §15.3.7).
-        Op::Pvar {
-            handle: Ref::All, ..
-        } => "R-PSTART-2",
-        // The reference's hook: MPI activity, no MPI_T rule of its own.
-        Op::Simulate { .. } => "R-GEN-1",
-        // Around MPI_Init the question is the catalog's: no index moves.
-        Op::MpiInit => "R-CVAR-1",
-        // An event instance read after its callback returned.
-        Op::EventReadAfter { .. } => "R-EVT-INST",
-        // Every other op's function has a `rule:` (`every_op_cites_a_rule`).
-        _ => op.func().rule().unwrap_or("R-GEN-1"),
+pub(crate) fn rule_of(op: &Call) -> &'static str {
+    // ALL_HANDLES has its own sentence (MPI-4.1 §15.3.7).
+    if op.act().is_some() && op.handle("handle") == Ref::All {
+        return "R-PSTART-2";
     }
+    // Around MPI_Init the question is the catalog's: no index moves.
+    if op.func.group() == Group::Mpi {
+        return "R-CVAR-1";
+    }
+    // An event instance read after its callback returned.
+    if matches!(op.arg("instance"), Some(A::Handle(HandleKind::Instance, _))) {
+        return "R-EVT-INST";
+    }
+    // Every other call's function has a `rule:` (`every_call_cites_a_rule`); the
+    // reference's hook `simulate` is MPI activity, no MPI_T rule of its own.
+    op.func.rule().unwrap_or("R-GEN-1")
 }
 
 fn show(o: &Obs) -> String {
@@ -111,7 +114,7 @@ fn show(o: &Obs) -> String {
 
 struct Ctx<'a> {
     step: usize,
-    op: &'a Op,
+    op: &'a Call,
     level: Level,
 }
 
@@ -119,8 +122,8 @@ impl Ctx<'_> {
     fn div(&self, rule: &str, level: Level, what: String, m: &Obs, t: &Obs) -> Divergence {
         Divergence {
             step: self.step,
-            call: format!("{}({:?})", self.op.function(), self.op),
-            function: self.op.function(),
+            call: self.op.to_string(),
+            function: self.op.func.c_name().to_string(),
             rule: rule.to_string(),
             level,
             what,
@@ -189,14 +192,14 @@ impl Known {
 }
 
 /// Compares two traces of `ops`, run from the state `start`.
-pub fn compare(start: &Gen, ops: &[Op], model: &Trace, target: &Trace) -> Option<Divergence> {
+pub fn compare(start: &Gen, ops: &[Call], model: &Trace, target: &Trace) -> Option<Divergence> {
     compare_known(start, ops, model, target, &Known::default())
 }
 
 /// [`compare`], passing over the divergences `known` accepts.
 pub fn compare_known(
     start: &Gen,
-    ops: &[Op],
+    ops: &[Call],
     model: &Trace,
     target: &Trace,
     known: &Known,
@@ -289,7 +292,7 @@ pub fn compare_known(
 /// the model's own and those the policy lets stand beside it. A case written for a
 /// divergence expects exactly these, so it never accepts what the comparator calls a
 /// deviation (and never asks more than the comparator does).
-pub fn accepted(g: &Gen, op: &Op, m: &Obs) -> Vec<ReturnCode> {
+pub fn accepted(g: &Gen, op: &Call, m: &Obs) -> Vec<ReturnCode> {
     let cx = Ctx {
         step: 0,
         op,

@@ -12,7 +12,7 @@ use super::{rule_of, Ctx, Divergence};
 use crate::cases::SubjectKind;
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
-use crate::differential::op::{Kind, Op, Ref, Sees};
+use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::relations;
 use crate::differential::target::SENTINEL;
 use crate::differential::HandleKind;
@@ -48,17 +48,15 @@ pub(super) fn compare_outs(
                         }
                         _ => false,
                     };
-                    d.other_entry = name == "name"
-                        && text_differs
-                        && ts.stray.is_empty()
-                        && matches!(op, Op::GetInfo { .. });
+                    d.other_entry =
+                        name == "name" && text_differs && ts.stray.is_empty() && op.is_get_info();
                     // Other bytes name another entry (the catalog); anything else is the
                     // string convention itself.
                     d.convention = !d.other_entry;
                     // After MPI_Init an index naming another entry is R-CVAR-1 (indices
                     // never move), whatever the string convention says of the bytes.
                     let moved = d.level == Level::Must && name == "name";
-                    if g.mpi && moved && matches!(op, Op::GetInfo { .. }) {
+                    if g.mpi && moved && op.is_get_info() {
                         d.rule = "R-CVAR-1".into();
                         d.what = format!("after MPI_Init, {}", d.what);
                     } else {
@@ -69,10 +67,7 @@ pub(super) fn compare_outs(
                         // which the standard does not require to be unique).
                         d.two_readings = name == "name"
                             && !d.other_entry
-                            && op
-                                .func()
-                                .strings_of()
-                                .is_some_and(|k| k != SubjectKind::Item);
+                            && op.func.strings_of().is_some_and(|k| k != SubjectKind::Item);
                     }
                     return Some(d);
                 }
@@ -129,7 +124,7 @@ pub(super) fn compare_outs(
             (Out::Bytes(mb), Out::Bytes(tb))
                 if determined(g, det, op) && !same_value(g, op, mb, tb) =>
             {
-                let rule = match op.call().sees {
+                let rule = match op.sees {
                     // A written value read back.
                     Sees::Read(HandleKind::Cvar, _) => "R-CVAR-9",
                     Sees::Raise(_) => "R-EVT-CB",
@@ -195,24 +190,19 @@ pub(super) fn compare_outs(
             // R-CAT: member counts of a library's category may change (see `indices`).
             (Out::Int(_), Out::Int(_))
                 if name.starts_with("num_")
-                    && matches!(
-                        op,
-                        Op::GetInfo {
-                            kind: Kind::Category,
-                            ..
-                        }
-                    )
+                    && op.is_get_info()
+                    && matches!(op.entry(), Some((Kind::Category, _)))
                     && !g.mirror.declared => {}
             (Out::Int(_), Out::Int(_))
                 if name == "num"
-                    && matches!(op.call().entry(), Some((Kind::Category, _)))
+                    && matches!(op.entry(), Some((Kind::Category, _)))
                     && !g.mirror.declared => {}
             // A pvar's count is read back only from a handle; unless the catalog was
             // declared, the model's count is a guess (1).
             (Out::Int(_), Out::Int(_))
                 if name == "count"
                     && matches!(
-                        op.call().sees,
+                        op.sees,
                         Sees::Alloc {
                             kind: HandleKind::Pvar,
                             ..
@@ -236,7 +226,7 @@ pub(super) fn compare_outs(
                 });
             }
             (a, b) if a != b => {
-                let sees = op.call().sees;
+                let sees = op.sees;
                 let rule = match (sees, name.as_str()) {
                     (Sees::Raise(_), d) if d.starts_with("dropped") => "R-EVT-DROP",
                     _ => rule_of(op),
@@ -257,7 +247,7 @@ pub(super) fn compare_outs(
         if m.out(name).is_none() && target_only(name) {
             // The rule that sizes the buffer: a category's member array, a cvar's or a
             // pvar's read buffer (R-PREAD-1 for readreset too).
-            let rule = match op.call().sees {
+            let rule = match op.sees {
                 Sees::Members(_) => "R-CAT-1",
                 Sees::Read(HandleKind::Cvar, _) => "R-CVAR-8",
                 _ => "R-PREAD-1",
@@ -324,7 +314,7 @@ fn vocabulary(cx: &Ctx<'_>, m: &Obs, t: &Obs) -> Option<Divergence> {
 /// Two reads of the same variable: MPI_CHAR values are defined up to the first NUL
 /// (R-TYPE-2); a vendor pvar's count may differ from the model's guess, so lists of
 /// different lengths are compared only for being all zero (a reset counter).
-fn same_value(g: &Gen, op: &Op, m: &[u8], t: &[u8]) -> bool {
+fn same_value(g: &Gen, op: &Call, m: &[u8], t: &[u8]) -> bool {
     let dt = g.read_datatype(op);
     if dt == Some(Datatype::Char) {
         let text = |b: &[u8]| {

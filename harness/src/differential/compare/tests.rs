@@ -3,6 +3,7 @@
 //! after a re-initialization, and divergences passed over as known.
 
 use super::*;
+use crate::differential::gen::make;
 use crate::differential::obs::Out;
 use crate::differential::op::{Act, Kind, Mode, Str};
 use crate::differential::{props, Mirror};
@@ -21,13 +22,8 @@ fn start() -> Gen {
     )
 }
 
-fn info() -> Vec<Op> {
-    vec![Op::GetInfo {
-        kind: Kind::Cvar,
-        index: 0,
-        name: Str::sized(4),
-        desc: Str::sized(64),
-    }]
+fn info() -> Vec<Call> {
+    vec![make::get_info(Kind::Cvar, 0, Str::sized(4), Str::sized(64))]
 }
 
 #[test]
@@ -78,13 +74,9 @@ fn after_a_reinit_the_catalog_may_change_the_conventions_may_not() {
         },
     );
     let ops = vec![
-        Op::InitThread {
-            required: ThreadLevel::Single,
-        },
-        Op::Finalize,
-        Op::InitThread {
-            required: ThreadLevel::Single,
-        },
+        make::init_thread(ThreadLevel::Single),
+        make::finalize(),
+        make::init_thread(ThreadLevel::Single),
         info().remove(0),
     ];
     let m = props::run_model(&g, &ops);
@@ -134,14 +126,10 @@ fn a_stale_session_after_the_last_finalize_may_say_either_error() {
         },
     );
     let ops = vec![
-        Op::InitThread {
-            required: ThreadLevel::Single,
-        },
-        Op::SessionCreate,
-        Op::Finalize,
-        Op::SessionFree {
-            session: Ref::Made(0),
-        },
+        make::init_thread(ThreadLevel::Single),
+        make::session_create(),
+        make::finalize(),
+        make::session_free(Ref::Made(0)),
     ];
     let m = props::run_model(&g, &ops);
     assert_eq!(m.obs[3].rc, ReturnCode::T(TErr::NotInitialized));
@@ -168,16 +156,9 @@ fn readreset_of_a_readonly_non_atomic_pvar_may_say_either_refusal() {
         .position(|p| p.readonly && !p.atomic && p.bind == Bind::NoObject)
         .expect("the default catalog has one") as i32;
     let ops = vec![
-        Op::SessionCreate,
-        Op::PvarHandleAlloc {
-            session: Ref::Made(0),
-            index,
-        },
-        Op::PvarRead {
-            session: Ref::Made(0),
-            handle: Ref::Made(0),
-            reset: true,
-        },
+        make::session_create(),
+        make::pvar_handle_alloc(Ref::Made(0), index),
+        make::pvar_read(Ref::Made(0), Ref::Made(0), true),
     ];
     let m = props::run_model(&g, &ops);
     assert_eq!(m.obs[2].rc, ReturnCode::T(TErr::PvarNoAtomic));
@@ -218,17 +199,10 @@ fn with_rc(m: &Trace, step: usize, rc: ReturnCode) -> Trace {
 fn another_sessions_handle_on_a_continuous_pvar_may_say_either_error() {
     let g = start();
     let ops = vec![
-        Op::SessionCreate,
-        Op::SessionCreate,
-        Op::PvarHandleAlloc {
-            session: Ref::Made(0),
-            index: pvar(&g, true),
-        },
-        Op::Pvar {
-            act: Act::Start,
-            session: Ref::Made(1),
-            handle: Ref::Made(0),
-        },
+        make::session_create(),
+        make::session_create(),
+        make::pvar_handle_alloc(Ref::Made(0), pvar(&g, true)),
+        make::pvar_act(Act::Start, Ref::Made(1), Ref::Made(0)),
     ];
     let m = props::run_model(&g, &ops);
     assert_eq!(m.obs[3].rc, ReturnCode::T(TErr::InvalidHandle));
@@ -242,20 +216,13 @@ fn another_sessions_handle_on_a_continuous_pvar_may_say_either_error() {
 #[test]
 fn a_second_start_of_a_started_handle_may_answer_any_mpi_t_code() {
     let g = start();
-    let start = |act| Op::Pvar {
-        act,
-        session: Ref::Made(0),
-        handle: Ref::Made(0),
-    };
+    let start = |act| make::pvar_act(act, Ref::Made(0), Ref::Made(0));
     let ops = vec![
-        Op::SessionCreate,
-        Op::PvarHandleAlloc {
-            session: Ref::Made(0),
-            index: pvar(&g, false),
-        },
+        make::session_create(),
+        make::pvar_handle_alloc(Ref::Made(0), pvar(&g, false)),
         start(Act::Start),
         start(Act::Start),
-        Op::GetNum(Kind::Cvar),
+        make::get_num(Kind::Cvar),
     ];
     let m = props::run_model(&g, &ops);
     // The text is silent on a second start of the handle itself: any MPI_T code.
@@ -305,11 +272,8 @@ fn avoided_entries_get_no_handle() {
             lifecycle: false,
         },
     );
-    g.apply(&Op::SessionCreate);
-    let alloc = |index| Op::PvarHandleAlloc {
-        session: Ref::Made(0),
-        index,
-    };
+    g.apply(&make::session_create());
+    let alloc = |index| make::pvar_handle_alloc(Ref::Made(0), index);
     assert!(!g.valid(&alloc(first as i32)));
     let other = (first as i32 + 1..g.mirror.count(Kind::Pvar))
         .find(|i| g.mirror.catalog.pvars[*i as usize].bind == Bind::NoObject)

@@ -11,7 +11,7 @@ use crate::cases::StrCheck;
 use crate::differential::compare::{accepted, Divergence};
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
-use crate::differential::op::{Kind, Op, Ref, Sees, Str};
+use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::HandleKind;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::TErr;
@@ -28,7 +28,7 @@ pub(super) fn rc_name(rc: &ReturnCode) -> String {
 /// The `rc:` of a step: the codes the comparator accepts there (`compare::accepted`,
 /// which asks the policy of specs/return-codes.yaml), `None` when it accepts every
 /// code (the text is silent).
-pub(super) fn rc_expect(g: &Gen, op: &Op, m: &Obs) -> Option<WrittenRc> {
+pub(super) fn rc_expect(g: &Gen, op: &Call, m: &Obs) -> Option<WrittenRc> {
     let codes = accepted(g, op, m);
     if codes.len() > TErr::ALL.len() {
         return None;
@@ -53,7 +53,7 @@ pub(super) enum FlagTrue {
 /// R-PVAR-2 (specs/readings.yaml pvar_flags.nonzero_is_true).
 pub(super) fn out_expect(
     x: &mut WrittenExpect,
-    op: &Op,
+    op: &Call,
     m: &Obs,
     w: &Writer<'_>,
     d: &Divergence,
@@ -65,7 +65,7 @@ pub(super) fn out_expect(
     // every iteration, so only the return code is asked, and the name's string check:
     // the executor judges it in the iterations that pass the name's buffer (a missing
     // NUL in an event's name was otherwise seen by no step of the case).
-    let c = op.call();
+    let c = op;
     if c.null_outs {
         if subject_step && matches!(m.out("name"), Some(Out::Str(_))) {
             x.name = Some(StrCheck::Truncated);
@@ -79,18 +79,18 @@ pub(super) fn out_expect(
         let name = name.as_str();
         // A divergence of the string convention: the entry's other OUT values are one
         // release's catalog, not the standard, so the case does not assert them.
-        if d.convention && matches!(op, Op::GetInfo { .. }) && !matches!(o, Out::Str(_)) {
+        if d.convention && op.is_get_info() && !matches!(o, Out::Str(_)) {
             continue;
         }
         // `*_get_info_name_only` returns the name alone.
-        if matches!(op, Op::GetInfo { desc, .. } if *desc == Str::NONE) && name != "name" {
+        if op.sees == Sees::NameOnly && name != "name" {
             continue;
         }
         match o {
             Out::Str(_) if w.subject == Subject::Item && name == "name" => {
                 x.name = Some(StrCheck::Truncated)
             }
-            Out::Str(_) if subject_step && matches!(op, Op::GetInfo { .. }) => match name {
+            Out::Str(_) if subject_step && op.is_get_info() => match name {
                 "name" => x.name = Some(StrCheck::Truncated),
                 "desc" => x.desc = Some(StrCheck::Truncated),
                 _ => {}
@@ -152,13 +152,8 @@ pub(super) fn out_expect(
             // them by form only, and so does the case.
             Out::Int(_)
                 if name.starts_with("num_")
-                    && matches!(
-                        op,
-                        Op::GetInfo {
-                            kind: Kind::Category,
-                            ..
-                        }
-                    )
+                    && op.is_get_info()
+                    && matches!(op.entry(), Some((Kind::Category, _)))
                     && !w.m.declared => {}
             Out::Int(n) => {
                 // In the target's numbering.
@@ -291,7 +286,7 @@ pub(super) fn out_expect(
 /// A read's bytes as a predicate on the case language's `value`: the number, or the
 /// range of the elements' numbers (`None` for MPI_CHAR: strings are not numbers, and
 /// for a double no integer of the language reaches).
-fn number_pred(g: &Gen, op: &Op, b: &[u8]) -> Option<WrittenPred> {
+fn number_pred(g: &Gen, op: &Call, b: &[u8]) -> Option<WrittenPred> {
     let dt = g.read_datatype(op)?;
     let count = b.len() / dt.size().max(1);
     // Whole numbers exactly (an MPI_UINT64_T value past `i64` included): the smallest

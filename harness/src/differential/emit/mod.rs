@@ -13,7 +13,7 @@
 //! what the case requires, its subject) and its steps in order. The rest is one
 //! question a module:
 //!
-//! - `steps`: each op as a step's `call` (`Op::func`), `args` and `save` (handles saved
+//! - `steps`: each call as a step's `call` (`Call::func`), `args` and `save` (handles saved
 //!   and passed by name, one no step saved as the value the target engine passed,
 //!   entries other than the subject looked up by name);
 //! - `expect`: what a step expects: the codes the comparator accepts there, and the
@@ -27,32 +27,30 @@ mod tests;
 use super::compare::clauses;
 use super::gen::Gen;
 use super::obs::Out;
-use super::op::{Kind, Op, Ref, Sees, A};
+use super::op::{Call, Kind, Ref, Sees, A};
 use super::props::{run_model, Found};
 use super::{HandleKind, Mirror};
-use crate::cases::funcs::Func;
+use crate::cases::funcs::{Func, Group};
 use crate::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
 use crate::cases::written::{WrittenRc, WrittenReading, WrittenStep};
 use crate::cases::{Builtin, InitMode, Require, SubjectKind};
 use crate::specs::{self, Source};
 use crate::verdict::{Area, Level};
 use expect::{out_expect, rc_expect, rc_name, FlagTrue};
-use mpit_reference::model::Members;
 use steps::{Subject, Writer};
 
 /// The catalog entry an op names by index, if any: its call's `index` argument (a
 /// raised event's, the reference's hook, and an info object's are not a subject).
-fn entry(op: &Op) -> Option<(Kind, i32)> {
-    let c = op.call();
-    match c.sees {
+fn entry(op: &Call) -> Option<(Kind, i32)> {
+    match op.sees {
         Sees::Raise(_) | Sees::InfoObject => None,
-        _ => c.entry(),
+        _ => op.entry(),
     }
 }
 
 /// The catalog entry the call at `step` is about: the one it names by index, or the
 /// one its handle was allocated for (so a read's subject is the variable read).
-fn entry_at(start: &Gen, run: &[Op], step: usize) -> Option<(Kind, i32)> {
+fn entry_at(start: &Gen, run: &[Call], step: usize) -> Option<(Kind, i32)> {
     let op = run.get(step)?;
     if let Some(e) = entry(op) {
         return Some(e);
@@ -62,7 +60,7 @@ fn entry_at(start: &Gen, run: &[Op], step: usize) -> Option<(Kind, i32)> {
         g.apply(o);
     }
     // Its variable handle or registration (a pvar call's session comes first).
-    let (kind, table, r) = op.call().args.iter().find_map(|(_, a)| match *a {
+    let (kind, table, r) = op.args.iter().find_map(|(_, a)| match *a {
         A::Handle(HandleKind::Pvar, r) => Some((Kind::Pvar, &g.pvar_handles, r)),
         A::Handle(HandleKind::Cvar, r) => Some((Kind::Cvar, &g.cvar_handles, r)),
         A::Handle(HandleKind::Registration, r) => Some((Kind::Event, &g.registrations, r)),
@@ -118,7 +116,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
     // A string divergence of an enum item: the item is the subject (R-STR-1..4 judged
     // against its name, as strings.yaml's item cases do), the entries the sequence
     // names are looked up by name.
-    let item = match (d.convention, found.run.get(d.step).map(Op::call)) {
+    let item = match (d.convention, found.run.get(d.step)) {
         (true, Some(c)) if c.func.strings_of() == Some(SubjectKind::Item) => {
             let (enumtype, item) = (c.int("enumtype") as u16, c.int("item") as i32);
             item_name(&start, &found.run[..d.step], enumtype, item)
@@ -156,9 +154,9 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
     let fresh = found
         .run
         .iter()
-        .any(|o| matches!(o, Op::RaiseEvent { .. } | Op::MpiInit | Op::Simulate { .. }));
+        .any(|o| matches!(o.func.group(), Group::Harness | Group::Mpi));
     let mut requires = Vec::new();
-    if found.run.iter().any(Op::needs_hooks) {
+    if found.run.iter().any(Call::needs_hooks) {
         requires.push(Require::ReferenceHooks);
     }
     if fresh {
@@ -227,8 +225,8 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         }
         w.saved.extend(s.save.keys().map(String::from));
         s.erroneous = level != Level::Must;
-        let raise = matches!(op, Op::RaiseEvent { .. });
-        let at = format!("step {} ({})", steps.len() + 1, op.func().yaml());
+        let raise = matches!(op.sees, Sees::Raise(_));
+        let at = format!("step {} ({})", steps.len() + 1, op.func.yaml());
         match (
             d.passed_over.iter().find(|p| p.0 == n),
             rc_expect(&g, op, m),
@@ -281,11 +279,12 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         }
         g.apply(op);
     }
-    if let (true, Some(Op::GetInfo { kind, index, .. })) = (d.other_entry, found.run.get(d.step)) {
+    let other = found.run.get(d.step).filter(|c| c.is_get_info());
+    if let (true, Some((kind, index))) = (d.other_entry, other.and_then(Call::entry)) {
         // R-CVAR-1/R-STR-6: the entry the mirror has at that index is found there by
         // its name (sources have no get_index).
-        let at = mirror.target_index(*kind, *index);
-        if let Some(mut s) = w.get_index(*kind, *index) {
+        let at = mirror.target_index(kind, index);
+        if let Some(mut s) = w.get_index(kind, index) {
             s.expect.rc = Some(WrittenRc::One("MPI_SUCCESS".into()));
             s.expect
                 .out
@@ -303,16 +302,10 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
     // also looked up by name and must be found at its declared index (R-CAT-1's
     // indices name those entries; R-PVAR-4: a pvar by name and class). A library
     // that lists one entry twice because it numbers two entries alike is seen again.
-    if let (true, Some(Op::CategoryMembers { which, .. })) = (
+    if let (true, Some(Sees::Members(k))) = (
         mirror.declared && d.rule == "R-CAT-1",
-        found.run.get(d.step),
+        found.run.get(d.step).map(|c| c.sees),
     ) {
-        let k = match which {
-            Members::Cvars => Kind::Cvar,
-            Members::Pvars => Kind::Pvar,
-            Members::Categories => Kind::Category,
-            Members::Events => Kind::Event,
-        };
         if let Some(Out::Ints(members)) = model.obs.get(d.step).and_then(|o| o.out("indices")) {
             for i in members.iter().filter_map(|i| i32::try_from(*i).ok()) {
                 let Some(mut s) = w.get_index(k, i) else {
@@ -337,8 +330,8 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
 }
 
 /// The name of item `item` of the `enumtype`-th distinct enum the calls before `run`'s
-/// end returned (the numbering `Op::EnumGetItem` uses), in the mirror's catalog.
-fn item_name(start: &Gen, run: &[Op], enumtype: u16, item: i32) -> Option<String> {
+/// end returned (the numbering `A::Enumtype` uses), in the mirror's catalog.
+fn item_name(start: &Gen, run: &[Call], enumtype: u16, item: i32) -> Option<String> {
     let mut g = start.clone();
     for op in run {
         g.apply(op);

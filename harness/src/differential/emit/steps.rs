@@ -1,6 +1,6 @@
-//! The steps of a case: each op as the case language's `call`, `args` and `save`
-//! (specs/README.md), the call being the op's entry of the function table
-//! (`Op::func`). Handles and sessions are saved when made and passed by name (`$c0`,
+//! The steps of a case: each generated call as the case language's `call`, `args` and
+//! `save` (specs/README.md), the call being its entry of the function table
+//! (`Call::func`). Handles and sessions are saved when made and passed by name (`$c0`,
 //! `$s0`, `$p0`, `$r0`); the subject's index is `$index`; another entry is looked up
 //! by name first (`*_get_index`, saved as `$x0`, ...), since an index is the library's
 //! own numbering and a name is the same on every library.
@@ -13,7 +13,7 @@
 
 use crate::cases::written::{Value, WrittenForAll, WrittenRc, WrittenStep};
 use crate::differential::obs::{Obs, Out};
-use crate::differential::op::{Call, Data, Kind, Op, Ref, Sees, Str, A};
+use crate::differential::op::{Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::{HandleKind, Mirror, Slots};
 use std::collections::BTreeSet;
 
@@ -186,10 +186,9 @@ impl Writer<'_> {
         }
     }
 
-    /// The step of one op: its `call` (the op's table entry), `args`, `save` and
-    /// `for_all`, from the op's call (`Op::call`) as the target engine makes it.
-    pub(super) fn call(&mut self, op: &Op, m: &Obs) -> WrittenStep {
-        let c = op.call();
+    /// The step of one call: its `call` (the table entry), `args`, `save` and
+    /// `for_all`, as the target engine makes it.
+    pub(super) fn call(&mut self, c: &Call, m: &Obs) -> WrittenStep {
         let mut s = WrittenStep::call(c.func);
         if c.null_outs {
             // Each OUT argument NULL in turn, then all of them.
@@ -201,18 +200,18 @@ impl Writer<'_> {
                 A::Str(Str::NONE) if c.null_outs => {}
                 A::Handle(HandleKind::Instance, Ref::Made(n)) => self.instance(&mut s, n),
                 _ => {
-                    let v = self.value(*a);
+                    let v = self.value(a);
                     s.arg(name, v);
                 }
             }
         }
-        self.saves(&mut s, &c, m);
+        self.saves(&mut s, c, m);
         s
     }
 
     /// An argument as the case language writes it.
-    fn value(&mut self, a: A) -> Value {
-        match a {
+    fn value(&mut self, a: &A) -> Value {
+        match *a {
             A::Index(k, i) => self.index(k, i),
             A::Handle(k, r) => {
                 let t = TABLES.iter().position(|(_, x)| *x == k).unwrap_or(0);
@@ -220,7 +219,7 @@ impl Writer<'_> {
             }
             A::Enumtype(n) => self.enumtype(n),
             A::Str(s) => Self::size(s),
-            A::Text(t) => t.into(),
+            A::Text(ref t) => t.to_string().into(),
             A::Level(l) => l.spelling().into(),
             A::Class(c) => format!("MPI_T_PVAR_CLASS_{}", c.spelling()).into(),
             A::Safety(s) => format!("MPI_T_CB_REQUIRE_{}", s.spelling()).into(),

@@ -9,11 +9,13 @@ use crate::cases::funcs::Func;
 use crate::cases::parse_file;
 use crate::cases::written::Value;
 use crate::differential::compare::Divergence;
+use crate::differential::gen::make;
 use crate::differential::gen::Sampler;
 use crate::differential::obs::{Obs, Out};
-use crate::differential::op::tests::every_op;
-use crate::differential::op::{Kind, Mode, Op, Ref, Str};
+use crate::differential::op::tests::every_call;
+use crate::differential::op::{Call, Kind, Mode, Ref, Sees, Str};
 use crate::differential::props::{completed, Found};
+use crate::differential::HandleKind;
 use crate::differential::Mirror;
 use crate::verdict::Level;
 use mpit_reference::catalog::Catalog;
@@ -35,44 +37,43 @@ fn mirror() -> Arc<Mirror> {
 /// A divergence at `step` of `run`, of the `n`-th kind the comparator reports for
 /// that call (a relation with an earlier read or update number, the other reading of
 /// a flag, calls passed over, another entry's index, the string convention).
-fn divergence(run: &[Op], step: usize, n: usize) -> Divergence {
+fn divergence(run: &[Call], step: usize, n: usize) -> Divergence {
     let op = &run[step];
-    let read_before = |h: &Ref| {
+    let read_before = |h: Ref| {
         run[..step]
             .iter()
-            .any(|o| matches!(o, Op::PvarRead { handle, .. } if handle == h))
+            .any(|o| o.sees == Sees::Read(HandleKind::Pvar, h))
     };
-    let (rule, relation) = match op {
-        Op::PvarRead { handle, .. } => match n % 4 {
+    let (rule, relation) = match op.sees {
+        Sees::Read(HandleKind::Pvar, handle) => match n % 4 {
             0 => ("R-PRESET-1", None),
             1 => ("R-PCLASS", Some("nonneg")),
             2 => ("R-PCLASS", Some("fraction")),
             _ if read_before(handle) => ("R-PCLASS", Some(["ge", "le", "eq"][n % 3])),
             _ => ("R-PSTART-1", None),
         },
-        Op::CategoryChanged => ("R-CAT", [None, Some("ge"), Some("gt")][n % 3]),
-        Op::GetInfo { .. } => (["R-STR-2", "R-PVAR-2", "R-CVAR-2"][n % 3], None),
+        Sees::Update => ("R-CAT", [None, Some("ge"), Some("gt")][n % 3]),
+        Sees::Info(_) | Sees::NameOnly => (["R-STR-2", "R-PVAR-2", "R-CVAR-2"][n % 3], None),
         _ => ("R-RC-1", None),
     };
     Divergence {
         step,
-        call: format!("{}({op:?})", op.function()),
-        function: op.function(),
+        call: op.to_string(),
+        function: op.function().to_string(),
         rule: rule.into(),
         level: [Level::Must, Level::Should, Level::Robustness][n % 3],
         what: format!("divergence {n}: \"quoted\" #not a comment"),
         expected: "MPI_SUCCESS".into(),
         actual: "MPI_T_ERR_INVALID".into(),
-        other_entry: n % 4 == 1 && matches!(op, Op::GetInfo { .. }),
+        other_entry: n % 4 == 1 && op.is_get_info(),
         two_readings: false,
-        convention: n % 5 == 2 && matches!(op, Op::GetInfo { .. }),
+        convention: n % 5 == 2 && op.is_get_info(),
         passed_over: match step {
             0 => Vec::new(),
             s => vec![(n % s, "R-RC-1".into(), ReturnCode::T(TErr::Invalid))],
         },
         relation: relation.map(str::to_string),
-        reading: (n % 2 == 1 && matches!(op, Op::GetInfo { .. }))
-            .then(|| "pvar_flags.nonzero_is_true".to_string()),
+        reading: (n % 2 == 1 && op.is_get_info()).then(|| "pvar_flags.nonzero_is_true".to_string()),
     }
 }
 
@@ -157,7 +158,7 @@ fn every_step_names_what_the_function_table_lists_and_the_case_loads() {
             called.extend(s.call);
         }
         let op = &found.run[found.divergence.step];
-        assert!(case.steps.iter().any(|s| s.call == Some(op.func())));
+        assert!(case.steps.iter().any(|s| s.call == Some(op.func)));
     }
     // Every case loads: robustness sequences' handles no step saved (R-GEN-3) and
     // values past `i64` included.
@@ -165,11 +166,11 @@ fn every_step_names_what_the_function_table_lists_and_the_case_loads() {
     // Every function an op calls was written (and `deliveries`, `*_get_index` lookups).
     let generated: BTreeSet<Func> = all
         .iter()
-        .flat_map(|f| f.run.iter().map(Op::func))
+        .flat_map(|f| f.run.iter().map(|c| c.func))
         .collect();
     let missing: Vec<_> = generated.difference(&called).collect();
     assert!(missing.is_empty(), "{missing:?}");
-    let ops: BTreeSet<Func> = every_op().iter().map(Op::func).collect();
+    let ops: BTreeSet<Func> = every_call().iter().map(|c| c.func).collect();
     let never: Vec<_> = ops.difference(&generated).collect();
     assert!(never.is_empty(), "never generated: {never:?}");
     assert!(called.contains(&Func::Deliveries), "{called:?}");
@@ -199,10 +200,10 @@ fn every_op_is_written_as_its_table_entry() {
     let ok = Obs::rc(ReturnCode::Success)
         .with("count", Out::Int(1))
         .with("enumtype", Out::Enum(Some(0)));
-    for op in every_op() {
+    for op in every_call() {
         let mut w = writer(&m, Subject::None);
         let s = w.call(&op, &ok);
-        assert_eq!(s.call, Some(op.func()), "{op:?}");
+        assert_eq!(s.call, Some(op.func), "{op:?}");
         for s in w.lookups.iter().chain([&s]) {
             assert!(s.vocabulary().is_empty(), "{op:?}: {:?}", s.vocabulary());
         }
@@ -243,7 +244,7 @@ fn written_cases_load_for_other_seeds() {
 fn an_index_past_the_end_under_a_category_subject_is_a_number() {
     let m = mirror();
     let n = m.count(Kind::Cvar);
-    let op = Op::CvarHandleAlloc { index: n + 2 };
+    let op = make::cvar_handle_alloc(n + 2);
     let ok = Obs::rc(ReturnCode::Success);
     let index_of = |subject| {
         let mut w = writer(&m, subject);
@@ -272,7 +273,7 @@ fn an_index_past_the_end_under_a_category_subject_is_a_number() {
 #[test]
 fn a_case_cites_the_rules_of_the_checks_it_adds() {
     let m = mirror();
-    let rules = |op: Op, rule: &str, other_entry: bool| {
+    let rules = |op: Call, rule: &str, other_entry: bool| {
         let mut d = divergence(std::slice::from_ref(&op), 0, 0);
         d.rule = rule.into();
         d.other_entry = other_entry;
@@ -287,18 +288,9 @@ fn a_case_cites_the_rules_of_the_checks_it_adds() {
         };
         written_case(&found, &m).0.rules
     };
-    let members = Op::CategoryMembers {
-        index: 1,
-        which: Members::Pvars,
-        len: 3,
-    };
+    let members = make::category_members(1, Members::Pvars, 3);
     assert_eq!(rules(members, "R-CAT-1", false), ["R-CAT-1", "R-PVAR-4"]);
-    let info = Op::GetInfo {
-        kind: Kind::Cvar,
-        index: 1,
-        name: Str::sized(2),
-        desc: Str::sized(64),
-    };
+    let info = make::get_info(Kind::Cvar, 1, Str::sized(2), Str::sized(64));
     assert_eq!(
         rules(info.clone(), "R-STR-2", true),
         ["R-STR-2", "R-CVAR-5", "R-STR-6"]

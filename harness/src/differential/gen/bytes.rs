@@ -4,7 +4,7 @@
 //! sequence.
 
 use super::{Gen, Pick};
-use crate::differential::op::{Mode, Op};
+use crate::differential::op::{Call, Mode};
 use crate::differential::Mirror;
 use std::sync::Arc;
 
@@ -12,7 +12,7 @@ impl Gen {
     /// A whole sequence from cargo-fuzz's bytes: picks until the bytes run out or `max`
     /// calls, each kept only if valid here (so the input's bytes map to calls the way
     /// proptest's would).
-    pub fn ops_from(&mut self, u: &mut arbitrary::Unstructured<'_>, max: usize) -> Vec<Op> {
+    pub fn ops_from(&mut self, u: &mut arbitrary::Unstructured<'_>, max: usize) -> Vec<Call> {
         let mut ops = Vec::new();
         while ops.len() < max {
             let Ok(p) = u.arbitrary::<Pick>() else {
@@ -41,7 +41,7 @@ impl Gen {
 /// Robustness sequences only for a library whose catalog is declared (the reference):
 /// an invalid argument may crash a vendor's library (undefined behaviour, R-GEN-3), and
 /// in-process that crash would end the fuzzer without being a finding.
-pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Op>, Gen)> {
+pub fn decode(m: &Arc<Mirror>, data: &[u8]) -> Option<(Mode, Vec<Call>, Gen)> {
     let (first, rest) = data.split_first()?;
     let mode = Mode {
         robustness: first & 1 == 1 && m.declared,
@@ -78,7 +78,7 @@ impl Sampler {
 
     /// The next sequence of at most `max_len` calls in `mode`, with the generator state
     /// it starts from.
-    pub fn sequence(&mut self, m: &Arc<Mirror>, mode: Mode, max_len: usize) -> (Gen, Vec<Op>) {
+    pub fn sequence(&mut self, m: &Arc<Mirror>, mode: Mode, max_len: usize) -> (Gen, Vec<Call>) {
         let bytes: Vec<u8> = (0..512).map(|_| self.next() as u8).collect();
         let start = Gen::new(m.clone(), mode);
         let ops = start

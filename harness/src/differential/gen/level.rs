@@ -7,7 +7,7 @@
 
 use super::Gen;
 use crate::cases::funcs::Group;
-use crate::differential::op::{Act, Call, Op, Ref, A};
+use crate::differential::op::{Act, Call, Ref, A};
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
 use crate::judge::return_codes::{
@@ -41,9 +41,9 @@ impl Levels {
 impl Gen {
     /// The live pvar handle and live session a call names, when the handle was not
     /// allocated in that session (R-PH-1).
-    pub fn foreign_session(&self, op: &Op) -> bool {
-        let c = op.call();
-        let (Ref::Made(s), Some(Ref::Made(h))) = (c.handle("session"), pvar_handle(&c)) else {
+    pub fn foreign_session(&self, op: &Call) -> bool {
+        let c = op;
+        let (Ref::Made(s), Some(Ref::Made(h))) = (c.handle("session"), pvar_handle(c)) else {
             return false;
         };
         Self::live(&self.sessions, Ref::Made(s))
@@ -56,10 +56,10 @@ impl Gen {
     /// The error a pvar call gets from its variable alone, whatever the session:
     /// start/stop of a continuous one (R-PSTART-1), write or reset of a read-only one
     /// (R-PWRITE-1, R-PRESET-1), readreset of a non-atomic one (R-PRR-1).
-    pub fn refusal(&self, op: &Op) -> Option<TErr> {
-        let c = op.call();
-        let (act, h) = match (op, pvar_handle(&c)) {
-            (Op::Pvar { act, .. }, Some(Ref::Made(h))) => (Some(*act), h),
+    pub fn refusal(&self, op: &Call) -> Option<TErr> {
+        let c = op;
+        let (act, h) = match (op.act(), pvar_handle(c)) {
+            (Some(act), Some(Ref::Made(h))) => (Some(act), h),
             // A write refuses what a reset refuses.
             (_, Some(Ref::Made(h))) if c.data().is_some() => (Some(Act::Reset), h),
             (_, Some(Ref::Made(h))) if op.resets() => (None, h),
@@ -83,28 +83,25 @@ impl Gen {
     /// variable with its own session. §15.3.7 says what MPI_T_PVAR_ALL_HANDLES does
     /// with such a handle ("ignored"); for the handle itself it says nothing, so any
     /// answer conforms (specs/readings.yaml `restart_of_a_started_handle`).
-    pub fn repeat_start_stop(&self, op: &Op) -> bool {
-        let Op::Pvar {
-            act: act @ (Act::Start | Act::Stop),
-            session,
-            handle: Ref::Made(n),
-        } = op
+    pub fn repeat_start_stop(&self, op: &Call) -> bool {
+        let (Some(act @ (Act::Start | Act::Stop)), session, Ref::Made(n)) =
+            (op.act(), op.handle("session"), op.handle("handle"))
         else {
             return false;
         };
-        Self::live(&self.sessions, *session)
-            && self.pvar_handles.get(usize::from(*n)).is_some_and(|l| {
+        Self::live(&self.sessions, session)
+            && self.pvar_handles.get(usize::from(n)).is_some_and(|l| {
                 l.live
-                    && *session == Ref::Made(l.session)
-                    && l.started == (*act == Act::Start)
+                    && session == Ref::Made(l.session)
+                    && l.started == (act == Act::Start)
                     && !self.continuous(l.index)
             })
     }
 
     /// Whether `op` is a readreset of a handle on a read-only variable that cannot be
     /// read and reset atomically (two refusals at once).
-    pub fn readonly_non_atomic(&self, op: &Op) -> bool {
-        let Some(Ref::Made(h)) = pvar_handle(&op.call()).filter(|_| op.resets()) else {
+    pub fn readonly_non_atomic(&self, op: &Call) -> bool {
+        let Some(Ref::Made(h)) = pvar_handle(op).filter(|_| op.resets()) else {
             return false;
         };
         self.pvar_handles
@@ -123,8 +120,8 @@ impl Gen {
     /// `levels:`, which the spec suite's cases follow too; which functions meet one is
     /// `judge::policy`): a handle argument that is not valid, an index out of range,
     /// an enumeration item out of range, every OUT argument NULL.
-    pub fn level(&self, op: &Op) -> Level {
-        let c = op.call();
+    pub fn level(&self, op: &Call) -> Level {
+        let c = op;
         if !self.initialized() {
             // R-INIT-1: NOT_INITIALIZED from every routine but init, before init; an
             // extra finalize's code is read two ways (R-FIN-1).
@@ -160,7 +157,7 @@ impl Gen {
             // given (R-PREAD-1, `judge::policy`); start, stop and reset take it
             // (R-PSTART-2); it is no handle of any other call.
             if r == Ref::All {
-                let takes_it = matches!(op, Op::Pvar { .. });
+                let takes_it = op.act().is_some();
                 match policy::has(f, Policy::RefusesAllHandles) || !takes_it {
                     true => return undefined,
                     false => continue,

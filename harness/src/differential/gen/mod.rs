@@ -6,8 +6,11 @@
 //! it leaves undefined — and says at which level the standard fixes its outcome.
 //!
 //! This module holds the state and how each call changes it ([`Gen::apply`], as the
-//! standard predicts it for a conformant library); the rest is one question a module:
+//! standard predicts it for a conformant library, read off what the call is: its init
+//! count, a handle made or freed, a read); the rest is one question a module:
 //!
+//! - `make`: the calls it makes, each as its call of the function table (the one
+//!   place the oracle says which arguments each generated call passes);
 //! - `pick`: which call a [`Pick`] makes in a state;
 //! - `valid`: whether a call may come next (the precondition while shrinking too);
 //! - `level`: at which level the standard fixes a call's outcome, and the states
@@ -16,14 +19,16 @@
 
 mod bytes;
 mod level;
+pub mod make;
 mod pick;
 mod valid;
 
 pub use bytes::{decode, Sampler};
 pub use pick::Pick;
 
-use super::op::{Act, Kind, Mode, Op, Ref};
-use super::Mirror;
+use super::op::{Act, Call, Kind, Mode, Ref, Sees, A};
+use super::{HandleKind, Mirror};
+use crate::cases::funcs::Group;
 use mpit_reference::spec::Bind;
 use mpit_reference::spec::Datatype;
 use std::sync::Arc;
@@ -100,11 +105,12 @@ pub struct Gen {
     pub sessions: Vec<Life>,
     pub pvar_handles: Vec<Life>,
     pub registrations: Vec<Life>,
-    /// Enum names in the order get_info first returned them (`Op::EnumGetInfo` numbers).
+    /// Enum names in the order get_info first returned them (the numbers of
+    /// `A::Enumtype`).
     pub enums: Vec<String>,
     /// `MPI_Init` was called (the entries that appear at it are numbered).
     pub mpi: bool,
-    /// Event instances delivered so far (`Op::EventReadAfter` numbers).
+    /// Event instances delivered so far (the numbers of `HandleKind::Instance`).
     pub instances: u16,
     /// MPI_T was fully finalized and initialized again (lifecycle): nothing requires
     /// the catalog to be the same as before (R-FIN-3, quality only).
@@ -176,18 +182,28 @@ impl Gen {
 
     /// The datatype of the variable a read (`cvar_read`, `pvar_read[reset]`) of a
     /// handle the sequence made reads.
-    pub fn read_datatype(&self, op: &Op) -> Option<Datatype> {
-        let c = &self.mirror.catalog;
-        let slot = |t: &[Life], n: u16| t.get(usize::from(n)).map(|l| l.index as usize);
-        match op {
-            Op::CvarRead {
-                handle: Ref::Made(n),
-            } => Some(c.cvars.get(slot(&self.cvar_handles, *n)?)?.datatype),
-            Op::PvarRead {
-                handle: Ref::Made(n),
-                ..
-            } => Some(c.pvars.get(slot(&self.pvar_handles, *n)?)?.datatype),
+    pub fn read_datatype(&self, c: &Call) -> Option<Datatype> {
+        let cat = &self.mirror.catalog;
+        let Sees::Read(kind, Ref::Made(n)) = c.sees else {
+            return None;
+        };
+        let slot = |t: &[Life]| t.get(usize::from(n)).map(|l| l.index as usize);
+        match kind {
+            HandleKind::Cvar => Some(cat.cvars.get(slot(&self.cvar_handles)?)?.datatype),
+            HandleKind::Pvar => Some(cat.pvars.get(slot(&self.pvar_handles)?)?.datatype),
             _ => None,
+        }
+    }
+
+    /// The objects of a handle kind the sequence made (event instances are only
+    /// counted: [`Gen::instances`]).
+    fn table_mut(&mut self, k: HandleKind) -> Option<&mut Vec<Life>> {
+        match k {
+            HandleKind::Cvar => Some(&mut self.cvar_handles),
+            HandleKind::Session => Some(&mut self.sessions),
+            HandleKind::Pvar => Some(&mut self.pvar_handles),
+            HandleKind::Registration => Some(&mut self.registrations),
+            HandleKind::Instance => None,
         }
     }
 
@@ -212,174 +228,180 @@ impl Gen {
             .is_some_and(|p| p.continuous)
     }
 
-    /// The state after `op`, as the standard predicts it for a conformant library.
-    pub fn apply(&mut self, op: &Op) {
-        let init = self.initialized();
-        match op {
-            Op::InitThread { .. } => {
-                self.reinit |= self.depth == 0 && self.finalized;
-                self.depth += 1
+    /// The state after `c`, as the standard predicts it for a conformant library, by
+    /// what the call is: its init count (the table's `depth:`), MPI_Init, a handle made
+    /// or freed, a read, a callback set or an event raised, a start or stop.
+    pub fn apply(&mut self, c: &Call) {
+        let depth = c.func.depth();
+        if depth > 0 {
+            self.reinit |= self.depth == 0 && self.finalized;
+            self.depth += 1;
+            return;
+        }
+        if depth < 0 {
+            if self.depth > 0 {
+                self.finalize_one();
             }
-            Op::Finalize if self.depth > 0 => {
-                self.depth -= 1;
-                if self.mode.lifecycle && self.depth == 0 {
-                    self.finalized = true;
-                    // R-FIN-3: nothing survives the last finalize.
-                    for l in self
-                        .cvar_handles
-                        .iter_mut()
-                        .chain(&mut self.sessions)
-                        .chain(&mut self.pvar_handles)
-                        .chain(&mut self.registrations)
-                    {
-                        l.live = false;
-                    }
-                }
-            }
-            Op::MpiInit => self.mpi = true,
-            _ if !init => {}
-            Op::EventRegisterCallback {
-                registration: Ref::Made(n),
-                safety,
-                set,
-            } if Self::live(&self.registrations, Ref::Made(*n)) => {
-                let l = &mut self.registrations[*n as usize];
-                let bit = 1u8 << (*safety as u8);
-                l.cbs = if *set { l.cbs | bit } else { l.cbs & !bit };
-            }
-            // R-EVT-CB (MPI-4.1 §15.3.8): each live registration of the event with a callback at a
-            // level valid here gets one instance; the others drop it.
-            Op::RaiseEvent { index, required } => {
-                let valid = !0u8 << (*required as u8);
+            return;
+        }
+        if c.func.group() == Group::Mpi {
+            self.mpi = true;
+            return;
+        }
+        if !self.initialized() {
+            return;
+        }
+        if let Some((k, Ref::Made(n))) = c.frees() {
+            self.free(k, n, c.handle("session"));
+            return;
+        }
+        match c.sees {
+            // R-EVT-CB (MPI-4.1 §15.3.8): each live registration of the event with a
+            // callback at a level valid here gets one instance; the others drop it.
+            Sees::Raise(index) => {
+                let valid = !0u8 << (c.safety() as u8);
                 let n = self
                     .registrations
                     .iter()
-                    .filter(|l| l.live && l.index == *index && l.cbs & valid != 0)
+                    .filter(|l| l.live && l.index == index && l.cbs & valid != 0)
                     .count();
                 self.instances = self.instances.saturating_add(n as u16);
             }
-            Op::GetInfo { kind, index, .. } if self.in_range(*kind, *index) => {
-                let c = &self.mirror.catalog;
-                let u = *index as usize;
-                let e = match kind {
-                    Kind::Cvar => c.cvars[u].enumtype.clone(),
-                    Kind::Pvar => c.pvars[u].enumtype.clone(),
-                    Kind::Event => c.events[u].enumtype.clone(),
-                    _ => None,
-                };
-                if let Some(e) = e {
+            Sees::Info(_) | Sees::NameOnly => {
+                if let Some(e) = c.entry().and_then(|(k, i)| self.enumtype(k, i)) {
                     if !self.enums.contains(&e) {
                         self.enums.push(e);
                     }
                 }
             }
-            Op::CvarHandleAlloc { index } if self.in_range(Kind::Cvar, *index) => {
-                self.cvar_handles.push(Life::new(*index, 0))
-            }
-            Op::CvarRead {
-                handle: Ref::Made(n),
-            } => {
-                if let Some(l) = self.cvar_handles.get_mut(*n as usize) {
+            Sees::Alloc { kind, index } => self.alloc(c, kind, index),
+            Sees::Read(kind, Ref::Made(n)) => {
+                if let Some(l) = self.table_mut(kind).and_then(|t| t.get_mut(usize::from(n))) {
                     l.read = true;
-                }
-            }
-            Op::PvarRead {
-                handle: Ref::Made(n),
-                ..
-            } => {
-                if let Some(l) = self.pvar_handles.get_mut(*n as usize) {
-                    l.read = true;
-                }
-            }
-            Op::CvarHandleFree {
-                handle: Ref::Made(n),
-            } => {
-                if let Some(l) = self.cvar_handles.get_mut(*n as usize) {
-                    l.live = false;
-                }
-            }
-            Op::Pvar {
-                act,
-                session: Ref::Made(s),
-                handle,
-            } if matches!(act, Act::Start | Act::Stop) => {
-                let on = *act == Act::Start;
-                for (n, l) in self.pvar_handles.iter_mut().enumerate() {
-                    let named = match handle {
-                        Ref::Made(h) => usize::from(*h) == n,
-                        Ref::All => l.session == *s,
-                        _ => false,
-                    };
-                    if named && l.live {
-                        l.started = on;
-                    }
-                }
-            }
-            Op::SessionCreate => self.sessions.push(Life::new(-1, 0)),
-            Op::SessionFree {
-                session: Ref::Made(n),
-            } if Self::live(&self.sessions, Ref::Made(*n)) => {
-                self.sessions[*n as usize].live = false;
-                for h in self.pvar_handles.iter_mut().filter(|h| h.session == *n) {
-                    h.live = false;
-                }
-            }
-            Op::PvarHandleAlloc {
-                session: Ref::Made(s),
-                index,
-            } if self.in_range(Kind::Pvar, *index) && Self::live(&self.sessions, Ref::Made(*s)) => {
-                self.pvar_handles.push(Life::new(*index, *s))
-            }
-            Op::PvarHandleFree {
-                session: Ref::Made(s),
-                handle: Ref::Made(h),
-            } => {
-                if let Some(l) = self.pvar_handles.get_mut(*h as usize) {
-                    if l.session == *s {
-                        l.live = false;
-                    }
-                }
-            }
-            Op::EventHandleAlloc { index } if self.in_range(Kind::Event, *index) => {
-                self.registrations.push(Life::new(*index, 0))
-            }
-            Op::EventHandleFree {
-                registration: Ref::Made(n),
-            } => {
-                if let Some(l) = self.registrations.get_mut(*n as usize) {
-                    l.live = false;
                 }
             }
             _ => {}
         }
+        // A callback set or removed at a level (R-EVT-CB).
+        if let (Ref::Made(n), Some(A::Flag(set))) = (c.handle("registration"), c.arg("callback")) {
+            if Self::live(&self.registrations, Ref::Made(n)) {
+                let l = &mut self.registrations[usize::from(n)];
+                let bit = 1u8 << (c.safety() as u8);
+                l.cbs = if *set { l.cbs | bit } else { l.cbs & !bit };
+            }
+        }
+        if let (Some(act @ (Act::Start | Act::Stop)), Ref::Made(s)) = (c.act(), c.handle("session"))
+        {
+            let handle = c.handle("handle");
+            for (n, l) in self.pvar_handles.iter_mut().enumerate() {
+                let named = match handle {
+                    Ref::Made(h) => usize::from(h) == n,
+                    Ref::All => l.session == s,
+                    _ => false,
+                };
+                if named && l.live {
+                    l.started = act == Act::Start;
+                }
+            }
+        }
     }
 
-    /// The ops that the sequence ends with to leave the process as it found it: every
-    /// live handle, session and registration freed, every init of the sequence
+    /// A finalize of the sequence's init; after the last one in lifecycle mode nothing
+    /// survives (R-FIN-3).
+    fn finalize_one(&mut self) {
+        self.depth -= 1;
+        if self.mode.lifecycle && self.depth == 0 {
+            self.finalized = true;
+            for l in self
+                .cvar_handles
+                .iter_mut()
+                .chain(&mut self.sessions)
+                .chain(&mut self.pvar_handles)
+                .chain(&mut self.registrations)
+            {
+                l.live = false;
+            }
+        }
+    }
+
+    /// The enumtype (by name) of an entry in range, if it has one.
+    fn enumtype(&self, k: Kind, i: i32) -> Option<String> {
+        if !self.in_range(k, i) {
+            return None;
+        }
+        let c = &self.mirror.catalog;
+        let u = i as usize;
+        match k {
+            Kind::Cvar => c.cvars[u].enumtype.clone(),
+            Kind::Pvar => c.pvars[u].enumtype.clone(),
+            Kind::Event => c.events[u].enumtype.clone(),
+            _ => None,
+        }
+    }
+
+    /// A handle made for the entry the call's index names (in range), in the session it
+    /// names (live), if any.
+    fn alloc(&mut self, c: &Call, kind: HandleKind, index: i32) {
+        if let Some((k, i)) = c.entry() {
+            if !self.in_range(k, i) {
+                return;
+            }
+        }
+        let session = match c.arg("session") {
+            None => 0,
+            Some(_) => match c.handle("session") {
+                Ref::Made(s) if Self::live(&self.sessions, Ref::Made(s)) => s,
+                _ => return,
+            },
+        };
+        if let Some(t) = self.table_mut(kind) {
+            t.push(Life::new(index, session));
+        }
+    }
+
+    /// Object `n` of a kind freed: a session only while live, and with it its handles
+    /// (R-SESS-1); a pvar handle only with its own session (R-PH-1).
+    fn free(&mut self, k: HandleKind, n: u16, session: Ref) {
+        let u = usize::from(n);
+        if k == HandleKind::Session {
+            if Self::live(&self.sessions, Ref::Made(n)) {
+                self.sessions[u].live = false;
+                for h in self.pvar_handles.iter_mut().filter(|h| h.session == n) {
+                    h.live = false;
+                }
+            }
+            return;
+        }
+        let Some(l) = self.table_mut(k).and_then(|t| t.get_mut(u)) else {
+            return;
+        };
+        match (k, session) {
+            (HandleKind::Pvar, Ref::Made(s)) if l.session == s => l.live = false,
+            (HandleKind::Pvar, _) => {}
+            _ => l.live = false,
+        }
+    }
+
+    /// The calls that the sequence ends with to leave the process as it found it:
+    /// every live handle, session and registration freed, every init of the sequence
     /// finalized (so a worker can run the next sequence).
-    pub fn cleanup(&self) -> Vec<Op> {
-        let mut ops = Vec::new();
+    pub fn cleanup(&self) -> Vec<Call> {
+        let mut calls = Vec::new();
         if !self.initialized() {
-            return ops;
+            return calls;
         }
         for n in live_ones(&self.registrations) {
-            ops.push(Op::EventHandleFree {
-                registration: Ref::Made(n),
-            });
+            calls.push(make::event_handle_free(Ref::Made(n)));
         }
         for n in live_ones(&self.cvar_handles) {
-            ops.push(Op::CvarHandleFree {
-                handle: Ref::Made(n),
-            });
+            calls.push(make::cvar_handle_free(Ref::Made(n)));
         }
         for n in live_ones(&self.sessions) {
-            ops.push(Op::SessionFree {
-                session: Ref::Made(n),
-            });
+            calls.push(make::session_free(Ref::Made(n)));
         }
         for _ in 0..self.depth {
-            ops.push(Op::Finalize);
+            calls.push(make::finalize());
         }
-        ops
+        calls
     }
 }

@@ -5,8 +5,8 @@
 //! call. In robustness mode an argument may be one the standard leaves undefined
 //! (MPI-4.1 §15.3.10: a stale, NULL or foreign handle, an index out of range).
 
-use super::{live_ones, Gen, Life};
-use crate::differential::op::{Act, Data, Kind, Op, Ref, Str};
+use super::{live_ones, make, Gen, Life};
+use crate::differential::op::{Act, Call, Data, Kind, Ref, Str};
 use mpit_reference::model::Members;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 
@@ -119,7 +119,7 @@ impl Gen {
     }
 
     /// The call a pick makes in this state.
-    pub fn pick(&self, p: Pick) -> Op {
+    pub fn pick(&self, p: Pick) -> Call {
         let m = &self.mirror;
         let Pick { what, a, b, c } = p;
         let kind = Kind::ALL[a as usize % 5];
@@ -196,46 +196,34 @@ impl Gen {
         add(&mut choices, r && self.instances > 0, &[33]);
         let choice = choices[what as usize % choices.len()];
         match choice {
-            0 => Op::InitThread {
-                required: ThreadLevel::ALL[b as usize % 4],
-            },
-            1 => Op::GetNum(kind),
+            0 => make::init_thread(ThreadLevel::ALL[b as usize % 4]),
+            1 => make::get_num(kind),
             2 | 3 => {
                 let index = self.index(self.count(kind), b, c);
                 let (n, d) = self.strings_of(kind, index);
                 // Now and then the name alone, every other OUT argument NULL (R-CVAR-3;
                 // §15.3.8 for events; by analogy for sources).
                 let name_only = c % 16 == 15;
-                Op::GetInfo {
-                    kind,
-                    index,
-                    name: Self::str_arg(n, b >> 4),
-                    desc: if name_only {
-                        Str::NONE
-                    } else {
-                        Self::str_arg(d, u16::from(c))
-                    },
-                }
+                let desc = match name_only {
+                    true => Str::NONE,
+                    false => Self::str_arg(d, u16::from(c)),
+                };
+                make::get_info(kind, index, Self::str_arg(n, b >> 4), desc)
             }
             4 => {
                 let kind = [Kind::Cvar, Kind::Category, Kind::Event][a as usize % 3];
                 let n = self.count(kind);
                 let name = if n == 0 || b % 7 == 6 {
-                    BOGUS_NAME.to_string()
+                    BOGUS_NAME
                 } else {
-                    m.name(kind, b as usize % n as usize)
-                        .unwrap_or(BOGUS_NAME)
-                        .to_string()
+                    m.name(kind, b as usize % n as usize).unwrap_or(BOGUS_NAME)
                 };
-                Op::GetIndex { kind, name }
+                make::get_index(kind, name)
             }
             5 => {
                 let pv = &m.catalog.pvars;
                 if pv.is_empty() || b % 7 == 6 {
-                    Op::PvarGetIndex {
-                        name: BOGUS_NAME.into(),
-                        class: PvarClass::Counter,
-                    }
+                    make::pvar_get_index(BOGUS_NAME, PvarClass::Counter)
                 } else {
                     let v = &pv[b as usize % pv.len()];
                     // Sometimes the right name with another class (R-PVAR-4: name and
@@ -245,26 +233,21 @@ impl Gen {
                     } else {
                         v.class
                     };
-                    Op::PvarGetIndex {
-                        name: v.name.clone(),
-                        class,
-                    }
+                    make::pvar_get_index(&v.name, class)
                 }
             }
-            6 => Op::CategoryMembers {
-                index: self.index(self.count(Kind::Category), b, c),
-                which: [
+            6 => make::category_members(
+                self.index(self.count(Kind::Category), b, c),
+                [
                     Members::Cvars,
                     Members::Pvars,
                     Members::Categories,
                     Members::Events,
                 ][a as usize % 4],
-                len: [0, 1, 2, 3, 8, 64][usize::from(c) % 6],
-            },
-            7 => Op::CategoryGetNumEvents {
-                index: self.index(self.count(Kind::Category), b, c),
-            },
-            8 => Op::CategoryChanged,
+                [0, 1, 2, 3, 8, 64][usize::from(c) % 6],
+            ),
+            7 => make::category_get_num_events(self.index(self.count(Kind::Category), b, c)),
+            8 => make::category_changed(),
             9 | 10 => {
                 let e = b as usize % self.enums.len();
                 let en = m.catalog.enums.iter().find(|x| x.name == self.enums[e]);
@@ -283,46 +266,33 @@ impl Gen {
                     _ => name,
                 };
                 if choice == 9 {
-                    Op::EnumGetInfo {
-                        enumtype: e as u16,
-                        name,
-                    }
+                    make::enum_get_info(e as u16, name)
                 } else {
-                    Op::EnumGetItem {
-                        enumtype: e as u16,
-                        item,
-                        name,
-                    }
+                    make::enum_get_item(e as u16, item, name)
                 }
             }
-            11 => Op::CvarHandleAlloc {
-                index: self.unbound_index(&self.unbound.cvars, self.count(Kind::Cvar), b, c),
-            },
-            12 => Op::CvarHandleFree {
-                handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
-            },
-            13 => Op::CvarRead {
-                handle: self.handle_ref(&live_c, self.cvar_handles.len(), b, c),
-            },
+            11 => make::cvar_handle_alloc(self.unbound_index(
+                &self.unbound.cvars,
+                self.count(Kind::Cvar),
+                b,
+                c,
+            )),
+            12 => make::cvar_handle_free(self.handle_ref(&live_c, self.cvar_handles.len(), b, c)),
+            13 => make::cvar_read(self.handle_ref(&live_c, self.cvar_handles.len(), b, c)),
             14 => {
                 let handle = self.handle_ref(&live_c, self.cvar_handles.len(), b, c);
                 if self.writable(&self.cvar_handles, handle, a) {
-                    Op::CvarWrite {
-                        handle,
-                        data: self.data(a),
-                    }
+                    make::cvar_write(handle, self.data(a))
                 } else {
-                    Op::CvarRead { handle }
+                    make::cvar_read(handle)
                 }
             }
-            15 => Op::SessionCreate,
-            16 => Op::SessionFree {
-                session: self.handle_ref(&live_s, self.sessions.len(), b, c),
-            },
-            17 => Op::PvarHandleAlloc {
-                session: self.handle_ref(&live_s, self.sessions.len(), b, c),
-                index: self.unbound_index(&self.unbound.pvars, self.count(Kind::Pvar), a, c),
-            },
+            15 => make::session_create(),
+            16 => make::session_free(self.handle_ref(&live_s, self.sessions.len(), b, c)),
+            17 => make::pvar_handle_alloc(
+                self.handle_ref(&live_s, self.sessions.len(), b, c),
+                self.unbound_index(&self.unbound.pvars, self.count(Kind::Pvar), a, c),
+            ),
             18..=20 | 22 => {
                 let h = self.handle_ref(&live_p, self.pvar_handles.len(), b, c);
                 // The handle's own session; sometimes another live one (R-PH-1: a
@@ -337,7 +307,7 @@ impl Gen {
                     own
                 };
                 match choice {
-                    18 => Op::PvarHandleFree { session, handle: h },
+                    18 => make::pvar_handle_free(session, h),
                     // A handle not started yet is mostly started: the classes'
                     // semantics (watermarks, counters) show only on started handles.
                     19 => {
@@ -350,73 +320,54 @@ impl Gen {
                         } else {
                             [Act::Start, Act::Stop, Act::Reset][a as usize % 3]
                         };
-                        Op::Pvar {
-                            act,
-                            session,
-                            handle: h,
-                        }
+                        make::pvar_act(act, session, h)
                     }
-                    20 => Op::PvarRead {
-                        session,
-                        handle: if self.mode.robustness && c % 7 == 6 {
-                            Ref::All
-                        } else {
-                            h
-                        },
-                        reset: a % 4 == 3,
-                    },
-                    _ if self.writable(&self.pvar_handles, h, a) => Op::PvarWrite {
-                        session,
-                        handle: h,
-                        data: self.data(a),
-                    },
-                    _ => Op::PvarRead {
-                        session,
-                        handle: h,
-                        reset: false,
-                    },
+                    20 => {
+                        let handle = match self.mode.robustness && c % 7 == 6 {
+                            true => Ref::All,
+                            false => h,
+                        };
+                        make::pvar_read(session, handle, a % 4 == 3)
+                    }
+                    _ if self.writable(&self.pvar_handles, h, a) => {
+                        make::pvar_write(session, h, self.data(a))
+                    }
+                    _ => make::pvar_read(session, h, false),
                 }
             }
-            21 => Op::Pvar {
-                act: [Act::Start, Act::Stop, Act::Reset][a as usize % 3],
-                session: self.handle_ref(&live_s, self.sessions.len(), b, c),
-                handle: Ref::All,
-            },
-            23 => Op::SourceGetTimestamp {
-                index: self.index(self.count(Kind::Source), b, c),
-            },
-            24 => Op::EventHandleAlloc {
-                index: self.unbound_index(&self.unbound.events, self.count(Kind::Event), b, c),
-            },
-            25 => Op::EventHandleFree {
-                registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
-            },
+            21 => make::pvar_act(
+                [Act::Start, Act::Stop, Act::Reset][a as usize % 3],
+                self.handle_ref(&live_s, self.sessions.len(), b, c),
+                Ref::All,
+            ),
+            23 => make::source_get_timestamp(self.index(self.count(Kind::Source), b, c)),
+            24 => make::event_handle_alloc(self.unbound_index(
+                &self.unbound.events,
+                self.count(Kind::Event),
+                b,
+                c,
+            )),
+            25 => make::event_handle_free(self.handle_ref(&live_r, self.registrations.len(), b, c)),
             // Enough steps for a level to rise and fall (watermarks, R-PCLASS).
-            26 => Op::Simulate {
-                steps: (a % 16) as u8 + 1,
-            },
-            28 => Op::MpiInit,
-            29 => Op::EventInfoObject {
-                index: self.index(self.count(Kind::Event), b, c),
-            },
-            30 => Op::EventRegisterCallback {
-                registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
-                safety: CbSafety::ALL[a as usize % 4],
-                set: c % 5 != 3,
-            },
-            31 => Op::EventSetDroppedHandler {
-                registration: self.handle_ref(&live_r, self.registrations.len(), b, c),
-                set: a % 4 != 3,
-            },
+            26 => make::simulate((a % 16) as u8 + 1),
+            28 => make::mpi_init(),
+            29 => make::event_info_object(self.index(self.count(Kind::Event), b, c)),
+            30 => make::event_register_callback(
+                self.handle_ref(&live_r, self.registrations.len(), b, c),
+                CbSafety::ALL[a as usize % 4],
+                c % 5 != 3,
+            ),
+            31 => make::event_set_dropped_handler(
+                self.handle_ref(&live_r, self.registrations.len(), b, c),
+                a % 4 != 3,
+            ),
             // An event some registration of the sequence is for (else nothing runs).
-            32 => Op::RaiseEvent {
-                index: self.registrations[b as usize % self.registrations.len()].index,
-                required: CbSafety::ALL[a as usize % 4],
-            },
-            33 => Op::EventReadAfter {
-                instance: b % self.instances.max(1),
-            },
-            _ => Op::Finalize,
+            32 => make::raise_event(
+                self.registrations[b as usize % self.registrations.len()].index,
+                CbSafety::ALL[a as usize % 4],
+            ),
+            33 => make::event_read_after(b % self.instances.max(1)),
+            _ => make::finalize(),
         }
     }
 

@@ -4,7 +4,10 @@
 //! robustness is asked for (MPI-4.1 §15.3.10: the implementation need not check them).
 
 use super::{Gen, Life};
-use crate::differential::op::{Data, Kind, Op, Ref};
+use crate::cases::funcs::Group;
+use crate::differential::op::{Call, Data, Kind, Ref, Sees, A};
+use crate::differential::HandleKind;
+use crate::judge::policy::{self, Policy};
 
 impl Gen {
     fn supports(&self, f: &str) -> bool {
@@ -26,36 +29,63 @@ impl Gen {
             || matches!(h, Ref::Made(n) if table.get(n as usize).is_some_and(|l| l.read))
     }
 
-    /// Whether this op may come next (proptest-state-machine's precondition, also
+    /// Whether this call may come next (proptest-state-machine's precondition, also
     /// checked while shrinking): it names only objects the sequence made, and only
-    /// valid arguments unless robustness is asked for.
-    pub fn valid(&self, op: &Op) -> bool {
+    /// valid arguments unless robustness is asked for. Read off the call's arguments
+    /// by what each is, and the table's columns: no function is named here.
+    pub fn valid(&self, c: &Call) -> bool {
         // (The function's name is made only when there is a list to look it up in.)
         let listed = !self.mirror.unsupported.is_empty();
-        if listed && !op.needs_hooks() && !self.supports(&op.function()) {
+        if listed && !c.needs_hooks() && !self.supports(c.func.c_name()) {
             return false;
         }
+        let f = c.func;
+        let ok = match f.group() {
+            // The reference's hooks, on its entries only.
+            Group::Harness => self.mirror.hooks,
+            // MPI_Init, once, where the catalog says what it adds (R-CVAR-1).
+            Group::Mpi => self.mode.lifecycle && self.mirror.declared && !self.mpi,
+            Group::MpiT => match f.depth() {
+                1 => self.depth < 8,
+                -1 => self.mode.lifecycle || self.depth > 0,
+                _ => true,
+            },
+        };
+        ok && c.args.iter().all(|(name, a)| self.valid_arg(c, name, a))
+    }
+
+    fn valid_arg(&self, c: &Call, name: &str, a: &A) -> bool {
         let r = self.mode.robustness;
-        match op {
-            Op::Simulate { .. } => self.mirror.hooks,
-            Op::RaiseEvent { index, .. } => self.mirror.hooks && self.in_range(Kind::Event, *index),
-            Op::MpiInit => self.mode.lifecycle && self.mirror.declared && !self.mpi,
-            Op::EventInfoObject { index } => r || self.in_range(Kind::Event, *index),
-            Op::EventRegisterCallback { registration, .. }
-            | Op::EventSetDroppedHandler { registration, .. } => {
-                self.valid_ref(&self.registrations, *registration)
+        match *a {
+            // The hooks raise only events of the catalog, in any mode.
+            A::Index(k, i) if c.needs_hooks() => self.in_range(k, i),
+            // A handle is allocated for an entry without an MPI object (R-BIND-3), or in
+            // robustness mode for one out of range.
+            A::Index(k, i) if matches!(c.sees, Sees::Alloc { .. }) => {
+                let unbound = match k {
+                    Kind::Cvar => &self.unbound.cvars,
+                    Kind::Pvar => &self.unbound.pvars,
+                    Kind::Event => &self.unbound.events,
+                    _ => return false,
+                };
+                (unbound.contains(&i) && self.in_range(k, i)) || (r && !self.in_range(k, i))
             }
-            Op::EventReadAfter { instance } => r && *instance < self.instances,
-            Op::Finalize => self.mode.lifecycle || self.depth > 0,
-            Op::InitThread { .. } => self.depth < 8,
-            Op::GetInfo { kind, index, .. } => r || self.in_range(*kind, *index),
-            Op::CategoryMembers { index, .. } | Op::CategoryGetNumEvents { index } => {
-                r || self.in_range(Kind::Category, *index)
+            A::Index(k, i) => r || self.in_range(k, i),
+            // MPI_T_PVAR_ALL_HANDLES where start, stop and reset take it (R-PSTART-2);
+            // read, write and readreset cannot (R-PREAD-1), robustness only.
+            A::Handle(HandleKind::Pvar, Ref::All) => {
+                match policy::has(c.func, Policy::RefusesAllHandles) {
+                    true => r,
+                    false => c.act().is_some(),
+                }
             }
-            Op::SourceGetTimestamp { index } => r || self.in_range(Kind::Source, *index),
-            Op::EnumGetInfo { enumtype, .. } => (*enumtype as usize) < self.enums.len(),
-            Op::EnumGetItem { enumtype, item, .. } => {
-                let Some(e) = self.enums.get(*enumtype as usize) else {
+            // An instance is valid only during its callback (R-EVT-INST): robustness.
+            A::Handle(HandleKind::Instance, Ref::Made(n)) => r && n < self.instances,
+            A::Handle(HandleKind::Instance, _) => false,
+            A::Handle(k, h) => self.valid_ref(self.table(k), h),
+            A::Enumtype(e) => usize::from(e) < self.enums.len(),
+            A::Int(item) if name == "item" => {
+                let Some(e) = self.enums.get(c.int("enumtype") as usize) else {
                     return false;
                 };
                 let n = self
@@ -64,62 +94,22 @@ impl Gen {
                     .enums
                     .iter()
                     .find(|x| &x.name == e)
-                    .map_or(0, |x| x.items.len() as i32);
-                r || (*item >= 0 && *item < n)
+                    .map_or(0, |x| x.items.len() as i64);
+                r || (item >= 0 && item < n)
             }
-            Op::CvarHandleAlloc { index } => {
-                (self.unbound.cvars.contains(index) && self.in_range(Kind::Cvar, *index))
-                    || (r && !self.in_range(Kind::Cvar, *index))
-            }
-            Op::EventHandleAlloc { index } => {
-                (self.unbound.events.contains(index) && self.in_range(Kind::Event, *index))
-                    || (r && !self.in_range(Kind::Event, *index))
-            }
-            Op::CvarWrite { handle, data } => {
-                self.valid_ref(&self.cvar_handles, *handle)
-                    && self.writable_data(&self.cvar_handles, *handle, *data)
-            }
-            Op::PvarWrite { handle, data, .. }
-                if !self.writable_data(&self.pvar_handles, *handle, *data) =>
-            {
-                false
-            }
-            Op::CvarHandleFree { handle } | Op::CvarRead { handle } => {
-                self.valid_ref(&self.cvar_handles, *handle)
-            }
-            Op::SessionFree { session } => self.valid_ref(&self.sessions, *session),
-            Op::PvarHandleAlloc { session, index } => {
-                self.valid_ref(&self.sessions, *session)
-                    && ((self.unbound.pvars.contains(index) && self.in_range(Kind::Pvar, *index))
-                        || (r && !self.in_range(Kind::Pvar, *index)))
-            }
-            Op::Pvar {
-                session, handle, ..
-            } if *handle == Ref::All => self.valid_ref(&self.sessions, *session),
-            Op::PvarRead {
-                session, handle, ..
-            } if *handle == Ref::All => r && self.valid_ref(&self.sessions, *session),
-            Op::PvarHandleFree { session, handle }
-            | Op::Pvar {
-                session, handle, ..
-            }
-            | Op::PvarRead {
-                session, handle, ..
-            }
-            | Op::PvarWrite {
-                session, handle, ..
-            } => {
-                self.valid_ref(&self.sessions, *session)
-                    && self.valid_ref(&self.pvar_handles, *handle)
-            }
-            Op::EventHandleFree { registration } => {
-                self.valid_ref(&self.registrations, *registration)
-            }
-            Op::GetNum(_)
-            | Op::GetIndex { .. }
-            | Op::PvarGetIndex { .. }
-            | Op::CategoryChanged
-            | Op::SessionCreate => true,
+            A::Data(k, h, d) => self.writable_data(self.table(k), h, d),
+            _ => true,
+        }
+    }
+
+    /// The objects of a handle kind the sequence made.
+    pub(super) fn table(&self, k: HandleKind) -> &[Life] {
+        match k {
+            HandleKind::Cvar => &self.cvar_handles,
+            HandleKind::Session => &self.sessions,
+            HandleKind::Pvar => &self.pvar_handles,
+            HandleKind::Registration => &self.registrations,
+            HandleKind::Instance => &[],
         }
     }
 }

@@ -1,24 +1,25 @@
-//! An op as a call of the function table ([`Call`]): the entry it calls, its
-//! arguments by parameter name in the sequence's terms, and what both engines observe
-//! of its OUT arguments. Both engines carry out this call (`Engine::call`): the target
-//! engine (`target/`) resolves each argument in the library's terms and reads the OUTs
-//! by [`Sees`], the model engine (`model.rs`) reads the arguments by name. The YAML
-//! writer (`emit/steps.rs`) writes the arguments, and the comparator and the writer's
-//! expectations ask the call what it is. One translation of each op, not one per
-//! reader.
+//! One call of a generated sequence ([`Call`]): the function table's entry it calls,
+//! its arguments by parameter name in the sequence's terms, and what both engines
+//! observe of its OUT arguments. The generator makes it (`gen/make.rs`), the shrinker
+//! drops calls from a sequence of them, a worker receives them (`runner::protocol`),
+//! and both engines carry it out (`Engine::call`): the target engine (`target/`)
+//! resolves each argument in the library's terms and reads the OUTs by [`Sees`], the
+//! model engine (`model.rs`) reads the arguments by name. The YAML writer
+//! (`emit/steps.rs`) writes the arguments, and the comparator and the writer's
+//! expectations ask the call what it is. One vocabulary from generation to report.
 
-use super::{callback_tag, Data, Kind, Op, Ref, Str};
-use crate::cases::funcs::Func;
+use super::{Data, Kind, Ref, Str};
+use crate::cases::funcs::{Func, Group, Param};
 use crate::differential::HandleKind;
 use arrayvec::ArrayVec;
-use mpit_reference::model::Members;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// An argument of a [`Call`] in the sequence's own terms; each reader resolves it in
 /// its own: the target engine in the library's numbering, handles and ABI numbers, the
 /// YAML writer as the case language's `$variables`, spellings and sizes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum A<'a> {
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum A {
     /// An entry's index in the mirror's numbering.
     Index(Kind, i32),
     /// A handle, session, registration or event instance the sequence names.
@@ -28,7 +29,7 @@ pub enum A<'a> {
     /// A (buf, len) pair.
     Str(Str),
     /// A name passed in.
-    Text(&'a str),
+    Text(Box<str>),
     Level(ThreadLevel),
     Class(PvarClass),
     Safety(CbSafety),
@@ -40,9 +41,13 @@ pub enum A<'a> {
     InfoNull,
 }
 
+/// An OUT argument's name, as the table spells it (an alias, so that serde's derive
+/// does not take it for a string borrowed from its input: [`out_name`] reads it).
+type OutName = &'static str;
+
 /// What of a call's OUT arguments both engines observe (the rest the standard leaves
 /// open here, or the comparator cannot judge: a timestamp's ticks).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Sees {
     /// The return code alone.
     Code,
@@ -55,11 +60,11 @@ pub enum Sees {
     /// `indices`, entries of this kind (a category's members).
     Members(Kind),
     /// One integer OUT.
-    Int(&'static str),
+    Int(#[serde(deserialize_with = "out_name")] OutName),
     /// `update_number`, saved by a written case for a later comparison.
     Update,
     /// An integer OUT and the name pair (an enumeration or its item).
-    Named(&'static str),
+    Named(#[serde(deserialize_with = "out_name")] OutName),
     /// Every OUT argument of the kind's get_info.
     Info(Kind),
     /// The name pair alone.
@@ -78,266 +83,143 @@ pub enum Sees {
 }
 
 /// A call's arguments by parameter name: at most five (`event_register_callback`),
-/// on the stack, since every call compared is lowered several times (its engines, the
-/// comparator's level and value tracking).
-pub type Args<'a> = ArrayVec<(&'static str, A<'a>), 5>;
+/// inline, since a sequence holds dozens of calls and the shrinker copies it often.
+pub type Args = ArrayVec<(&'static str, A), 5>;
 
-/// One op in the function table's vocabulary: the entry it calls, its arguments by
-/// parameter name (`Func::params`), and what both engines observe of its OUTs. The one
-/// translation of an op into a call: the target engine passes these arguments, the
-/// YAML writer writes them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Call<'a> {
+/// One call of the function table: the entry it calls, its arguments by parameter
+/// name (`Func::params`), and what both engines observe of its OUTs. The target engine
+/// passes these arguments (and [`Call::implied`]), the YAML writer writes them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
     pub func: Func,
-    pub args: Args<'a>,
-    /// Passed by the target engine, left out of a written case: the executor's
-    /// default for the parameter is the same value (`exec/args.rs`), or with
-    /// `null_outs` the NULL arguments make it moot (no array is asked for through a
-    /// NULL `num_elements`).
-    pub implied: Args<'a>,
+    #[serde(serialize_with = "args_out", deserialize_with = "args_in")]
+    pub args: Args,
     /// Every OUT argument of the function not passed above is NULL (R-CVAR-3); a
     /// written case passes each NULL in turn, then all (`for_all: null_outs`).
     pub null_outs: bool,
     pub sees: Sees,
 }
 
-impl Op {
-    /// This op as a call of the function table ([`Call`]).
-    pub fn call<'a>(&'a self) -> Call<'a> {
-        let c = |args: &[(&'static str, A<'a>)], sees| Call {
-            func: self.func(),
-            args: args.iter().copied().collect(),
-            implied: Args::new(),
+impl Call {
+    /// A call of `func` with these arguments, observed by `sees`.
+    pub fn new(func: Func, args: impl IntoIterator<Item = (&'static str, A)>, sees: Sees) -> Call {
+        Call {
+            func,
+            args: args.into_iter().collect(),
             null_outs: false,
             sees,
-        };
-        let session = |r: Ref| ("session", A::Handle(HandleKind::Session, r));
-        let pvar = |r: Ref| ("handle", A::Handle(HandleKind::Pvar, r));
-        let cvar = |r: Ref| ("handle", A::Handle(HandleKind::Cvar, r));
-        let reg = |r: Ref| ("registration", A::Handle(HandleKind::Registration, r));
-        match self {
-            Op::InitThread { required } => c(&[("required", A::Level(*required))], Sees::Provided),
-            Op::Finalize | Op::MpiInit => c(&[], Sees::Code),
-            Op::GetNum(k) => c(&[], Sees::Count(*k)),
-            Op::GetInfo {
-                kind,
-                index,
-                name,
-                desc,
-            } => {
-                let args = [("index", A::Index(*kind, *index)), ("name", A::Str(*name))];
-                let event = *kind == Kind::Event;
-                // The name alone: `*_get_info_name_only` (Op::func), or for events and
-                // sources every other OUT argument NULL, no array asked.
-                if *desc == Str::NONE {
-                    let mut call = c(&args, Sees::NameOnly);
-                    call.null_outs = matches!(kind, Kind::Event | Kind::Source);
-                    if event {
-                        call.implied.push(("capacity", A::Int(0)));
-                    }
-                    return call;
-                }
-                let mut call = c(&args, Sees::Info(*kind));
-                call.args.push(("desc", A::Str(*desc)));
-                // Arrays of 64 elements (the executor's default `capacity`).
-                if event {
-                    call.implied.push(("capacity", A::Int(64)));
-                }
-                call
-            }
-            Op::GetIndex { kind, name } => c(&[("name", A::Text(name))], Sees::Index(*kind)),
-            Op::PvarGetIndex { name, class } => c(
-                &[("name", A::Text(name)), ("var_class", A::Class(*class))],
-                Sees::Index(Kind::Pvar),
-            ),
-            Op::CategoryMembers { index, which, len } => {
-                let k = match which {
-                    Members::Cvars => Kind::Cvar,
-                    Members::Pvars => Kind::Pvar,
-                    Members::Events => Kind::Event,
-                    Members::Categories => Kind::Category,
-                };
-                c(
-                    &[
-                        ("index", A::Index(Kind::Category, *index)),
-                        ("len", A::Int((*len).into())),
-                    ],
-                    Sees::Members(k),
-                )
-            }
-            Op::CategoryGetNumEvents { index } => c(
-                &[("index", A::Index(Kind::Category, *index))],
-                Sees::Int("num"),
-            ),
-            Op::CategoryChanged => c(&[], Sees::Update),
-            Op::EnumGetInfo { enumtype, name } => {
-                let args = [
-                    ("enumtype", A::Enumtype(*enumtype)),
-                    ("name", A::Str(*name)),
-                ];
-                every_out_null_with(c(&args, Sees::Named("num")), *name)
-            }
-            Op::EnumGetItem {
-                enumtype,
-                item,
-                name,
-            } => {
-                let args = [
-                    ("enumtype", A::Enumtype(*enumtype)),
-                    ("item", A::Int((*item).into())),
-                    ("name", A::Str(*name)),
-                ];
-                every_out_null_with(c(&args, Sees::Named("value")), *name)
-            }
-            Op::CvarHandleAlloc { index } => c(
-                &[("index", A::Index(Kind::Cvar, *index))],
-                Sees::Alloc {
-                    kind: HandleKind::Cvar,
-                    index: *index,
-                },
-            ),
-            Op::CvarHandleFree { handle } => c(
-                &[cvar(*handle)],
-                Sees::Free {
-                    kind: HandleKind::Cvar,
-                },
-            ),
-            Op::CvarRead { handle } => c(&[cvar(*handle)], Sees::Read(HandleKind::Cvar, *handle)),
-            Op::CvarWrite { handle, data } => c(
-                &[
-                    cvar(*handle),
-                    ("data", A::Data(HandleKind::Cvar, *handle, *data)),
-                ],
-                Sees::Code,
-            ),
-            Op::SessionCreate => c(
-                &[],
-                Sees::Alloc {
-                    kind: HandleKind::Session,
-                    index: -1,
-                },
-            ),
-            Op::SessionFree { session: s } => c(
-                &[session(*s)],
-                Sees::Free {
-                    kind: HandleKind::Session,
-                },
-            ),
-            Op::PvarHandleAlloc { session: s, index } => c(
-                &[session(*s), ("index", A::Index(Kind::Pvar, *index))],
-                Sees::Alloc {
-                    kind: HandleKind::Pvar,
-                    index: *index,
-                },
-            ),
-            Op::PvarHandleFree { session: s, handle } => c(
-                &[session(*s), pvar(*handle)],
-                Sees::Free {
-                    kind: HandleKind::Pvar,
-                },
-            ),
-            Op::Pvar {
-                session: s, handle, ..
-            } => c(&[session(*s), pvar(*handle)], Sees::Code),
-            Op::PvarRead {
-                session: s, handle, ..
-            } => c(
-                &[session(*s), pvar(*handle)],
-                Sees::Read(HandleKind::Pvar, *handle),
-            ),
-            Op::PvarWrite {
-                session: s,
-                handle,
-                data,
-            } => c(
-                &[
-                    session(*s),
-                    pvar(*handle),
-                    ("data", A::Data(HandleKind::Pvar, *handle, *data)),
-                ],
-                Sees::Code,
-            ),
-            // The timestamp's ticks are the library's clock: nothing to compare.
-            Op::SourceGetTimestamp { index } => {
-                c(&[("index", A::Index(Kind::Source, *index))], Sees::Code)
-            }
-            Op::EventHandleAlloc { index } => {
-                let mut call = c(
-                    &[("index", A::Index(Kind::Event, *index))],
-                    Sees::Alloc {
-                        kind: HandleKind::Registration,
-                        index: *index,
-                    },
-                );
-                call.implied.push(("info", A::InfoNull));
-                call
-            }
-            // No free callback (`free_callback` NULL).
-            Op::EventHandleFree { registration } => c(
-                &[reg(*registration), ("free_callback", A::Flag(false))],
-                Sees::Code,
-            ),
-            Op::Simulate { steps } => c(&[("steps", A::Int((*steps).into()))], Sees::Code),
-            Op::EventInfoObject { index } => c(
-                &[("index", A::Index(Kind::Event, *index))],
-                Sees::InfoObject,
-            ),
-            // The recording callback (`callback`), reading the event type's elements.
-            Op::EventRegisterCallback {
-                registration,
-                safety,
-                set,
-            } => c(
-                &[
-                    reg(*registration),
-                    ("cb_safety", A::Safety(*safety)),
-                    ("info", A::InfoNull),
-                    ("callback", A::Flag(*set)),
-                    ("tag", A::Int(callback_tag(*registration, *safety) as i64)),
-                ],
-                Sees::Code,
-            ),
-            Op::EventSetDroppedHandler { registration, set } => c(
-                &[reg(*registration), ("handler", A::Flag(*set))],
-                Sees::Code,
-            ),
-            Op::RaiseEvent { index, required } => c(
-                &[
-                    ("index", A::Index(Kind::Event, *index)),
-                    ("cb_safety", A::Safety(*required)),
-                ],
-                Sees::Raise(*index),
-            ),
-            Op::EventReadAfter { instance } => c(
-                &[
-                    (
-                        "instance",
-                        A::Handle(HandleKind::Instance, Ref::Made(*instance)),
-                    ),
-                    ("element", A::Int(0)),
-                    ("bytes", A::Int(16)),
-                ],
-                Sees::Code,
-            ),
         }
+    }
+
+    /// Arguments the target engine passes and a written case leaves out: the
+    /// executor's default for the parameter is the same value (`exec/args.rs`). An
+    /// `info` not passed is `MPI_INFO_NULL`; a `capacity` not passed is arrays of 64
+    /// elements (the executor's default), or none with `null_outs`, whose NULL
+    /// arguments make it moot (no array is asked for through a NULL `num_elements`).
+    pub fn implied(&self) -> Args {
+        let passed = |n: &str| self.args.iter().any(|(p, _)| *p == n);
+        let mut implied = Args::new();
+        for (n, p) in self.func.params() {
+            if passed(n) {
+                continue;
+            }
+            match (*n, p) {
+                ("info", Param::Handle) => implied.push((n, A::InfoNull)),
+                ("capacity", Param::Int) => {
+                    implied.push((n, A::Int(if self.null_outs { 0 } else { 64 })))
+                }
+                _ => {}
+            }
+        }
+        implied
+    }
+
+    /// The handle the call frees: its first OUT is also a handle argument (INOUT, set
+    /// to the NULL handle: R-CVAR-7, R-SESS-1, R-PH-1, R-EVT-FREE).
+    pub fn frees(&self) -> Option<(HandleKind, Ref)> {
+        let out = self.func.outs().first()?;
+        self.args.iter().find_map(|(n, a)| match a {
+            A::Handle(k, r) if n == out => Some((*k, *r)),
+            _ => None,
+        })
+    }
+
+    /// The MPI function the call makes, as evidence and the return-code table name it
+    /// (the table's C name).
+    pub fn function(&self) -> &'static str {
+        self.func.c_name()
+    }
+
+    /// Whether the call is a `*_get_info` of an entry (all OUTs, or the name alone).
+    pub fn is_get_info(&self) -> bool {
+        matches!(self.sees, Sees::Info(_) | Sees::NameOnly)
+    }
+
+    /// Whether the call needs the reference's hooks (only the reference cdylib has
+    /// them): a harness operation the generator makes.
+    pub fn needs_hooks(&self) -> bool {
+        self.func.group() == Group::Harness
+    }
+
+    /// Whether the call changes the process for the next sequence in ways the closing
+    /// calls do not undo: a value written (cvars keep it; `exact_values`: any write,
+    /// else one that is not the readback), or the reference's simulated activity
+    /// (counters and start values move), an event raised or MPI initialized. The next
+    /// sequence then gets a fresh worker, as the model starts afresh for every sequence.
+    pub fn leaves_traces(&self, exact_values: bool) -> bool {
+        // Event data count the events raised per process; MPI_Init happens once.
+        if matches!(self.func.group(), Group::Harness | Group::Mpi) {
+            return true;
+        }
+        self.data()
+            .is_some_and(|(_, _, d)| exact_values || d != Data::Readback)
     }
 }
 
-/// An enumeration query whose name pair is NULL passes every other OUT argument NULL
-/// too (R-CVAR-3 by analogy): only the code comes back.
-fn every_out_null_with(mut call: Call<'_>, name: Str) -> Call<'_> {
-    if name == Str::NONE {
-        call.null_outs = true;
-        call.sees = Sees::Code;
+/// The argument names as the table spells them, for the calls a worker receives.
+fn param_name(s: &str) -> Option<&'static str> {
+    Func::ALL
+        .iter()
+        .flat_map(|f| f.params())
+        .map(|(n, _)| *n)
+        .find(|n| *n == s)
+}
+
+fn args_out<S: Serializer>(args: &Args, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(args.iter())
+}
+
+fn args_in<'de, D: Deserializer<'de>>(d: D) -> Result<Args, D::Error> {
+    use serde::de::Error;
+    let v: Vec<(String, A)> = Vec::deserialize(d)?;
+    if v.len() > 5 {
+        return Err(D::Error::custom("more than five arguments"));
     }
-    call
+    v.into_iter()
+        .map(|(n, a)| match param_name(&n) {
+            Some(n) => Ok((n, a)),
+            None => Err(D::Error::custom(format!("no parameter `{n}` in the table"))),
+        })
+        .collect()
+}
+
+fn out_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    use serde::de::Error;
+    let s = String::deserialize(d)?;
+    Func::ALL
+        .iter()
+        .flat_map(|f| f.outs())
+        .copied()
+        .find(|o| *o == s)
+        .ok_or_else(|| D::Error::custom(format!("no OUT `{s}` in the table")))
 }
 
 /// The arguments by parameter name, as an engine carrying out the call reads them (a
 /// parameter the call does not pass reads as NULL, 0 or empty).
-impl<'a> Call<'a> {
-    fn get(&self, name: &str) -> Option<A<'a>> {
-        self.args.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+impl Call {
+    /// The argument passed as parameter `name`, if any.
+    pub fn arg(&self, name: &str) -> Option<&A> {
+        self.args.iter().find(|(n, _)| *n == name).map(|(_, a)| a)
     }
 
     /// The handle OUT of an allocation or a free: the function's first OUT (the
@@ -349,8 +231,8 @@ impl<'a> Call<'a> {
     /// The entry the `index` argument names: its kind and index in the mirror's
     /// numbering.
     pub fn entry(&self) -> Option<(Kind, i32)> {
-        match self.get("index")? {
-            A::Index(k, i) => Some((k, i)),
+        match self.arg("index")? {
+            A::Index(k, i) => Some((*k, *i)),
             _ => None,
         }
     }
@@ -362,72 +244,86 @@ impl<'a> Call<'a> {
 
     /// A handle argument (NULL when none).
     pub fn handle(&self, name: &str) -> Ref {
-        match self.get(name) {
-            Some(A::Handle(_, r)) => r,
+        match self.arg(name) {
+            Some(A::Handle(_, r)) => *r,
             _ => Ref::Null,
         }
     }
 
     /// A (buf, len) pair (both NULL when none).
     pub fn str(&self, name: &str) -> Str {
-        match self.get(name) {
-            Some(A::Str(s)) => s,
+        match self.arg(name) {
+            Some(A::Str(s)) => *s,
             _ => Str::NONE,
         }
     }
 
-    pub fn text(&self, name: &str) -> &'a str {
-        match self.get(name) {
+    pub fn text(&self, name: &str) -> &str {
+        match self.arg(name) {
             Some(A::Text(t)) => t,
             _ => "",
         }
     }
 
     pub fn int(&self, name: &str) -> i64 {
-        match self.get(name) {
-            Some(A::Int(i)) => i,
-            Some(A::Enumtype(e)) => e.into(),
+        match self.arg(name) {
+            Some(A::Int(i)) => *i,
+            Some(A::Enumtype(e)) => (*e).into(),
             _ => 0,
         }
     }
 
     pub fn flag(&self, name: &str) -> bool {
-        matches!(self.get(name), Some(A::Flag(true)))
+        matches!(self.arg(name), Some(A::Flag(true)))
     }
 
     pub fn level(&self) -> ThreadLevel {
-        match self.get("required") {
-            Some(A::Level(l)) => l,
+        match self.arg("required") {
+            Some(A::Level(l)) => *l,
             _ => ThreadLevel::Single,
         }
     }
 
     pub fn class(&self) -> Option<PvarClass> {
-        match self.get("var_class") {
-            Some(A::Class(c)) => Some(c),
+        match self.arg("var_class") {
+            Some(A::Class(c)) => Some(*c),
             _ => None,
         }
     }
 
     pub fn safety(&self) -> CbSafety {
-        match self.get("cb_safety") {
-            Some(A::Safety(s)) => s,
+        match self.arg("cb_safety") {
+            Some(A::Safety(s)) => *s,
             _ => CbSafety::None,
         }
     }
 
     /// What a write writes, through which handle.
     pub fn data(&self) -> Option<(HandleKind, Ref, Data)> {
-        match self.get("data")? {
-            A::Data(k, r, d) => Some((k, r, d)),
+        match self.arg("data")? {
+            A::Data(k, r, d) => Some((*k, *r, *d)),
             _ => None,
+        }
+    }
+}
+
+/// A (buf, len) pair as evidence shows it: `(buf[13], len 13)`, `NULL` for either.
+impl std::fmt::Display for Str {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.cap {
+            Some(c) => write!(f, "(buf[{c}], ")?,
+            None => write!(f, "(NULL, ")?,
+        }
+        match self.len {
+            Some(l) => write!(f, "len {l})"),
+            None => write!(f, "NULL)"),
         }
     }
 }
 
 /// The call as evidence names it (a crash names the call in flight):
 /// `MPI_T_cvar_read(handle: Made(0))`.
-impl std::fmt::Display for Call<'_> {
+impl std::fmt::Display for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}(", self.func.c_name())?;
         for (k, (n, a)) in self.args.iter().enumerate() {
@@ -435,7 +331,7 @@ impl std::fmt::Display for Call<'_> {
             match a {
                 A::Index(_, i) => write!(f, "{sep}{n}: {i}")?,
                 A::Handle(_, r) => write!(f, "{sep}{n}: {r:?}")?,
-                A::Str(s) => write!(f, "{sep}{n}: {s:?}")?,
+                A::Str(s) => write!(f, "{sep}{n}: {s}")?,
                 A::Text(t) => write!(f, "{sep}{n}: {t:?}")?,
                 A::Data(_, _, d) => write!(f, "{sep}{n}: {d:?}")?,
                 A::Enumtype(e) => write!(f, "{sep}{n}: enumtype {e}")?,

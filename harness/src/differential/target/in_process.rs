@@ -5,7 +5,7 @@
 use super::TargetEngine;
 use crate::differential::engine::{trace, EngineError, Runner};
 use crate::differential::obs::Trace;
-use crate::differential::op::Op;
+use crate::differential::op::Call;
 use crate::differential::Mirror;
 use crate::target::Target;
 
@@ -17,7 +17,7 @@ pub struct InProcess<'a> {
 }
 
 impl Runner for InProcess<'_> {
-    fn run(&mut self, ops: &[Op], _lifecycle: bool) -> Result<Trace, EngineError> {
+    fn run(&mut self, ops: &[Call], _lifecycle: bool) -> Result<Trace, EngineError> {
         Ok(trace(&mut TargetEngine::new(self.target, self.mirror), ops))
     }
 }

@@ -4,8 +4,8 @@
 //! the mirror's numbering. Runs in a worker process (`remote`) or, for the in-process
 //! fuzzer, in the fuzzer's own process.
 //!
-//! It names no function: each op comes lowered into its call of the table
-//! (`Op::call`), and each argument is resolved here by what it is (`A`): a handle the
+//! It names no function: each call comes as the generator made it, a call of the
+//! table (`op::Call`), and each argument is resolved here by what it is (`A`): a handle the
 //! sequence made, an index in the target's numbering, a string pair, a spec constant
 //! as the ABI's number, the bytes a write passes, the OUT arguments passed as NULL.
 //! The named OUT values come back as `Func::outs` names them and become the call's
@@ -219,7 +219,7 @@ impl<'a> TargetEngine<'a> {
         self.answer(c, |o, v| o.with(out, self.is_null(k, handle_of(&v, out))))
     }
 
-    /// The op as its call of the function table (`Op::call`): its arguments lowered,
+    /// The call of the function table: its arguments lowered,
     /// the call made through the executor's engine, what both engines observe of its
     /// OUT arguments read back.
     fn carry_out(&mut self, c: &Call) -> Obs {
@@ -249,7 +249,7 @@ impl<'a> TargetEngine<'a> {
             A::Handle(k, r) => handle_arg(self.handle(k, r)),
             A::Enumtype(n) => handle_arg(self.enum_handle(n)),
             A::Str(s) => Arg::Str(arg(s)),
-            A::Text(t) => Arg::Text(t.to_string()),
+            A::Text(ref t) => Arg::Text(t.to_string()),
             A::Level(l) => int_arg(p.thread_level.num(l).unwrap_or(0) as i32),
             A::Class(c) => int_arg(p.pvar_class.num(c).unwrap_or(-1) as i32),
             A::Safety(s) => int_arg(p.cb_safety.num(s).unwrap_or(-1) as i32),
@@ -268,7 +268,7 @@ impl<'a> TargetEngine<'a> {
         let mut out: Vec<(&'static str, Arg)> = c
             .args
             .iter()
-            .chain(&c.implied)
+            .chain(&c.implied())
             .map(|(n, a)| (*n, self.arg(a)))
             .collect();
         if c.null_outs {
