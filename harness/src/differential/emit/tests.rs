@@ -173,6 +173,9 @@ fn every_step_names_what_the_function_table_lists_and_the_case_loads() {
     let ops: BTreeSet<Func> = every_call().iter().map(|c| c.func).collect();
     let never: Vec<_> = ops.difference(&generated).collect();
     assert!(never.is_empty(), "never generated: {never:?}");
+    // And `make::one_of_each` lists every function the generator makes.
+    let unlisted: Vec<_> = generated.difference(&ops).collect();
+    assert!(unlisted.is_empty(), "not in make::one_of_each: {unlisted:?}");
     assert!(called.contains(&Func::Deliveries), "{called:?}");
 }
 
