@@ -175,7 +175,10 @@ fn every_step_names_what_the_function_table_lists_and_the_case_loads() {
     assert!(never.is_empty(), "never generated: {never:?}");
     // And `make::one_of_each` lists every function the generator makes.
     let unlisted: Vec<_> = generated.difference(&ops).collect();
-    assert!(unlisted.is_empty(), "not in make::one_of_each: {unlisted:?}");
+    assert!(
+        unlisted.is_empty(),
+        "not in make::one_of_each: {unlisted:?}"
+    );
     assert!(called.contains(&Func::Deliveries), "{called:?}");
 }
 

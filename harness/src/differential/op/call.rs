@@ -134,8 +134,9 @@ impl Call {
         implied
     }
 
-    /// The handle the call frees: its first OUT is also a handle argument (INOUT, set
-    /// to the NULL handle: R-CVAR-7, R-SESS-1, R-PH-1, R-EVT-FREE).
+    /// The handle the call frees: the table names its first OUT as a handle argument
+    /// (an INOUT set to the NULL handle, R-CVAR-7, R-SESS-1, R-PH-1; or
+    /// `event_handle_free`'s registration, passed by value and freed, R-EVT-FREE).
     pub fn frees(&self) -> Option<(HandleKind, Ref)> {
         let out = self.func.outs().first()?;
         self.args.iter().find_map(|(n, a)| match a {
