@@ -64,13 +64,12 @@ pub(super) fn check(g: &Gen, samples: &[Sample], op: &Call, now: &[u8]) -> Optio
 pub(super) fn track(
     g: &Gen,
     samples: &mut Vec<Sample>,
-    op: &Call,
+    c: &Call,
     made: bool,
     ok: bool,
     read: Option<&[u8]>,
 ) {
-    let c = op;
-    match (op.act(), c.sees, c.data()) {
+    match (c.act(), c.sees, c.data()) {
         (
             _,
             Sees::Alloc {
@@ -88,7 +87,7 @@ pub(super) fn track(
             });
         }
         (Some(act), ..) if ok => {
-            for n in g.pvar_targets(op.handle("handle"), op.handle("session")) {
+            for n in g.pvar_targets(c.handle("handle"), c.handle("session")) {
                 let Some((_, continuous, readonly)) = variable(g, n) else {
                     continue;
                 };
@@ -108,7 +107,7 @@ pub(super) fn track(
         }
         (_, Sees::Read(HandleKind::Pvar, Ref::Made(n)), _) if ok => {
             if let Some(s) = samples.get_mut(usize::from(n)) {
-                s.last = if op.resets() {
+                s.last = if c.resets() {
                     None
                 } else {
                     read.map(<[u8]>::to_vec)

@@ -71,7 +71,7 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
     let both = |which: &str| either(which, op, &m.rc) && either(which, op, &t.rc);
     // MPI_T_finalize (the call that takes one initialization off, R-FIN-1).
     let ends_init = op.func.depth() < 0;
-    match op {
+    match () {
         // Outside the interface, a call that passes a handle or session.
         _ if !g.initialized() && handle_outside(op) && both(HANDLE_OUTSIDE_THE_INTERFACE) => {
             return None
@@ -142,22 +142,21 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         }
         _ => {}
     }
-    let call = op;
-    let rule = match op {
+    let rule = match () {
         _ if !g.initialized() => "R-INIT-1",
         // Asked for the name alone, every other OUT argument NULL: "ignored".
         _ if op.sees == Sees::NameOnly && m.rc == Success => "R-CVAR-3",
         // R-EVT-IDX (MPI-4.1 §15.3.8): an invalid event index is explicitly INVALID_INDEX.
         // (The reference's raise_event hook aside: its rule is the callback's.)
-        _ if matches!(call.entry(), Some((Kind::Event, _)))
-            && !matches!(call.sees, Sees::Raise(_))
+        _ if matches!(op.entry(), Some((Kind::Event, _)))
+            && !matches!(op.sees, Sees::Raise(_))
             && m.rc == T(TErr::InvalidIndex) =>
         {
             "R-EVT-IDX"
         }
         // R-PH-1: a handle not associated with the session is INVALID_HANDLE, whatever
         // the routine (F-7 answers a start, stop or reset instead).
-        _ if call
+        _ if op
             .args
             .iter()
             .any(|(_, a)| matches!(a, A::Handle(HandleKind::Pvar, _)))

@@ -45,13 +45,13 @@ pub(super) fn determined(g: &Gen, det: &Determined, op: &Call) -> bool {
     }
 }
 
-pub(super) fn track(det: &mut Determined, g: &Gen, op: &Call, m: &Obs, t: &Obs) {
+pub(super) fn track(det: &mut Determined, g: &Gen, c: &Call, m: &Obs, t: &Obs) {
     let both = m.ok() && t.ok();
     let read = match t.out("value") {
         Some(Out::Bytes(b)) => Some(b.as_slice()),
         _ => None,
     };
-    relations::track(g, &mut det.samples, op, m.ok(), t.ok(), read);
+    relations::track(g, &mut det.samples, c, m.ok(), t.ok(), read);
     let pvar = |n: usize| {
         g.pvar_handles
             .get(n)
@@ -63,8 +63,7 @@ pub(super) fn track(det: &mut Determined, g: &Gen, op: &Call, m: &Obs, t: &Obs) 
         det.update_number = Some(*n);
         det.model_update_number = Some(*mn);
     }
-    let c = op;
-    match (op.act(), c.sees, c.data()) {
+    match (c.act(), c.sees, c.data()) {
         (
             _,
             Sees::Alloc {
@@ -90,7 +89,7 @@ pub(super) fn track(det: &mut Determined, g: &Gen, op: &Call, m: &Obs, t: &Obs) 
             det.pvars.push((g.continuous(index), false));
         }
         (Some(act), ..) if both => {
-            for n in g.pvar_targets(op.handle("handle"), op.handle("session")) {
+            for n in g.pvar_targets(c.handle("handle"), c.handle("session")) {
                 let Some(p) = pvar(n) else { continue };
                 let (cont, ro) = (p.continuous, p.readonly);
                 let zero = p.class.starts_at_zero();
@@ -108,7 +107,7 @@ pub(super) fn track(det: &mut Determined, g: &Gen, op: &Call, m: &Obs, t: &Obs) 
                 }
             }
         }
-        (_, Sees::Read(HandleKind::Pvar, Ref::Made(n)), _) if both && op.resets() => {
+        (_, Sees::Read(HandleKind::Pvar, Ref::Made(n)), _) if both && c.resets() => {
             let zero = pvar(n as usize).is_some_and(|p| p.class.starts_at_zero());
             if let Some(s) = det.pvars.get_mut(n as usize) {
                 s.1 = !s.0 && zero;

@@ -53,19 +53,18 @@ pub(super) enum FlagTrue {
 /// R-PVAR-2 (specs/readings.yaml pvar_flags.nonzero_is_true).
 pub(super) fn out_expect(
     x: &mut WrittenExpect,
-    op: &Call,
+    c: &Call,
     m: &Obs,
     w: &Writer<'_>,
     d: &Divergence,
     g: &Gen,
     flags: FlagTrue,
 ) {
-    let subject_step = entry(op).is_some() && entry(op) == w.subject.entry();
+    let subject_step = entry(c).is_some() && entry(c) == w.subject.entry();
     // Written as `for_all: null_outs` (every OUT NULL in turn): no OUT value is there in
     // every iteration, so only the return code is asked, and the name's string check:
     // the executor judges it in the iterations that pass the name's buffer (a missing
     // NUL in an event's name was otherwise seen by no step of the case).
-    let c = op;
     if c.null_outs {
         if subject_step && matches!(m.out("name"), Some(Out::Str(_))) {
             x.name = Some(StrCheck::Truncated);
@@ -79,18 +78,18 @@ pub(super) fn out_expect(
         let name = name.as_str();
         // A divergence of the string convention: the entry's other OUT values are one
         // release's catalog, not the standard, so the case does not assert them.
-        if d.convention && op.is_get_info() && !matches!(o, Out::Str(_)) {
+        if d.convention && c.is_get_info() && !matches!(o, Out::Str(_)) {
             continue;
         }
         // `*_get_info_name_only` returns the name alone.
-        if op.sees == Sees::NameOnly && name != "name" {
+        if c.sees == Sees::NameOnly && name != "name" {
             continue;
         }
         match o {
             Out::Str(_) if w.subject == Subject::Item && name == "name" => {
                 x.name = Some(StrCheck::Truncated)
             }
-            Out::Str(_) if subject_step && op.is_get_info() => match name {
+            Out::Str(_) if subject_step && c.is_get_info() => match name {
                 "name" => x.name = Some(StrCheck::Truncated),
                 "desc" => x.desc = Some(StrCheck::Truncated),
                 _ => {}
@@ -152,8 +151,8 @@ pub(super) fn out_expect(
             // them by form only, and so does the case.
             Out::Int(_)
                 if name.starts_with("num_")
-                    && op.is_get_info()
-                    && matches!(op.entry(), Some((Kind::Category, _)))
+                    && c.is_get_info()
+                    && matches!(c.entry(), Some((Kind::Category, _)))
                     && !w.m.declared => {}
             Out::Int(n) => {
                 // In the target's numbering.
@@ -269,7 +268,7 @@ pub(super) fn out_expect(
             // A value the calls determine (a written one, or any of the reference's):
             // the model's, decoded, for numbers.
             Out::Bytes(b) if name == "value" => {
-                if let Some(v) = number_pred(g, op, b) {
+                if let Some(v) = number_pred(g, c, b) {
                     out.push(name, v)
                 }
             }

@@ -41,8 +41,7 @@ impl Levels {
 impl Gen {
     /// The live pvar handle and live session a call names, when the handle was not
     /// allocated in that session (R-PH-1).
-    pub fn foreign_session(&self, op: &Call) -> bool {
-        let c = op;
+    pub fn foreign_session(&self, c: &Call) -> bool {
         let (Ref::Made(s), Some(Ref::Made(h))) = (c.handle("session"), pvar_handle(c)) else {
             return false;
         };
@@ -56,13 +55,12 @@ impl Gen {
     /// The error a pvar call gets from its variable alone, whatever the session:
     /// start/stop of a continuous one (R-PSTART-1), write or reset of a read-only one
     /// (R-PWRITE-1, R-PRESET-1), readreset of a non-atomic one (R-PRR-1).
-    pub fn refusal(&self, op: &Call) -> Option<TErr> {
-        let c = op;
-        let (act, h) = match (op.act(), pvar_handle(c)) {
+    pub fn refusal(&self, c: &Call) -> Option<TErr> {
+        let (act, h) = match (c.act(), pvar_handle(c)) {
             (Some(act), Some(Ref::Made(h))) => (Some(act), h),
             // A write refuses what a reset refuses.
             (_, Some(Ref::Made(h))) if c.data().is_some() => (Some(Act::Reset), h),
-            (_, Some(Ref::Made(h))) if op.resets() => (None, h),
+            (_, Some(Ref::Made(h))) if c.resets() => (None, h),
             _ => return None,
         };
         let l = self.pvar_handles.get(usize::from(h))?;
@@ -120,8 +118,7 @@ impl Gen {
     /// `levels:`, which the spec suite's cases follow too; which functions meet one is
     /// `judge::policy`): a handle argument that is not valid, an index out of range,
     /// an enumeration item out of range, every OUT argument NULL.
-    pub fn level(&self, op: &Call) -> Level {
-        let c = op;
+    pub fn level(&self, c: &Call) -> Level {
         if !self.initialized() {
             // R-INIT-1: NOT_INITIALIZED from every routine but init, before init; an
             // extra finalize's code is read two ways (R-FIN-1).
@@ -157,7 +154,7 @@ impl Gen {
             // given (R-PREAD-1, `judge::policy`); start, stop and reset take it
             // (R-PSTART-2); it is no handle of any other call.
             if r == Ref::All {
-                let takes_it = op.act().is_some();
+                let takes_it = c.act().is_some();
                 match policy::has(f, Policy::RefusesAllHandles) || !takes_it {
                     true => return undefined,
                     false => continue,
@@ -181,7 +178,7 @@ impl Gen {
             }
         }
         // An enumeration's item out of range: only the table lists the code.
-        if f.param("item").is_some() && (!self.valid(op) || self.mode.robustness) {
+        if f.param("item").is_some() && (!self.valid(c) || self.mode.robustness) {
             let n = self
                 .enums
                 .get(c.int("enumtype") as usize)
