@@ -30,7 +30,7 @@ use super::obs::Out;
 use super::op::{Call, Kind, Ref, Sees, A};
 use super::props::{run_model, Found};
 use super::{HandleKind, Mirror};
-use crate::cases::funcs::{Func, Group};
+use crate::cases::funcs::Func;
 use crate::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
 use crate::cases::written::{WrittenRc, WrittenReading, WrittenStep};
 use crate::cases::{Builtin, InitMode, Require, SubjectKind};
@@ -151,10 +151,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
     let hash = specs::short_hash(&format!("{:?}{}", found.run, d.what));
     // Events raised and simulated activity count per process (the values depend on
     // them), and MPI_Init happens once: a process of its own.
-    let fresh = found
-        .run
-        .iter()
-        .any(|o| matches!(o.func.group(), Group::Harness | Group::Mpi));
+    let fresh = found.run.iter().any(Call::process_wide);
     let mut requires = Vec::new();
     if found.run.iter().any(Call::needs_hooks) {
         requires.push(Require::ReferenceHooks);

@@ -142,22 +142,18 @@ impl Gen {
         // function's text names the code for a NULL or freed one (R-EVT-FREE).
         for (_, a) in &c.args {
             let A::Handle(k, r) = *a else { continue };
-            let table = match k {
-                HandleKind::Cvar => &self.cvar_handles,
-                HandleKind::Session => &self.sessions,
-                HandleKind::Pvar => &self.pvar_handles,
-                HandleKind::Registration => &self.registrations,
-                // R-EVT-INST: an instance is valid only during its callback.
-                HandleKind::Instance => return undefined,
-            };
+            // R-EVT-INST: an instance is valid only during its callback.
+            if k == HandleKind::Instance {
+                return undefined;
+            }
+            let table = self.table(k);
             // MPI_T_PVAR_ALL_HANDLES: read, write and readreset "cannot" take it, no code
             // given (R-PREAD-1, `judge::policy`); start, stop and reset take it
             // (R-PSTART-2); it is no handle of any other call.
             if r == Ref::All {
-                let takes_it = c.act().is_some();
-                match policy::has(f, Policy::RefusesAllHandles) || !takes_it {
-                    true => return undefined,
-                    false => continue,
+                match c.takes_all_handles() {
+                    true => continue,
+                    false => return undefined,
                 }
             }
             let explicit_code =

@@ -8,6 +8,7 @@
 use crate::cases::funcs::Func;
 use crate::differential::op::{callback_tag, Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
+use crate::judge::policy::{self, Policy};
 use mpit_reference::model::Members;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 
@@ -84,6 +85,8 @@ pub fn get_info(kind: Kind, i: i32, name: Str, desc: Str) -> Call {
 /// `MPI_T_{cvar,category,event}_get_index` (sources have none, MPI-4.1 §15.3.8; a pvar's
 /// is [`pvar_get_index`]).
 pub fn get_index(kind: Kind, name: &str) -> Call {
+    // The generator asks cvars, categories and events (pick.rs); a source, which has
+    // no get_index, would call event_get_index, as the engines always did.
     let func = kind.get_index().unwrap_or(Func::EventGetIndex);
     Call::new(func, [("name", A::Text(name.into()))], Sees::Index(kind))
 }
@@ -409,6 +412,13 @@ impl Call {
             Func::PvarReset => Some(Act::Reset),
             _ => None,
         }
+    }
+
+    /// Whether the call takes `MPI_T_PVAR_ALL_HANDLES` (R-PSTART-2: start, stop and
+    /// reset); read, write and readreset "cannot" (R-PREAD-1, `judge::policy`), and no
+    /// other call has it as a handle.
+    pub fn takes_all_handles(&self) -> bool {
+        self.act().is_some() && !policy::has(self.func, Policy::RefusesAllHandles)
     }
 
     /// Whether the call resets the variable it reads (`MPI_T_pvar_readreset`).

@@ -74,10 +74,7 @@ impl Gen {
             // MPI_T_PVAR_ALL_HANDLES where start, stop and reset take it (R-PSTART-2);
             // read, write and readreset cannot (R-PREAD-1), robustness only.
             A::Handle(HandleKind::Pvar, Ref::All) => {
-                match policy::has(c.func, Policy::RefusesAllHandles) {
-                    true => r,
-                    false => c.act().is_some(),
-                }
+                c.takes_all_handles() || (r && policy::has(c.func, Policy::RefusesAllHandles))
             }
             // An instance is valid only during its callback (R-EVT-INST): robustness.
             A::Handle(HandleKind::Instance, Ref::Made(n)) => r && n < self.instances,

@@ -162,14 +162,20 @@ impl Call {
         self.func.group() == Group::Harness
     }
 
+    /// Whether the call acts on the process, not only on MPI_T's objects: the
+    /// reference's hooks (simulated activity, events raised, which count per process)
+    /// and MPI_Init (once per process). A sequence with one needs a process of its own.
+    pub fn process_wide(&self) -> bool {
+        matches!(self.func.group(), Group::Harness | Group::Mpi)
+    }
+
     /// Whether the call changes the process for the next sequence in ways the closing
     /// calls do not undo: a value written (cvars keep it; `exact_values`: any write,
     /// else one that is not the readback), or the reference's simulated activity
     /// (counters and start values move), an event raised or MPI initialized. The next
     /// sequence then gets a fresh worker, as the model starts afresh for every sequence.
     pub fn leaves_traces(&self, exact_values: bool) -> bool {
-        // Event data count the events raised per process; MPI_Init happens once.
-        if matches!(self.func.group(), Group::Harness | Group::Mpi) {
+        if self.process_wide() {
             return true;
         }
         self.data()
