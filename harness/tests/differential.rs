@@ -6,12 +6,12 @@
 mod common;
 
 use common::{reference_lib, run, scratch, stdout};
+use mpit_conform::cases::funcs::Func;
 use mpit_conform::differential::compare::{compare, Divergence};
 use mpit_conform::differential::emit::case_yaml;
 use mpit_conform::differential::engine::trace;
-use mpit_conform::differential::gen::make;
-use mpit_conform::differential::gen::Sampler;
-use mpit_conform::differential::op::{Call, Mode, Ref};
+use mpit_conform::differential::gen::{self, Sampler};
+use mpit_conform::differential::op::{Call, Kind, Mode, Ref, A};
 use mpit_conform::differential::props::{completed, run_model, Found};
 use mpit_conform::differential::target::TargetEngine;
 use mpit_conform::differential::{HandleKind, Mirror, Slots};
@@ -75,7 +75,7 @@ fn each_case_written_reproduces_its_divergence_on_replay() {
         ("duplicate-name", "2", "*len = 19, want strlen+1 = 14"),
         (
             "pvar-get-index-ignores-class",
-            "2",
+            "8",
             "indices [6, 6, 8] where [6, 7, 8]",
         ),
     ] {
@@ -188,6 +188,11 @@ fn budget(fault: &str) -> u32 {
     match fault {
         // Its sequence needs the one MPI_DOUBLE TIMER among 17 pvars: found after 2,361.
         "timer-not-in-seconds" => 4096,
+        // Its sequence needs two pvar handles, activity while one counts, a reset of the
+        // other and a read of the first: found after 2,371 (seeds 2 and 3: 1,541 and
+        // 1,818; the generator before specs/generator.yaml found it after 295 on seed 1
+        // and not within 4,096 on seeds 2 and 3).
+        "reset-leaks-across-sessions" => 4096,
         _ => 1024,
     }
 }
@@ -360,7 +365,10 @@ fn cases_with_unsaved_handles_and_values_past_i64_load_and_replay() {
     let text = written(
         &m,
         robust,
-        vec![make::cvar_read(foreign)],
+        vec![gen::call(
+            Func::CvarRead,
+            [("handle", A::Handle(HandleKind::Cvar, foreign))],
+        )],
         Level::Robustness,
     );
     let value = Slots::default().resolve(HandleKind::Cvar, foreign, 0, 0);
@@ -382,8 +390,17 @@ fn cases_with_unsaved_handles_and_values_past_i64_load_and_replay() {
         .iter()
         .position(|c| c.name == "ref_cvar_uint64");
     let ops = vec![
-        make::cvar_handle_alloc(index.expect("ref_cvar_uint64") as i32),
-        make::cvar_read(Ref::Made(0)),
+        gen::call(
+            Func::CvarHandleAlloc,
+            [(
+                "index",
+                A::Index(Kind::Cvar, index.expect("ref_cvar_uint64") as i32),
+            )],
+        ),
+        gen::call(
+            Func::CvarRead,
+            [("handle", A::Handle(HandleKind::Cvar, Ref::Made(0)))],
+        ),
     ];
     let valid = Mode {
         robustness: false,
@@ -550,7 +567,7 @@ fn base(t: &Target, lifecycle: bool) {
 /// after which the two states no longer agree), both observations name the same OUT
 /// arguments. The comparator would otherwise pass over an OUT one engine names
 /// differently; here it must not exist. Every function the generator makes
-/// (`make::one_of_each`) is seen succeeding in both, or listed in [`NEVER_BOTH_SUCCEED`].
+/// (specs/generator.yaml, `gen::listed`) is seen succeeding in both, or listed in [`NEVER_BOTH_SUCCEED`].
 #[test]
 fn both_engines_name_the_same_outs() {
     let lib = reference_lib();
@@ -615,7 +632,7 @@ fn both_engines_name_the_same_outs() {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    let made: BTreeSet<&str> = make::one_of_each().iter().map(|c| c.func.yaml()).collect();
+    let made: BTreeSet<&str> = gen::listed().map(Func::yaml).collect();
     let unseen: Vec<&str> = made
         .into_iter()
         .filter(|v| !seen.contains_key(v))

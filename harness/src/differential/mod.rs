@@ -35,6 +35,7 @@ pub use gen::Gen;
 pub use obs::{Obs, Out, Trace};
 pub use op::{Call, Kind, Mode, Ref};
 
+use crate::cases::funcs::Func;
 use crate::target::catalog::CatalogDump;
 use crate::target::Predefined;
 use mpit_reference::catalog::Appears;
@@ -336,6 +337,21 @@ impl HandleKind {
         HandleKind::Registration,
         HandleKind::Instance,
     ];
+
+    /// The kind of the handle a parameter or OUT named `name` of `f` holds, by the
+    /// table's names: a `handle` is a handle of the variables the function is about
+    /// (`Func::kind`: cvar or pvar), a `session` a pvar session (MPI-4.1 §15.3.6 to
+    /// §15.3.8). `None` for any other name (`enumtype`, `info`, MPI objects).
+    pub fn of(f: Func, name: &str) -> Option<HandleKind> {
+        Some(match name {
+            "handle" if f.kind() == Some(Kind::Cvar) => HandleKind::Cvar,
+            "handle" => HandleKind::Pvar,
+            "session" => HandleKind::Session,
+            "registration" => HandleKind::Registration,
+            "instance" => HandleKind::Instance,
+            _ => return None,
+        })
+    }
 
     /// The kind's NULL handle as the target sees it (MPI-4.1 §15.3.6 to §15.3.8).
     pub fn null(self, p: &Predefined) -> u64 {

@@ -361,7 +361,7 @@ impl Engine for ModelEngine {
                 let i = Instance(self.handle(HandleKind::Instance, c.handle("instance")));
                 Obs::rc(rc(&self.model.event_read(i, 0)))
             }
-            // The generator makes no call of any other entry (`gen/make.rs`).
+            // The generator makes no call of any other entry (specs/generator.yaml).
             f => unreachable!("{} is no generated call", f.c_name()),
         }
     }

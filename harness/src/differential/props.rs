@@ -41,7 +41,7 @@ impl ReferenceStateMachine for Machine {
 
     fn transitions(state: &Gen) -> BoxedStrategy<Call> {
         let g = state.clone();
-        (any::<u8>(), any::<u16>(), any::<u16>(), any::<u8>())
+        (any::<u16>(), any::<u16>(), any::<u16>(), any::<u8>())
             .prop_map(move |(what, a, b, c)| g.pick(Pick { what, a, b, c }))
             .boxed()
     }

@@ -5,7 +5,7 @@
 
 use super::ctext::{c_string, capacity, expr_text, fill, print_out, size_label};
 use super::emit::{Emitter, Loop, Subject, R};
-use super::table::{null_of, out_type, param_type};
+use super::table::{null_of, out_type, param_type, value_read_through_handle};
 use super::ACTIVITY;
 use crate::cases::expr::{Expr, Size, Term};
 use crate::cases::funcs::{Func, Param};
@@ -150,7 +150,7 @@ impl Emitter<'_> {
             }
             let ident = format!("o_{o}");
             match (*o, out_type(func, o)) {
-                ("value", _) => {
+                ("value", None) => {
                     let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
                     self.line(format!("vbuf_t {ident} = vbuf_for((uintptr_t){h});"));
                     subst.insert(key, format!("{ident}.g.buf"));
@@ -231,7 +231,7 @@ impl Emitter<'_> {
         for (p, _) in &strings {
             self.line(format!("show_string(\"{p}\", &a_{p});"));
         }
-        if subst.contains_key("&value") {
+        if subst.contains_key("&value") && value_read_through_handle(func) {
             self.line("if (rc == MPI_SUCCESS) printf(\"      value: %zu bytes, first element %g, %d bytes written outside\\n\", o_value.g.len, vbuf_num(&o_value, 0), vbuf_overrun(&o_value));");
         }
         if variable.is_some() {

@@ -4,7 +4,7 @@
 
 use super::ctext::{c_string, error_codes_fn, escape, is_t_err_fn, pred_text, print_value};
 use super::emit::{CVar, Emitter, R};
-use super::table::out_type;
+use super::table::{out_type, value_read_through_handle};
 use crate::cases::expr::{Expr, Pred, RcSet, Term};
 use crate::cases::funcs::Func;
 use crate::cases::{Builtin, Expect, Step, StrCheck};
@@ -90,7 +90,9 @@ impl Emitter<'_> {
                 continue;
             }
             let (value, ty) = match field.as_str() {
-                "value" => ("vbuf_num(&o_value, 0)".to_string(), "double"),
+                "value" if value_read_through_handle(func) => {
+                    ("vbuf_num(&o_value, 0)".to_string(), "double")
+                }
                 // MPI_CHAR values: the string's length within the buffer.
                 "strlen" => (
                     "(int)strnlen((const char *)o_value.g.buf, o_value.g.len)".to_string(),
@@ -252,7 +254,7 @@ impl Emitter<'_> {
             return Ok(());
         }
         // `bytes` is the value as raw bytes: the same buffer.
-        let raw = out == "value" || out == "bytes";
+        let raw = (out == "value" && value_read_through_handle(func)) || out == "bytes";
         let src = if raw {
             "vbuf_copy(&o_value)".to_string()
         } else {

@@ -7,9 +7,17 @@
 
 use crate::cases::funcs::Func;
 
+/// Whether the OUT `value` of `f` is a variable's value read through its handle (a
+/// buffer sized by the handle's count and datatype), not an `int` (an enumeration
+/// item's value, MPI-4.1 §15.3.5).
+pub fn value_read_through_handle(f: Func) -> bool {
+    f.param("handle").is_some()
+}
+
 /// The C type of an OUT value of `f` (`None`: a buffer the emitter lays out itself).
 pub fn out_type(f: Func, out: &str) -> Option<&'static str> {
     Some(match out {
+        "value" if !value_read_through_handle(f) => "int",
         "datatype" => "MPI_Datatype",
         "enumtype" => "MPI_T_enum",
         "handle" if c_name_has(f, "cvar") => "MPI_T_cvar_handle",

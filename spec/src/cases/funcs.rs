@@ -374,6 +374,24 @@ impl Func {
             .is_some_and(|c| c != self.yaml())
     }
 
+    /// The kind the function is about: the first word of its case-language name that
+    /// is a kind's word (`cvar_handle_alloc`: cvar; `category_get_num_events`: category;
+    /// `raise_event`: event); none for the enumeration and info functions. An `index`
+    /// parameter is an index of this kind, a `handle` a handle of its variables.
+    pub fn kind(self) -> Option<Kind> {
+        self.yaml()
+            .split('_')
+            .find_map(|w| Kind::ALL.into_iter().find(|k| k.word() == w))
+    }
+
+    /// The kind of catalog entry whose name and description the function's (buf, len)
+    /// pairs return, when it is one with an index space ([`Func::strings_of`]; not the
+    /// enumerations and their items).
+    pub fn strings_kind(self) -> Option<Kind> {
+        let s = self.strings_of()?;
+        Kind::ALL.into_iter().find(|k| k.word() == s.as_str())
+    }
+
     pub fn param(self, name: &str) -> Option<Param> {
         self.params()
             .iter()

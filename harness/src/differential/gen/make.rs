@@ -1,14 +1,11 @@
-//! The calls the generator makes, each as its call of the function table: the entry,
-//! its arguments by parameter name in the sequence's terms, and what both engines
-//! observe of its OUTs ([`Sees`]). The one place of the differential oracle that says
-//! which arguments each generated call passes; `pick` chooses among these, the
-//! closing calls of a sequence and the tests build them too. Everything after the
-//! generator reads the [`Call`], not this module.
+//! Calls of the generator's functions by name, for the tests, each with what both
+//! engines observe of it written out by hand: a test checks that the generator's
+//! reading of the table (`build::sees`) says the same. The generator itself names no
+//! function (`plan`, `build`).
 
 use crate::cases::funcs::Func;
 use crate::differential::op::{callback_tag, Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
-use crate::judge::policy::{self, Policy};
 use mpit_reference::model::Members;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 
@@ -399,30 +396,4 @@ pub fn one_of_each() -> Vec<Call> {
         calls.push(pvar_read(r, r, reset));
     }
     calls
-}
-
-/// What the generator knows of the pvar calls it makes beyond their arguments: which
-/// start, stop or reset a handle (R-PSTART-1, R-PRESET-1), which reset what they read
-/// (R-PRR-1).
-impl Call {
-    pub fn act(&self) -> Option<Act> {
-        match self.func {
-            Func::PvarStart => Some(Act::Start),
-            Func::PvarStop => Some(Act::Stop),
-            Func::PvarReset => Some(Act::Reset),
-            _ => None,
-        }
-    }
-
-    /// Whether the call takes `MPI_T_PVAR_ALL_HANDLES` (R-PSTART-2: start, stop and
-    /// reset); read, write and readreset "cannot" (R-PREAD-1, `judge::policy`), and no
-    /// other call has it as a handle.
-    pub fn takes_all_handles(&self) -> bool {
-        self.act().is_some() && !policy::has(self.func, Policy::RefusesAllHandles)
-    }
-
-    /// Whether the call resets the variable it reads (`MPI_T_pvar_readreset`).
-    pub fn resets(&self) -> bool {
-        self.func == Func::PvarReadreset
-    }
 }

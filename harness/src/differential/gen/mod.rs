@@ -9,22 +9,29 @@
 //! standard predicts it for a conformant library, read off what the call is: its init
 //! count, a handle made or freed, a read); the rest is one question a module:
 //!
-//! - `make`: the calls it makes, each as its call of the function table (the one
-//!   place the oracle says which arguments each generated call passes);
-//! - `pick`: which call a [`Pick`] makes in a state;
+//! - `plan`: which functions it calls, how often (`specs/generator.yaml`), and what
+//!   each parameter takes, read off the function table;
+//! - `pick`: which of them a [`Pick`] calls in a state;
+//! - `build`: the call's arguments, drawn by what each parameter is, and what both
+//!   engines observe of it (no function is named in this module or those above);
 //! - `valid`: whether a call may come next (the precondition while shrinking too);
 //! - `level`: at which level the standard fixes a call's outcome, and the states
 //!   where it allows more than one;
 //! - `bytes`: a whole sequence from cargo-fuzz's bytes ([`decode`]).
 
+mod build;
 mod bytes;
 mod level;
-pub mod make;
+#[cfg(test)]
+pub(crate) mod make;
 mod pick;
+mod plan;
 mod valid;
 
+pub use build::{call, sees};
 pub use bytes::{decode, Sampler};
 pub use pick::Pick;
+pub use plan::listed;
 
 use super::op::{Act, Call, Kind, Mode, Ref, Sees, A};
 use super::{HandleKind, Mirror};
@@ -383,24 +390,34 @@ impl Gen {
     }
 
     /// The calls that the sequence ends with to leave the process as it found it:
-    /// every live handle, session and registration freed, every init of the sequence
-    /// finalized (so a worker can run the next sequence).
+    /// every live registration, cvar handle and session freed (pvar handles go with
+    /// their session, R-SESS-1), every init of the sequence finalized (so a worker can
+    /// run the next sequence). Each is the generator's call that frees that kind of
+    /// handle, or lowers the init count (the table's `depth:`).
     pub fn cleanup(&self) -> Vec<Call> {
         let mut calls = Vec::new();
         if !self.initialized() {
             return calls;
         }
-        for n in live_ones(&self.registrations) {
-            calls.push(make::event_handle_free(Ref::Made(n)));
+        let entries = plan::entries();
+        for kind in [
+            HandleKind::Registration,
+            HandleKind::Cvar,
+            HandleKind::Session,
+        ] {
+            let Some(e) = entries.iter().find(|e| e.frees == Some(kind)) else {
+                continue;
+            };
+            let param = e.func.outs().first().copied().unwrap_or("handle");
+            for n in live_ones(self.table(kind)) {
+                let fixed = (param, A::Handle(kind, Ref::Made(n)));
+                calls.push(self.make(e, Pick::default(), Some(fixed)));
+            }
         }
-        for n in live_ones(&self.cvar_handles) {
-            calls.push(make::cvar_handle_free(Ref::Made(n)));
-        }
-        for n in live_ones(&self.sessions) {
-            calls.push(make::session_free(Ref::Made(n)));
-        }
-        for _ in 0..self.depth {
-            calls.push(make::finalize());
+        if let Some(e) = entries.iter().find(|e| e.func.depth() < 0) {
+            for _ in 0..self.depth {
+                calls.push(self.make(e, Pick::default(), None));
+            }
         }
         calls
     }

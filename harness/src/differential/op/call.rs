@@ -1,6 +1,6 @@
 //! One call of a generated sequence ([`Call`]): the function table's entry it calls,
 //! its arguments by parameter name in the sequence's terms, and what both engines
-//! observe of its OUT arguments. The generator makes it (`gen/make.rs`), the shrinker
+//! observe of its OUT arguments. The generator makes it (`gen/build.rs`), the shrinker
 //! drops calls from a sequence of them, a worker receives them (`runner::protocol`),
 //! and both engines carry it out (`Engine::call`): the target engine (`target/`)
 //! resolves each argument in the library's terms and reads the OUTs by [`Sees`], the
@@ -8,9 +8,10 @@
 //! (`emit/steps.rs`) writes the arguments, and the comparator and the writer's
 //! expectations ask the call what it is. One vocabulary from generation to report.
 
-use super::{Data, Kind, Ref, Str};
+use super::{Act, Data, Kind, Ref, Str};
 use crate::cases::funcs::{Func, Group, Param};
 use crate::differential::HandleKind;
+use crate::judge::policy::{self, Policy};
 use arrayvec::ArrayVec;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -180,6 +181,40 @@ impl Call {
         }
         self.data()
             .is_some_and(|(_, _, d)| exact_values || d != Data::Readback)
+    }
+}
+
+/// What a pvar call does beyond its arguments, read off the last word of its name
+/// (MPI-4.1 §15.3.7 names them so): which start, stop or reset a handle (R-PSTART-1,
+/// R-PRESET-1), which take `MPI_T_PVAR_ALL_HANDLES`, which reset what they read
+/// (R-PRR-1).
+impl Call {
+    fn last_word(&self) -> &'static str {
+        self.func.yaml().rsplit('_').next().unwrap_or("")
+    }
+
+    pub fn act(&self) -> Option<Act> {
+        if self.func.kind() != Some(Kind::Pvar) {
+            return None;
+        }
+        match self.last_word() {
+            "start" => Some(Act::Start),
+            "stop" => Some(Act::Stop),
+            "reset" => Some(Act::Reset),
+            _ => None,
+        }
+    }
+
+    /// Whether the call takes `MPI_T_PVAR_ALL_HANDLES` (R-PSTART-2: start, stop and
+    /// reset); read, write and readreset "cannot" (R-PREAD-1, `judge::policy`), and no
+    /// other call has it as a handle.
+    pub fn takes_all_handles(&self) -> bool {
+        self.act().is_some() && !policy::has(self.func, Policy::RefusesAllHandles)
+    }
+
+    /// Whether the call resets the variable it reads (`MPI_T_pvar_readreset`).
+    pub fn resets(&self) -> bool {
+        matches!(self.sees, Sees::Read(..)) && self.last_word().ends_with("reset")
     }
 }
 

@@ -1,21 +1,43 @@
-//! The generator's calls (`gen/make.rs`) against the function table: each passes only
-//! its function's parameters and reads only its OUTs, cites a rule of the clauses, and
+//! One call of each function the generator makes (the tests' `gen/make.rs`) against
+//! the function table: each passes only its function's parameters and reads only its
+//! OUTs, says what the generator reads off the table, cites a rule of the clauses, and
 //! survives the worker protocol. `every_call` is also the emitter's test input.
 
 use super::*;
 use crate::cases::funcs::{Func, Group};
-use crate::differential::gen::make;
+use crate::differential::gen::{self, make};
 use crate::differential::HandleKind;
 
 pub(crate) fn every_call() -> Vec<Call> {
     make::one_of_each()
 }
 
-/// Every function the generator makes: 51 entries of the table.
+/// The tests' calls are one of each function the generator makes (specs/generator.yaml:
+/// 51 entries of the table).
 #[test]
 fn every_function_is_made() {
     let made: std::collections::BTreeSet<Func> = every_call().iter().map(|c| c.func).collect();
+    let listed: std::collections::BTreeSet<Func> = gen::listed().collect();
+    assert_eq!(made, listed);
     assert_eq!(made.len(), 51, "{made:?}");
+}
+
+/// What both engines observe of each call, as the generator reads it off the table's
+/// OUT names and columns (`gen::sees`), is what `make` writes out by hand for it.
+#[test]
+fn the_table_says_what_each_call_sees() {
+    for c in every_call() {
+        let derived = gen::call(c.func, c.args.clone());
+        let got = match c.null_outs {
+            true => {
+                let mut d = derived.clone();
+                d.null_outs = true;
+                gen::sees(None, &d)
+            }
+            false => derived.sees,
+        };
+        assert_eq!(got, c.sees, "{c}");
+    }
 }
 
 /// A call survives the worker protocol's JSON: its argument and OUT names are read

@@ -78,13 +78,9 @@ pub enum Role {
     Flag,
 }
 
-/// The kind a function is about: the first word of its case-language name that is a
-/// kind's word (`cvar_handle_alloc`: cvar; `category_get_num_events`: category;
-/// `raise_event`: event); none for the enumeration and info functions.
+/// The kind a function is about (`Func::kind`).
 pub fn kind_of(f: Func) -> Option<Kind> {
-    f.yaml()
-        .split('_')
-        .find_map(|w| Kind::ALL.into_iter().find(|k| k.word() == w))
+    f.kind()
 }
 
 /// The pool a handle named `name` belongs to, in a parameter or an OUT value of `f`;
@@ -259,9 +255,7 @@ impl Plan {
                 null: None,
             })
         });
-        let strings = f
-            .strings_of()
-            .and_then(|s| Kind::ALL.into_iter().find(|k| k.word() == s.as_str()));
+        let strings = f.strings_kind();
         Plan {
             f,
             kind: kind_of(f),

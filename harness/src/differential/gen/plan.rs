@@ -1,0 +1,300 @@
+//! What the generator makes, read once from `specs/generator.yaml`: the functions of
+//! the table it calls, their weights, and the few argument values not drawn by what
+//! the parameter is. Each parameter's [`Role`] is read off the table (its name and
+//! type, the kind the function is about), so a function listed there is generated with
+//! no code here; a parameter this module has no role for is an error naming it.
+
+use crate::cases::funcs::{Func, Param};
+use crate::differential::op::Kind;
+use crate::differential::HandleKind;
+use crate::specs;
+use mpit_reference::yaml;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+const ORIGIN: &str = "specs/generator.yaml";
+
+/// A state in which a call gets more tickets (the file's `more: when:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cond {
+    Stopped,
+    Started,
+    Probe,
+    OneSession,
+    OneHandle,
+    TwoHandles,
+    PvarHandle,
+    Reinit,
+    AroundInit,
+    Lifecycle,
+    Hooks,
+}
+
+/// Values for a parameter drawn from a list rather than by its role.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Hint {
+    OneOf(Vec<i64>),
+    Range([i64; 2]),
+}
+
+/// `{one_of: [..]}` or `{range: [lo, hi]}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HintYaml {
+    one_of: Option<Vec<i64>>,
+    range: Option<[i64; 2]>,
+}
+
+impl HintYaml {
+    fn hint(self, name: &str) -> Result<Hint, String> {
+        match (self.one_of, self.range) {
+            (Some(v), None) if !v.is_empty() => Ok(Hint::OneOf(v)),
+            (None, Some([lo, hi])) if lo <= hi => Ok(Hint::Range([lo, hi])),
+            _ => Err(format!(
+                "`{name}`: give one of `one_of: [n, ...]` or `range: [lo, hi]`"
+            )),
+        }
+    }
+}
+
+impl Hint {
+    /// The value a random number `n` draws.
+    pub fn draw(&self, n: u16) -> i64 {
+        match self {
+            Hint::OneOf(v) => v.get(usize::from(n) % v.len().max(1)).copied().unwrap_or(0),
+            Hint::Range([lo, hi]) => lo + i64::from(n) % (hi - lo + 1).max(1),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct More {
+    pub when: Vec<Cond>,
+    pub weight: u32,
+}
+
+/// What both engines compare where the OUT names do not say it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeesAs {
+    Code,
+    Callbacks,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IndexFrom {
+    Registrations,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NullOutsYaml {
+    one_in: u8,
+    #[serde(default)]
+    keep: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryYaml {
+    call: String,
+    weight: u32,
+    #[serde(default)]
+    more: Vec<More>,
+    #[serde(default)]
+    args: BTreeMap<String, HintYaml>,
+    null_outs: Option<NullOutsYaml>,
+    all_handles: Option<u16>,
+    index: Option<IndexFrom>,
+    sees: Option<SeesAs>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileYaml {
+    calls: Vec<EntryYaml>,
+}
+
+/// What a parameter takes, and so how the generator draws it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// An index of the kind the function is about (`Func::kind`).
+    Index(Kind),
+    /// An item of the call's enumtype.
+    Item,
+    /// A handle, session, registration or event instance the sequence made.
+    Handle(HandleKind),
+    /// An enumtype a get_info call returned.
+    Enumtype,
+    /// A (buf, len) pair sized around the string the call returns (R-STR-1..4).
+    Str,
+    /// A name of the kind's catalog (`*_get_index`), or one no entry has.
+    Name(Kind),
+    /// A thread level (R-INIT-1).
+    Level,
+    /// A callback safety level (R-EVT-CB).
+    Safety,
+    /// The class a pvar is asked for with its name (R-PVAR-4).
+    Class,
+    /// What a write writes through the call's handle of this kind.
+    Data(HandleKind),
+    Flag,
+    /// A callback's `user_data`: which registration's callback at which level ran.
+    Tag,
+    /// A value of the file's list for this parameter.
+    Hinted(Hint),
+    /// Not passed: the executor's default is the argument (`Call::implied`: no object
+    /// to bind, MPI_INFO_NULL, arrays of 64 elements).
+    Omit,
+}
+
+/// One function the generator calls, with what it draws each argument from.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub func: Func,
+    pub weight: u32,
+    pub more: Vec<More>,
+    /// Every parameter with its role, in prototype order.
+    pub params: Vec<(&'static str, Role)>,
+    /// One call in `.0` passes every OUT argument NULL but the pairs `.1`.
+    pub null_outs: Option<(u8, Vec<&'static str>)>,
+    /// One call in this many that takes MPI_T_PVAR_ALL_HANDLES passes it (0: never).
+    pub all_handles: u16,
+    pub index_from: Option<IndexFrom>,
+    pub sees: Option<SeesAs>,
+    /// The kind of handle the call frees (its first OUT is that handle parameter).
+    pub frees: Option<HandleKind>,
+}
+
+impl Entry {
+    pub fn role(&self, name: &str) -> Option<&Role> {
+        self.params.iter().find(|(n, _)| *n == name).map(|(_, r)| r)
+    }
+}
+
+/// The role of parameter `name` (a `p`) of `f`, with the file's hint if it gives one.
+fn role(f: Func, name: &str, p: Param, hint: Option<Hint>) -> Result<Role, String> {
+    if let Some(h) = hint {
+        return Ok(Role::Hinted(h));
+    }
+    let kind = || {
+        f.kind()
+            .ok_or_else(|| format!("`{name}` of a function of no kind"))
+    };
+    Ok(match (p, name) {
+        (Param::Obj, _) | (Param::Int, "capacity") | (Param::Handle, "info") => Role::Omit,
+        (Param::Int, "index") => Role::Index(kind()?),
+        (Param::Int, "item") => Role::Item,
+        (Param::Int, "required") => Role::Level,
+        (Param::Int, "cb_safety") => Role::Safety,
+        (Param::Int, "var_class") => Role::Class,
+        (Param::Int, "tag") => Role::Tag,
+        (Param::Handle, "enumtype") => Role::Enumtype,
+        (Param::Handle, n) => {
+            Role::Handle(HandleKind::of(f, n).ok_or_else(|| format!("no handle kind for `{n}`"))?)
+        }
+        (Param::Str, _) => Role::Str,
+        (Param::Text, "name") => Role::Name(kind()?),
+        (Param::Data, _) => Role::Data(
+            HandleKind::of(f, "handle").ok_or_else(|| "a write with no handle".to_string())?,
+        ),
+        (Param::Flag, _) => Role::Flag,
+        _ => return Err(format!("no role for parameter `{name}`: give it `args:`")),
+    })
+}
+
+fn entry(e: EntryYaml) -> Result<Entry, String> {
+    let func = Func::from_yaml(&e.call).ok_or_else(|| format!("no function `{}`", e.call))?;
+    let at = |m: String| format!("{}: {m}", e.call);
+    let param = |n: &str| {
+        func.params()
+            .iter()
+            .map(|(p, _)| *p)
+            .find(|p| *p == n)
+            .ok_or_else(|| at(format!("no parameter `{n}`")))
+    };
+    let mut hints = BTreeMap::new();
+    for (n, h) in e.args {
+        hints.insert(param(&n)?, h.hint(&n).map_err(at)?);
+    }
+    let params = func
+        .params()
+        .iter()
+        .map(|(n, p)| Ok((*n, role(func, n, *p, hints.remove(n)).map_err(at)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    let null_outs = match e.null_outs {
+        Some(n) => Some((
+            n.one_in.max(1),
+            n.keep.iter().map(|k| param(k)).collect::<Result<_, _>>()?,
+        )),
+        None => None,
+    };
+    let frees = func
+        .outs()
+        .first()
+        .filter(|o| func.param(o) == Some(Param::Handle))
+        .and_then(|o| HandleKind::of(func, o));
+    Ok(Entry {
+        func,
+        weight: e.weight,
+        more: e.more,
+        params,
+        null_outs,
+        all_handles: e.all_handles.unwrap_or(0),
+        index_from: e.index,
+        sees: e.sees,
+        frees,
+    })
+}
+
+/// The file parsed and checked against the table.
+pub fn load(text: &str) -> Result<Vec<Entry>, String> {
+    let f: FileYaml = yaml::parse(text, ORIGIN).map_err(|e| e.to_string())?;
+    f.calls
+        .into_iter()
+        .map(|e| entry(e).map_err(|m| format!("{ORIGIN}: {m}")))
+        .collect()
+}
+
+/// The bundled file's entries, read once (the tests check it loads).
+pub fn entries() -> &'static [Entry] {
+    static E: OnceLock<Vec<Entry>> = OnceLock::new();
+    E.get_or_init(|| {
+        load(specs::text("generator.yaml").unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e} (the bundle is checked by the tests)"))
+    })
+}
+
+/// The entry of a function the generator calls.
+pub fn entry_of(f: Func) -> Option<&'static Entry> {
+    entries().iter().find(|e| e.func == f)
+}
+
+/// The functions the generator calls, in the file's order.
+pub fn listed() -> impl Iterator<Item = Func> {
+    entries().iter().map(|e| e.func)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundled_file_loads() {
+        let e = load(specs::text("generator.yaml").expect("bundled")).expect("loads");
+        assert!(e.len() > 40, "{}", e.len());
+    }
+
+    #[test]
+    fn a_parameter_the_table_lacks_is_named() {
+        let text = "calls:\n  - call: cvar_read\n    weight: 1\n    args: {nope: {one_of: [1]}}\n";
+        let err = load(text).expect_err("refused");
+        assert!(err.contains("cvar_read: no parameter `nope`"), "{err}");
+        let err = load("calls:\n  - call: no_such\n    weight: 1\n").expect_err("refused");
+        assert!(err.contains("no function `no_such`"), "{err}");
+    }
+}
