@@ -214,7 +214,7 @@ impl Gen {
         for pass in 0..3 {
             for (i, (name, role)) in e.params.iter().enumerate() {
                 let stage = match role {
-                    Role::Handle(HandleKind::Session) if e.role("handle").is_some() => 1,
+                    Role::Handle(HandleKind::Session) if e.has_handle => 1,
                     Role::Str | Role::Class | Role::Tag | Role::Item | Role::Data(_) => 2,
                     _ => 0,
                 };
@@ -235,7 +235,16 @@ impl Gen {
         // Back to prototype order.
         let order = |n: &str| e.params.iter().position(|(p, _)| *p == n);
         call.args.sort_by_key(|(n, _)| order(n));
-        call.sees = sees(e.sees, &call);
+        call.sees = match (e.sees_template, call.null_outs) {
+            (_, true) => sees(e.sees, &call),
+            (Sees::Alloc { kind, .. }, _) => Sees::Alloc {
+                kind,
+                index: call.index(),
+            },
+            (Sees::Read(kind, _), _) => Sees::Read(kind, call.handle("handle")),
+            (Sees::Raise(_), _) => Sees::Raise(call.index()),
+            (t, _) => t,
+        };
         call
     }
 
@@ -331,7 +340,7 @@ impl Gen {
         let mut live = live_ones(table);
         match kind {
             HandleKind::Instance => return Ref::Made(k % self.instances.max(1)),
-            HandleKind::Session if e.role("handle").is_some() => {
+            HandleKind::Session if e.has_handle => {
                 let sessions = live_ones(&self.sessions);
                 return match call.handle("handle") {
                     Ref::Made(_) if a % 11 == 10 && sessions.len() > 1 => {
@@ -342,15 +351,14 @@ impl Gen {
                 };
             }
             HandleKind::Pvar => {
-                let probe = Call::new(e.func, [], Sees::Code);
-                let takes_all = e.all_handles > 0 && probe.takes_all_handles();
+                let takes_all = e.all_handles > 0 && e.takes_all;
                 if takes_all && (live.is_empty() || a % e.all_handles == e.all_handles - 1) {
                     return Ref::All;
                 }
-                if self.mode.robustness && !probe.takes_all_handles() && c % 7 == 6 {
+                if self.mode.robustness && !e.takes_all && c % 7 == 6 {
                     return Ref::All;
                 }
-                if probe.act() == Some(Act::Start) && a % 4 != 3 {
+                if e.act == Some(Act::Start) && a % 4 != 3 {
                     let stopped: Vec<u16> = live
                         .iter()
                         .copied()
@@ -364,7 +372,7 @@ impl Gen {
             _ => {}
         }
         // A write-back needs a value read through the same handle.
-        if e.role("data").is_some() && self.data(a) == Data::Readback {
+        if e.has_data && self.data(a) == Data::Readback {
             let read: Vec<u16> = live
                 .iter()
                 .copied()

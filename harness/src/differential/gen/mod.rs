@@ -123,6 +123,9 @@ pub struct Gen {
     /// the catalog to be the same as before (R-FIN-3, quality only).
     pub reinit: bool,
     finalized: bool,
+    /// Each listed call's tickets in this state (`pick`), worked out on the first pick:
+    /// proptest reads a transition's value more than once, and each read picks again.
+    tickets: std::cell::OnceCell<Vec<u32>>,
 }
 
 impl std::fmt::Debug for Gen {
@@ -164,6 +167,7 @@ impl Gen {
             instances: 0,
             reinit: false,
             finalized: false,
+            tickets: std::cell::OnceCell::new(),
         }
     }
 
@@ -239,6 +243,7 @@ impl Gen {
     /// what the call is: its init count (the table's `depth:`), MPI_Init, a handle made
     /// or freed, a read, a callback set or an event raised, a start or stop.
     pub fn apply(&mut self, c: &Call) {
+        self.tickets = std::cell::OnceCell::new();
         let depth = c.func.depth();
         if depth > 0 {
             self.reinit |= self.depth == 0 && self.finalized;

@@ -8,7 +8,7 @@
 use super::plan::{self, Cond, Entry, IndexFrom, Role};
 use super::{Gen, Life};
 use crate::cases::funcs::Group;
-use crate::differential::op::{Call, Kind, Sees};
+use crate::differential::op::{Call, Kind};
 use crate::differential::HandleKind;
 use mpit_reference::spec::PvarClass;
 
@@ -50,10 +50,14 @@ impl Gen {
     /// calls that can be made here.
     pub fn pick(&self, p: Pick) -> Call {
         let entries = plan::entries();
-        let tickets: Vec<u32> = entries.iter().map(|e| self.tickets(e)).collect();
+        let tickets = self.tickets.get_or_init(|| {
+            // Each condition once (the isolation probe reads every handle).
+            let holds = Cond::ALL.map(|c| self.holds(c));
+            entries.iter().map(|e| self.tickets(e, &holds)).collect()
+        });
         let total: u32 = tickets.iter().sum();
         let mut t = u32::from(p.what) % total.max(1);
-        for (e, n) in entries.iter().zip(&tickets) {
+        for (e, n) in entries.iter().zip(tickets) {
             if t < *n {
                 return self.make(e, p, None);
             }
@@ -64,14 +68,14 @@ impl Gen {
 
     /// An entry's tickets here: none when it cannot be made, else its weight and the
     /// extra weights whose conditions hold.
-    fn tickets(&self, e: &Entry) -> u32 {
+    fn tickets(&self, e: &Entry, holds: &[bool; Cond::ALL.len()]) -> u32 {
         if !self.can_make(e) {
             return 0;
         }
         e.weight
             + e.more
                 .iter()
-                .filter(|m| m.when.iter().all(|c| self.holds(*c)))
+                .filter(|m| m.when.iter().all(|c| holds[*c as usize]))
                 .map(|m| m.weight)
                 .sum::<u32>()
     }
@@ -109,7 +113,7 @@ impl Gen {
                 _ => true,
             },
         };
-        let takes_all = e.all_handles > 0 && Call::new(f, [], Sees::Code).takes_all_handles();
+        let takes_all = e.all_handles > 0 && e.takes_all;
         let made = |k: HandleKind| {
             let t = self.table(k);
             t.iter().any(|l| l.live) || (r && !t.is_empty())

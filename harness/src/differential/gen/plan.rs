@@ -4,10 +4,12 @@
 //! type, the kind the function is about), so a function listed there is generated with
 //! no code here; a parameter this module has no role for is an error naming it.
 
+use super::build;
 use crate::cases::funcs::{Func, Param};
-use crate::differential::op::Kind;
+use crate::differential::op::{Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
 use crate::specs;
+use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 use mpit_reference::yaml;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -30,6 +32,23 @@ pub enum Cond {
     AroundInit,
     Lifecycle,
     Hooks,
+}
+
+impl Cond {
+    /// Every condition, in declaration order (`c as usize` is its position).
+    pub const ALL: [Cond; 11] = [
+        Cond::Stopped,
+        Cond::Started,
+        Cond::Probe,
+        Cond::OneSession,
+        Cond::OneHandle,
+        Cond::TwoHandles,
+        Cond::PvarHandle,
+        Cond::Reinit,
+        Cond::AroundInit,
+        Cond::Lifecycle,
+        Cond::Hooks,
+    ];
 }
 
 /// Values for a parameter drawn from a list rather than by its role.
@@ -168,12 +187,16 @@ pub struct Entry {
     pub sees: Option<SeesAs>,
     /// The kind of handle the call frees (its first OUT is that handle parameter).
     pub frees: Option<HandleKind>,
-}
-
-impl Entry {
-    pub fn role(&self, name: &str) -> Option<&Role> {
-        self.params.iter().find(|(n, _)| *n == name).map(|(_, r)| r)
-    }
+    /// What the call does beyond its arguments, worked out once (each pick asks):
+    /// start, stop or reset, and whether it takes MPI_T_PVAR_ALL_HANDLES.
+    pub act: Option<Act>,
+    pub takes_all: bool,
+    /// Whether it takes a pvar or cvar `handle`, and a `data` to write.
+    pub has_handle: bool,
+    pub has_data: bool,
+    /// What both engines observe of a call of it (`build::sees` of a call with every
+    /// argument), whose index and handle `build` fills in per call.
+    pub sees_template: Sees,
 }
 
 /// The role of parameter `name` (a `p`) of `f`, with the file's hint if it gives one.
@@ -238,17 +261,49 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
         .first()
         .filter(|o| func.param(o) == Some(Param::Handle))
         .and_then(|o| HandleKind::of(func, o));
-    Ok(Entry {
+    let bare = Call::new(func, [], Sees::Code);
+    let mut entry = Entry {
         func,
         weight: e.weight,
         more: e.more,
-        params,
         null_outs,
         all_handles: e.all_handles.unwrap_or(0),
         index_from: e.index,
         sees: e.sees,
         frees,
-    })
+        act: bare.act(),
+        takes_all: bare.takes_all_handles(),
+        has_handle: params.iter().any(|(n, _)| *n == "handle"),
+        has_data: params.iter().any(|(n, _)| *n == "data"),
+        params,
+        sees_template: Sees::Code,
+    };
+    entry.sees_template = build::sees(e.sees, &prototype(&entry));
+    Ok(entry)
+}
+
+/// A call of `e` with an argument of each role (the first object, index 0), for what
+/// its OUTs show.
+fn prototype(e: &Entry) -> Call {
+    let one = Ref::Made(0);
+    let args = e.params.iter().filter_map(|(n, r)| {
+        let a = match r {
+            Role::Index(k) => A::Index(*k, 0),
+            Role::Handle(k) => A::Handle(*k, one),
+            Role::Enumtype => A::Enumtype(0),
+            Role::Str => A::Str(Str::sized(1)),
+            Role::Name(_) => A::Text("x".into()),
+            Role::Level => A::Level(ThreadLevel::Single),
+            Role::Safety => A::Safety(CbSafety::None),
+            Role::Class => A::Class(PvarClass::Counter),
+            Role::Data(k) => A::Data(*k, one, Data::Readback),
+            Role::Flag => A::Flag(true),
+            Role::Item | Role::Tag | Role::Hinted(_) => A::Int(0),
+            Role::Omit => return None,
+        };
+        Some((*n, a))
+    });
+    Call::new(e.func, args, Sees::Code)
 }
 
 /// The file parsed and checked against the table.
@@ -287,6 +342,14 @@ mod tests {
     fn the_bundled_file_loads() {
         let e = load(specs::text("generator.yaml").expect("bundled")).expect("loads");
         assert!(e.len() > 40, "{}", e.len());
+    }
+
+    /// `Cond::ALL` is in declaration order: a pick indexes its conditions by `c as usize`.
+    #[test]
+    fn conditions_are_listed_in_order() {
+        for (i, c) in Cond::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i, "{c:?}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::judge::policy::{self, Policy};
 use arrayvec::ArrayVec;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::sync::OnceLock;
 
 /// An argument of a [`Call`] in the sequence's own terms; each reader resolves it in
 /// its own: the target engine in the library's numbering, handles and ABI numbers, the
@@ -187,34 +188,56 @@ impl Call {
 /// What a pvar call does beyond its arguments, read off the last word of its name
 /// (MPI-4.1 §15.3.7 names them so): which start, stop or reset a handle (R-PSTART-1,
 /// R-PRESET-1), which take `MPI_T_PVAR_ALL_HANDLES`, which reset what they read
-/// (R-PRR-1).
-impl Call {
-    fn last_word(&self) -> &'static str {
-        self.func.yaml().rsplit('_').next().unwrap_or("")
-    }
+/// (R-PRR-1). Worked out once per function: every call of a sequence asks, several
+/// times.
+#[derive(Debug, Clone, Copy, Default)]
+struct PvarFacts {
+    act: Option<Act>,
+    takes_all_handles: bool,
+    resets: bool,
+}
 
+fn pvar_facts(f: Func) -> PvarFacts {
+    static FACTS: OnceLock<Vec<PvarFacts>> = OnceLock::new();
+    let all = FACTS.get_or_init(|| {
+        Func::ALL
+            .iter()
+            .map(|f| {
+                let last = f.yaml().rsplit('_').next().unwrap_or("");
+                let act = match (f.kind(), last) {
+                    (Some(Kind::Pvar), "start") => Some(Act::Start),
+                    (Some(Kind::Pvar), "stop") => Some(Act::Stop),
+                    (Some(Kind::Pvar), "reset") => Some(Act::Reset),
+                    _ => None,
+                };
+                PvarFacts {
+                    act,
+                    takes_all_handles: act.is_some() && !policy::has(*f, Policy::RefusesAllHandles),
+                    resets: f.kind() == Some(Kind::Pvar)
+                        && f.outs().contains(&"value")
+                        && last.ends_with("reset"),
+                }
+            })
+            .collect()
+    });
+    all.get(f as usize).copied().unwrap_or_default()
+}
+
+impl Call {
     pub fn act(&self) -> Option<Act> {
-        if self.func.kind() != Some(Kind::Pvar) {
-            return None;
-        }
-        match self.last_word() {
-            "start" => Some(Act::Start),
-            "stop" => Some(Act::Stop),
-            "reset" => Some(Act::Reset),
-            _ => None,
-        }
+        pvar_facts(self.func).act
     }
 
     /// Whether the call takes `MPI_T_PVAR_ALL_HANDLES` (R-PSTART-2: start, stop and
     /// reset); read, write and readreset "cannot" (R-PREAD-1, `judge::policy`), and no
     /// other call has it as a handle.
     pub fn takes_all_handles(&self) -> bool {
-        self.act().is_some() && !policy::has(self.func, Policy::RefusesAllHandles)
+        pvar_facts(self.func).takes_all_handles
     }
 
     /// Whether the call resets the variable it reads (`MPI_T_pvar_readreset`).
     pub fn resets(&self) -> bool {
-        matches!(self.sees, Sees::Read(..)) && self.last_word().ends_with("reset")
+        pvar_facts(self.func).resets
     }
 }
 
