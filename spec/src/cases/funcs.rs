@@ -89,6 +89,8 @@ macro_rules! funcs {
 
         impl Func {
             pub const ALL: &'static [Func] = &[$(Func::$variant),+];
+            /// Each function's group, by declaration order ([`Func::group`]).
+            const GROUPS: &'static [Group] = &[$(Group::of_c_name($c)),+];
             /// The spelling in case files.
             pub fn yaml(self) -> &'static str { match self { $(Func::$variant => $yaml),+ } }
             /// The C name (evidence, run-wide return-code table); harness operations have
@@ -312,19 +314,39 @@ funcs! {
         c: "{index}, {cb_safety}", rule: "R-EVT-CB";
 }
 
-impl Func {
-    /// Who answers the call, by the C name: `MPI_T_` the chapter's functions, `MPI_`
+impl Group {
+    /// Who answers a function, by its C name: `MPI_T_` the chapter's functions, `MPI_`
     /// the MPI functions, anything else (`activity`, `MPIT_Reference_simulate`) the
-    /// harness.
-    pub fn group(self) -> Group {
-        let c = self.c_name();
-        if c.starts_with("MPI_T_") {
+    /// harness. A `const fn`, so the table's column is worked out at compile time (the
+    /// generator asks it of every function in every state).
+    const fn of_c_name(c: &str) -> Group {
+        const fn starts(c: &[u8], p: &[u8]) -> bool {
+            if c.len() < p.len() {
+                return false;
+            }
+            let mut i = 0;
+            while i < p.len() {
+                if c[i] != p[i] {
+                    return false;
+                }
+                i += 1;
+            }
+            true
+        }
+        if starts(c.as_bytes(), b"MPI_T_") {
             Group::MpiT
-        } else if c.starts_with("MPI_") {
+        } else if starts(c.as_bytes(), b"MPI_") {
             Group::Mpi
         } else {
             Group::Harness
         }
+    }
+}
+
+impl Func {
+    /// Who answers the call ([`Group::of_c_name`]).
+    pub fn group(self) -> Group {
+        Self::GROUPS[self as usize]
     }
 
     /// Whether the function takes an MPI_T handle or session (an enumeration, cvar or

@@ -107,7 +107,7 @@ fn members_of(f: Func) -> Kind {
 impl Gen {
     /// A string argument for a string of `strlen` bytes: every size the convention
     /// distinguishes (R-STR-1..4).
-    pub(super) fn str_arg(strlen: usize, k: u16) -> Str {
+    fn str_arg(strlen: usize, k: u16) -> Str {
         let len = strlen as u32 + 1;
         match k % 10 {
             0 | 1 => Str::sized(len),
@@ -132,7 +132,7 @@ impl Gen {
 
     /// An index of a kind: valid, or (robustness, when `c` says so) past the end or
     /// negative.
-    pub(super) fn index(&self, n: i32, a: u16, c: u8) -> i32 {
+    fn index(&self, n: i32, a: u16, c: u8) -> i32 {
         if self.mode.robustness && c % 6 == 5 {
             return if a % 2 == 0 {
                 n + i32::from(a % 3)
@@ -148,7 +148,7 @@ impl Gen {
     }
 
     /// A handle argument: a live object, or (robustness) a freed, NULL or foreign one.
-    pub(super) fn handle_ref(&self, live: &[u16], all: usize, a: u16, c: u8) -> Ref {
+    fn handle_ref(&self, live: &[u16], all: usize, a: u16, c: u8) -> Ref {
         if self.mode.robustness && c % 5 == 4 {
             let dead: Vec<u16> = (0..all as u16).filter(|n| !live.contains(n)).collect();
             // Stale handles first: the one misuse a tool makes by accident.
@@ -164,7 +164,7 @@ impl Gen {
         }
     }
 
-    pub(super) fn strings_of(&self, k: Kind, i: i32) -> (usize, usize) {
+    fn strings_of(&self, k: Kind, i: i32) -> (usize, usize) {
         let c = &self.mirror.catalog;
         let u = usize::try_from(i).unwrap_or(usize::MAX);
         let d = |d: &Option<String>| d.as_deref().map_or(0, str::len);
@@ -178,7 +178,7 @@ impl Gen {
         .unwrap_or((8, 8))
     }
 
-    pub(super) fn unbound_index(&self, list: &[i32], n: i32, b: u16, c: u8) -> i32 {
+    fn unbound_index(&self, list: &[i32], n: i32, b: u16, c: u8) -> i32 {
         if self.mode.robustness && c % 6 == 5 {
             return self.index(n, b, c);
         }
@@ -190,7 +190,7 @@ impl Gen {
         }
     }
 
-    pub(super) fn data(&self, a: u16) -> Data {
+    fn data(&self, a: u16) -> Data {
         // Only the reference is written arbitrary numbers: a vendor's configuration is
         // written back what was read from it.
         if self.mirror.exact_values && a % 3 == 2 {
@@ -212,7 +212,7 @@ impl Gen {
         // Handles and indices first: a session, a string's size, a class, a tag and
         // an item depend on them.
         for pass in 0..3 {
-            for (i, (name, role)) in e.params.iter().enumerate() {
+            for (i, name, role) in &e.params {
                 let stage = match role {
                     Role::Handle(HandleKind::Session) if e.has_handle => 1,
                     Role::Str | Role::Class | Role::Tag | Role::Item | Role::Data(_) => 2,
@@ -222,18 +222,18 @@ impl Gen {
                     continue;
                 }
                 let dropped = matches!(null_outs, Some((_, keep)) if *role == Role::Str && !keep.contains(name));
-                if *role == Role::Omit || dropped {
+                if dropped {
                     continue;
                 }
                 let arg = match &fixed {
                     Some((f, v)) if f == name => v.clone(),
-                    _ => self.arg(e, &call, name, role, n(i), p),
+                    _ => self.arg(e, &call, name, role, n(*i), p),
                 };
                 call.args.push((name, arg));
             }
         }
         // Back to prototype order.
-        let order = |n: &str| e.params.iter().position(|(p, _)| *p == n);
+        let order = |n: &str| e.params.iter().position(|(_, p, _)| *p == n);
         call.args.sort_by_key(|(n, _)| order(n));
         call.sees = match (e.sees_template, call.null_outs) {
             (_, true) => sees(e.sees, &call),
@@ -306,8 +306,6 @@ impl Gen {
                 Some(Param::Flag) => A::Flag(h.draw(k) != 0),
                 _ => A::Int(h.draw(k)),
             },
-            // Never drawn: `make` passes no argument for it.
-            Role::Omit => A::InfoNull,
         }
     }
 
@@ -319,10 +317,7 @@ impl Gen {
                 .map_or(0, |l| l.index);
         }
         // A handle is allocated for an entry with no object to bind (R-BIND-3).
-        match self
-            .unbound_of(kind)
-            .filter(|_| e.func.allocates().is_some())
-        {
+        match self.unbound_of(kind).filter(|_| e.allocates) {
             Some(list) => self.unbound_index(list, self.count(kind), k, c),
             None => self.index(self.count(kind), k, c),
         }
@@ -351,8 +346,8 @@ impl Gen {
                 };
             }
             HandleKind::Pvar => {
-                let takes_all = e.all_handles > 0 && e.takes_all;
-                if takes_all && (live.is_empty() || a % e.all_handles == e.all_handles - 1) {
+                if e.all_handles > 0 && (live.is_empty() || a % e.all_handles == e.all_handles - 1)
+                {
                     return Ref::All;
                 }
                 if self.mode.robustness && !e.takes_all && c % 7 == 6 {

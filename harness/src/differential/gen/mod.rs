@@ -125,7 +125,7 @@ pub struct Gen {
     finalized: bool,
     /// Each listed call's tickets in this state (`pick`), worked out on the first pick:
     /// proptest reads a transition's value more than once, and each read picks again.
-    tickets: std::cell::OnceCell<Vec<u32>>,
+    tickets: std::cell::OnceCell<Arc<[u32]>>,
 }
 
 impl std::fmt::Debug for Gen {

@@ -5,12 +5,13 @@
 //! re-init), then their arguments by role (`build`). Small numbers make simple calls,
 //! so shrinking the numbers simplifies the call.
 
-use super::plan::{self, Cond, Entry, IndexFrom, Role};
+use super::plan::{self, Cond, Entry, Gate, IndexFrom, Role};
 use super::{Gen, Life};
-use crate::cases::funcs::Group;
 use crate::differential::op::{Call, Kind};
 use crate::differential::HandleKind;
 use mpit_reference::spec::PvarClass;
+use std::cell::RefCell;
+use std::sync::Arc;
 
 /// Random numbers one call is made from. Small values make simple calls, so shrinking
 /// the numbers towards zero simplifies the call.
@@ -51,13 +52,24 @@ impl Gen {
     pub fn pick(&self, p: Pick) -> Call {
         let entries = plan::entries();
         let tickets = self.tickets.get_or_init(|| {
-            // Each condition once (the isolation probe reads every handle).
-            let holds = Cond::ALL.map(|c| self.holds(c));
-            entries.iter().map(|e| self.tickets(e, &holds)).collect()
+            // What the entries ask of the state, each once (the isolation probe reads
+            // every handle). The tickets depend on these facts alone, and a search
+            // meets a few hundred distinct sets of them: each set's tickets are worked
+            // out once per thread.
+            let here = Here::of(self);
+            let key = here.key();
+            TICKETS.with_borrow_mut(|seen| match seen.binary_search_by_key(&key, |(k, _)| *k) {
+                Ok(i) => seen[i].1.clone(),
+                Err(i) => {
+                    let t: Arc<[u32]> = entries.iter().map(|e| here.tickets(e)).collect();
+                    seen.insert(i, (key, t.clone()));
+                    t
+                }
+            })
         });
         let total: u32 = tickets.iter().sum();
         let mut t = u32::from(p.what) % total.max(1);
-        for (e, n) in entries.iter().zip(tickets) {
+        for (e, n) in entries.iter().zip(tickets.iter()) {
             if t < *n {
                 return self.make(e, p, None);
             }
@@ -66,72 +78,27 @@ impl Gen {
         self.make(&entries[0], p, None)
     }
 
-    /// An entry's tickets here: none when it cannot be made, else its weight and the
-    /// extra weights whose conditions hold.
-    fn tickets(&self, e: &Entry, holds: &[bool; Cond::ALL.len()]) -> u32 {
-        if !self.can_make(e) {
-            return 0;
+    /// Every condition of `Cond::ALL` here (one pass over the pvar handles).
+    fn conditions(&self) -> [bool; Cond::ALL.len()] {
+        let (mut live, mut started) = (0, 0);
+        for l in self.pvar_handles.iter().filter(|l| l.live) {
+            live += 1;
+            started += usize::from(l.started);
         }
-        e.weight
-            + e.more
-                .iter()
-                .filter(|m| m.when.iter().all(|c| holds[*c as usize]))
-                .map(|m| m.weight)
-                .sum::<u32>()
-    }
-
-    fn holds(&self, c: Cond) -> bool {
-        let live_p = || self.pvar_handles.iter().filter(|l| l.live);
-        match c {
-            Cond::Stopped => live_p().any(|l| !l.started),
-            Cond::Started => live_p().any(|l| l.started),
-            Cond::Probe => self.isolation_probe(),
-            Cond::OneSession => self.sessions.iter().filter(|l| l.live).count() == 1,
-            Cond::OneHandle => live_p().count() == 1,
-            Cond::TwoHandles => live_p().count() >= 2,
-            Cond::PvarHandle => live_p().count() >= 1,
+        let sessions = self.sessions.iter().filter(|l| l.live).count();
+        Cond::ALL.map(|c| match c {
+            Cond::Stopped => started < live,
+            Cond::Started => started > 0,
+            // The probe reads every live handle's variable: none, no probe.
+            Cond::Probe => live > 0 && self.isolation_probe(),
+            Cond::OneSession => sessions == 1,
+            Cond::OneHandle => live == 1,
+            Cond::TwoHandles => live >= 2,
+            Cond::PvarHandle => live >= 1,
             Cond::Reinit => self.reinit && self.depth > 0,
             Cond::AroundInit => self.mode.lifecycle && self.mirror.declared && self.depth > 0,
             Cond::Lifecycle => self.mode.lifecycle,
             Cond::Hooks => self.mirror.hooks,
-        }
-    }
-
-    /// Whether a call of `e` can be made here: the precondition's rules on who answers
-    /// (`valid`), and every argument's objects exist (a live one, or in robustness
-    /// mode any the sequence made).
-    fn can_make(&self, e: &Entry) -> bool {
-        let f = e.func;
-        let m = &self.mirror;
-        let r = self.mode.robustness;
-        let ok = match f.group() {
-            Group::Harness => m.hooks,
-            Group::Mpi => self.mode.lifecycle && m.declared && !self.mpi,
-            Group::MpiT => match f.depth() {
-                1 => self.depth < 8,
-                -1 => self.mode.lifecycle || self.depth > 0,
-                _ => true,
-            },
-        };
-        let takes_all = e.all_handles > 0 && e.takes_all;
-        let made = |k: HandleKind| {
-            let t = self.table(k);
-            t.iter().any(|l| l.live) || (r && !t.is_empty())
-        };
-        ok && e.params.iter().all(|(_, role)| match role {
-            Role::Index(_) if e.index_from == Some(IndexFrom::Registrations) => {
-                !self.registrations.is_empty()
-            }
-            Role::Index(k) if f.allocates().is_some() => self
-                .unbound_of(*k)
-                .is_some_and(|l| l.iter().any(|i| *i < self.count(*k))),
-            Role::Index(k) => r || self.count(*k) > 0,
-            Role::Handle(HandleKind::Instance) => r && self.instances > 0,
-            Role::Handle(HandleKind::Pvar) if takes_all => true,
-            Role::Handle(k) => made(*k),
-            Role::Enumtype => !self.enums.is_empty(),
-            Role::Data(k) => m.exact_values || self.table(*k).iter().any(|l| l.live && l.read),
-            _ => true,
         })
     }
 
@@ -143,5 +110,120 @@ impl Gen {
             Kind::Event => Some(&self.unbound.events),
             Kind::Category | Kind::Source => None,
         }
+    }
+}
+
+thread_local! {
+    /// The bundled entries' tickets by what they read of a state (`Here::key`), sorted
+    /// by key: a sequence search meets some hundreds of keys, and a binary search of
+    /// them costs less than hashing one.
+    static TICKETS: RefCell<Vec<(u64, Arc<[u32]>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What the entries' tickets read of one state, worked out once per state.
+struct Here {
+    holds: [bool; Cond::ALL.len()],
+    /// Whether a call of each [`Gate`] may be made: the precondition's rules on who
+    /// answers (`valid`).
+    gates: [bool; Gate::COUNT],
+    /// By `HandleKind`: a live object of the kind, or in robustness mode any the
+    /// sequence made; and a value read through a live handle (or the reference's
+    /// exact values: a write needs no read-back).
+    made: [bool; HandleKind::ALL.len()],
+    data: [bool; HandleKind::ALL.len()],
+    /// By `Kind`: an entry to pass (robustness passes indices out of range too), and
+    /// an entry with no object to bind to allocate a handle for.
+    index: [bool; Kind::ALL.len()],
+    unbound: [bool; Kind::ALL.len()],
+    registrations: bool,
+    instances: bool,
+    enums: bool,
+}
+
+impl Here {
+    fn of(g: &Gen) -> Here {
+        let m = &g.mirror;
+        let r = g.mode.robustness;
+        let mut gates = [true; Gate::COUNT];
+        gates[Gate::Harness as usize] = m.hooks;
+        gates[Gate::Mpi as usize] = g.mode.lifecycle && m.declared && !g.mpi;
+        gates[Gate::DepthUp as usize] = g.depth < 8;
+        gates[Gate::DepthDown as usize] = g.mode.lifecycle || g.depth > 0;
+        let table = |k: HandleKind| g.table(k);
+        Here {
+            holds: g.conditions(),
+            gates,
+            made: HandleKind::ALL.map(|k| {
+                let t = table(k);
+                t.iter().any(|l| l.live) || (r && !t.is_empty())
+            }),
+            data: HandleKind::ALL
+                .map(|k| m.exact_values || table(k).iter().any(|l| l.live && l.read)),
+            index: Kind::ALL.map(|k| r || g.count(k) > 0),
+            unbound: Kind::ALL.map(|k| {
+                g.unbound_of(k)
+                    .is_some_and(|l| l.iter().any(|i| *i < g.count(k)))
+            }),
+            registrations: !g.registrations.is_empty(),
+            instances: r && g.instances > 0,
+            enums: !g.enums.is_empty(),
+        }
+    }
+
+    /// Every fact in one number, a bit each, the tickets' cache key.
+    fn key(&self) -> u64 {
+        const BITS: usize =
+            Cond::ALL.len() + Gate::COUNT + 2 * HandleKind::ALL.len() + 2 * Kind::ALL.len() + 3;
+        const _: () = assert!(BITS <= 64);
+        let last = [self.registrations, self.instances, self.enums];
+        let sets: [&[bool]; 7] = [
+            &self.holds,
+            &self.gates,
+            &self.made,
+            &self.data,
+            &self.index,
+            &self.unbound,
+            &last,
+        ];
+        let mut k = 0;
+        for set in sets {
+            for b in set {
+                k = (k << 1) | u64::from(*b);
+            }
+        }
+        k
+    }
+
+    /// An entry's tickets here: none when it cannot be made, else its weight and the
+    /// extra weights whose conditions hold.
+    fn tickets(&self, e: &Entry) -> u32 {
+        if !self.can_make(e) {
+            return 0;
+        }
+        e.weight
+            + e.more
+                .iter()
+                .filter(|m| m.when.iter().all(|c| self.holds[*c as usize]))
+                .map(|m| m.weight)
+                .sum::<u32>()
+    }
+
+    /// Whether a call of `e` can be made here: its gate, and every argument's objects
+    /// exist (a live one, or in robustness mode any the sequence made).
+    fn can_make(&self, e: &Entry) -> bool {
+        self.gates[e.gate as usize]
+            && e.params.iter().all(|(_, _, role)| match role {
+                Role::Index(_) if e.index_from == Some(IndexFrom::Registrations) => {
+                    self.registrations
+                }
+                Role::Index(k) if e.allocates => self.unbound[*k as usize],
+                Role::Index(k) => self.index[*k as usize],
+                Role::Handle(HandleKind::Instance) => self.instances,
+                Role::Handle(HandleKind::Pvar) if e.all_handles > 0 => true,
+                Role::Handle(k) => self.made[*k as usize],
+                Role::Enumtype => self.enums,
+                Role::Data(k) => self.data[*k as usize],
+                _ => true,
+            })
     }
 }

@@ -5,7 +5,7 @@
 //! no code here; a parameter this module has no role for is an error naming it.
 
 use super::build;
-use crate::cases::funcs::{Func, Param};
+use crate::cases::funcs::{Func, Group, Param};
 use crate::differential::op::{Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
 use crate::specs;
@@ -49,6 +49,39 @@ impl Cond {
         Cond::Lifecycle,
         Cond::Hooks,
     ];
+}
+
+/// Who answers a function and what its call does to the init count, which decide
+/// whether the precondition allows it (`valid`): worked out once per function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// The reference's test hooks.
+    Harness,
+    /// MPI_Init and MPI_Finalize (lifecycle sequences, once each).
+    Mpi,
+    /// A call that raises the init count (`depth: 1`, R-INIT-1: nested at most so
+    /// deep).
+    DepthUp,
+    /// A call that lowers it (`depth: -1`, R-FIN-1: only after an init, unless
+    /// lifecycle probes it).
+    DepthDown,
+    /// Any other MPI_T function.
+    Any,
+}
+
+impl Gate {
+    /// The number of gates (`Any` is the last).
+    pub const COUNT: usize = Gate::Any as usize + 1;
+
+    fn of(f: Func) -> Gate {
+        match (f.group(), f.depth()) {
+            (Group::Harness, _) => Gate::Harness,
+            (Group::Mpi, _) => Gate::Mpi,
+            (Group::MpiT, 1) => Gate::DepthUp,
+            (Group::MpiT, -1) => Gate::DepthDown,
+            (Group::MpiT, _) => Gate::Any,
+        }
+    }
 }
 
 /// Values for a parameter drawn from a list rather than by its role.
@@ -166,22 +199,27 @@ pub enum Role {
     Tag,
     /// A value of the file's list for this parameter.
     Hinted(Hint),
-    /// Not passed: the executor's default is the argument (`Call::implied`: no object
-    /// to bind, MPI_INFO_NULL, arrays of 64 elements).
-    Omit,
 }
 
 /// One function the generator calls, with what it draws each argument from.
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub func: Func,
+    pub gate: Gate,
+    /// Whether the call allocates a handle (`Func::allocates`): its index is an entry
+    /// with no object to bind.
+    pub allocates: bool,
     pub weight: u32,
     pub more: Vec<More>,
-    /// Every parameter with its role, in prototype order.
-    pub params: Vec<(&'static str, Role)>,
+    /// Every parameter the generator passes: its position in the prototype (which
+    /// picks the random number it is drawn from), name and role, in prototype order.
+    /// The others are left to the executor's defaults (`Call::implied`: no object to
+    /// bind, MPI_INFO_NULL, arrays of 64 elements).
+    pub params: Vec<(usize, &'static str, Role)>,
     /// One call in `.0` passes every OUT argument NULL but the pairs `.1`.
     pub null_outs: Option<(u8, Vec<&'static str>)>,
-    /// One call in this many that takes MPI_T_PVAR_ALL_HANDLES passes it (0: never).
+    /// One call in this many passes MPI_T_PVAR_ALL_HANDLES (0: never; only a call
+    /// that takes it, `takes_all`, may say so).
     pub all_handles: u16,
     pub index_from: Option<IndexFrom>,
     pub sees: Option<SeesAs>,
@@ -199,17 +237,18 @@ pub struct Entry {
     pub sees_template: Sees,
 }
 
-/// The role of parameter `name` (a `p`) of `f`, with the file's hint if it gives one.
-fn role(f: Func, name: &str, p: Param, hint: Option<Hint>) -> Result<Role, String> {
+/// The role of parameter `name` (a `p`) of `f`, with the file's hint if it gives one;
+/// `None`: the generator does not pass it.
+fn role(f: Func, name: &str, p: Param, hint: Option<Hint>) -> Result<Option<Role>, String> {
     if let Some(h) = hint {
-        return Ok(Role::Hinted(h));
+        return Ok(Some(Role::Hinted(h)));
     }
     let kind = || {
         f.kind()
             .ok_or_else(|| format!("`{name}` of a function of no kind"))
     };
-    Ok(match (p, name) {
-        (Param::Obj, _) | (Param::Int, "capacity") | (Param::Handle, "info") => Role::Omit,
+    Ok(Some(match (p, name) {
+        (Param::Obj, _) | (Param::Int, "capacity") | (Param::Handle, "info") => return Ok(None),
         (Param::Int, "index") => Role::Index(kind()?),
         (Param::Int, "item") => Role::Item,
         (Param::Int, "required") => Role::Level,
@@ -227,7 +266,7 @@ fn role(f: Func, name: &str, p: Param, hint: Option<Hint>) -> Result<Role, Strin
         ),
         (Param::Flag, _) => Role::Flag,
         _ => return Err(format!("no role for parameter `{name}`: give it `args:`")),
-    })
+    }))
 }
 
 fn entry(e: EntryYaml) -> Result<Entry, String> {
@@ -247,7 +286,13 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
     let params = func
         .params()
         .iter()
-        .map(|(n, p)| Ok((*n, role(func, n, *p, hints.remove(n)).map_err(at)?)))
+        .enumerate()
+        .filter_map(|(i, (n, p))| {
+            role(func, n, *p, hints.remove(n))
+                .map_err(at)
+                .transpose()
+                .map(|r| r.map(|r| (i, *n, r)))
+        })
         .collect::<Result<Vec<_>, String>>()?;
     let null_outs = match e.null_outs {
         Some(n) => Some((
@@ -256,37 +301,42 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
         )),
         None => None,
     };
-    let frees = func
-        .outs()
-        .first()
-        .filter(|o| func.param(o) == Some(Param::Handle))
-        .and_then(|o| HandleKind::of(func, o));
     let bare = Call::new(func, [], Sees::Code);
+    let all_handles = e.all_handles.unwrap_or(0);
+    if all_handles > 0 && !bare.takes_all_handles() {
+        return Err(at(
+            "`all_handles`: the call does not take MPI_T_PVAR_ALL_HANDLES (R-PSTART-2)".into(),
+        ));
+    }
     let mut entry = Entry {
         func,
+        gate: Gate::of(func),
+        allocates: func.allocates().is_some(),
         weight: e.weight,
         more: e.more,
         null_outs,
-        all_handles: e.all_handles.unwrap_or(0),
+        all_handles,
         index_from: e.index,
         sees: e.sees,
-        frees,
+        frees: None,
         act: bare.act(),
         takes_all: bare.takes_all_handles(),
-        has_handle: params.iter().any(|(n, _)| *n == "handle"),
-        has_data: params.iter().any(|(n, _)| *n == "data"),
+        has_handle: params.iter().any(|(_, n, _)| *n == "handle"),
+        has_data: params.iter().any(|(_, n, _)| *n == "data"),
         params,
         sees_template: Sees::Code,
     };
-    entry.sees_template = build::sees(e.sees, &prototype(&entry));
+    let proto = prototype(&entry);
+    entry.frees = proto.frees().map(|(k, _)| k);
+    entry.sees_template = build::sees(e.sees, &proto);
     Ok(entry)
 }
 
 /// A call of `e` with an argument of each role (the first object, index 0), for what
-/// its OUTs show.
+/// its OUTs show and what it frees.
 fn prototype(e: &Entry) -> Call {
     let one = Ref::Made(0);
-    let args = e.params.iter().filter_map(|(n, r)| {
+    let args = e.params.iter().map(|(_, n, r)| {
         let a = match r {
             Role::Index(k) => A::Index(*k, 0),
             Role::Handle(k) => A::Handle(*k, one),
@@ -299,9 +349,8 @@ fn prototype(e: &Entry) -> Call {
             Role::Data(k) => A::Data(*k, one, Data::Readback),
             Role::Flag => A::Flag(true),
             Role::Item | Role::Tag | Role::Hinted(_) => A::Int(0),
-            Role::Omit => return None,
         };
-        Some((*n, a))
+        (*n, a)
     });
     Call::new(e.func, args, Sees::Code)
 }
@@ -344,11 +393,28 @@ mod tests {
         assert!(e.len() > 40, "{}", e.len());
     }
 
-    /// `Cond::ALL` is in declaration order: a pick indexes its conditions by `c as usize`.
+    /// `Cond::ALL` holds every condition, in declaration order: a pick indexes its
+    /// conditions by `c as usize`. The variants are read from serde's refusal of an
+    /// unknown name, which lists them all, so a new one missing from `ALL` fails here.
     #[test]
     fn conditions_are_listed_in_order() {
         for (i, c) in Cond::ALL.iter().enumerate() {
             assert_eq!(*c as usize, i, "{c:?}");
+        }
+        let err = yaml_serde::from_str::<Cond>("no_such_condition").expect_err("refused");
+        let listed = err.to_string();
+        let names: Vec<&str> = listed
+            .split("expected one of ")
+            .nth(1)
+            .expect("serde lists the variants")
+            .split(", ")
+            .map(|n| n.trim_matches(|c: char| c == '`' || !c.is_ascii() || c.is_whitespace()))
+            .map(|n| n.split('`').next().unwrap_or(n))
+            .collect();
+        assert_eq!(names.len(), Cond::ALL.len(), "{listed}");
+        for n in names {
+            let c: Cond = yaml_serde::from_str(n).expect(n);
+            assert!(Cond::ALL.contains(&c), "{c:?} missing from Cond::ALL");
         }
     }
 
@@ -359,5 +425,12 @@ mod tests {
         assert!(err.contains("cvar_read: no parameter `nope`"), "{err}");
         let err = load("calls:\n  - call: no_such\n    weight: 1\n").expect_err("refused");
         assert!(err.contains("no function `no_such`"), "{err}");
+        // R-PREAD-1: a read refuses MPI_T_PVAR_ALL_HANDLES; `all_handles` is for the
+        // calls that take it.
+        let text = "calls:\n  - call: pvar_read\n    weight: 1\n    all_handles: 2\n";
+        let err = load(text).expect_err("refused");
+        assert!(err.contains("pvar_read: `all_handles`"), "{err}");
+        let text = "calls:\n  - call: pvar_reset\n    weight: 1\n    all_handles: 2\n";
+        assert_eq!(load(text).expect("a reset takes it")[0].all_handles, 2);
     }
 }
