@@ -123,9 +123,9 @@ thread_local! {
 /// What the entries' tickets read of one state, worked out once per state.
 struct Here {
     holds: [bool; Cond::ALL.len()],
-    /// Whether a call of each [`Gate`] may be made: the precondition's rules on who
-    /// answers (`valid`).
-    gates: [bool; Gate::COUNT],
+    /// Whether a call behind each [`Gate`] may be made (`Gen::gate_open`, the
+    /// precondition's).
+    gates: [bool; Gate::ALL.len()],
     /// By `HandleKind`: a live object of the kind, or in robustness mode any the
     /// sequence made; and a value read through a live handle (or the reference's
     /// exact values: a write needs no read-back).
@@ -144,15 +144,10 @@ impl Here {
     fn of(g: &Gen) -> Here {
         let m = &g.mirror;
         let r = g.mode.robustness;
-        let mut gates = [true; Gate::COUNT];
-        gates[Gate::Harness as usize] = m.hooks;
-        gates[Gate::Mpi as usize] = g.mode.lifecycle && m.declared && !g.mpi;
-        gates[Gate::DepthUp as usize] = g.depth < 8;
-        gates[Gate::DepthDown as usize] = g.mode.lifecycle || g.depth > 0;
         let table = |k: HandleKind| g.table(k);
         Here {
             holds: g.conditions(),
-            gates,
+            gates: Gate::ALL.map(|x| g.gate_open(x)),
             made: HandleKind::ALL.map(|k| {
                 let t = table(k);
                 t.iter().any(|l| l.live) || (r && !t.is_empty())
@@ -173,7 +168,7 @@ impl Here {
     /// Every fact in one number, a bit each, the tickets' cache key.
     fn key(&self) -> u64 {
         const BITS: usize =
-            Cond::ALL.len() + Gate::COUNT + 2 * HandleKind::ALL.len() + 2 * Kind::ALL.len() + 3;
+            Cond::ALL.len() + Gate::ALL.len() + 2 * HandleKind::ALL.len() + 2 * Kind::ALL.len() + 3;
         const _: () = assert!(BITS <= 64);
         let last = [self.registrations, self.instances, self.enums];
         let sets: [&[bool]; 7] = [

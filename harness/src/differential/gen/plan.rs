@@ -70,10 +70,16 @@ pub enum Gate {
 }
 
 impl Gate {
-    /// The number of gates (`Any` is the last).
-    pub const COUNT: usize = Gate::Any as usize + 1;
+    /// Every gate, in declaration order (`g as usize` is its position).
+    pub const ALL: [Gate; 5] = [
+        Gate::Harness,
+        Gate::Mpi,
+        Gate::DepthUp,
+        Gate::DepthDown,
+        Gate::Any,
+    ];
 
-    fn of(f: Func) -> Gate {
+    pub fn of(f: Func) -> Gate {
         match (f.group(), f.depth()) {
             (Group::Harness, _) => Gate::Harness,
             (Group::Mpi, _) => Gate::Mpi,
@@ -415,6 +421,18 @@ mod tests {
         for n in names {
             let c: Cond = yaml_serde::from_str(n).expect(n);
             assert!(Cond::ALL.contains(&c), "{c:?} missing from Cond::ALL");
+        }
+    }
+
+    /// `Gate::ALL` is in declaration order (a pick indexes its gates by `g as usize`)
+    /// and holds the gate of every function.
+    #[test]
+    fn gates_are_listed_in_order() {
+        for (i, g) in Gate::ALL.iter().enumerate() {
+            assert_eq!(*g as usize, i, "{g:?}");
+        }
+        for f in Func::ALL {
+            assert!(Gate::ALL.contains(&Gate::of(*f)), "{f:?}");
         }
     }
 

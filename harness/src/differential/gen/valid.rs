@@ -3,8 +3,8 @@
 //! sequence made and functions the target exports, with valid arguments unless
 //! robustness is asked for (MPI-4.1 §15.3.10: the implementation need not check them).
 
+use super::plan::Gate;
 use super::{Gen, Life};
-use crate::cases::funcs::Group;
 use crate::differential::op::{Call, Data, Kind, Ref, Sees, A};
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
@@ -39,19 +39,23 @@ impl Gen {
         if listed && !c.needs_hooks() && !self.supports(c.func.c_name()) {
             return false;
         }
-        let f = c.func;
-        let ok = match f.group() {
+        self.gate_open(Gate::of(c.func))
+            && c.args.iter().all(|(name, a)| self.valid_arg(c, name, a))
+    }
+
+    /// Whether a call behind this gate may come next (also what `pick` draws among).
+    pub(super) fn gate_open(&self, g: Gate) -> bool {
+        match g {
             // The reference's hooks, on its entries only.
-            Group::Harness => self.mirror.hooks,
+            Gate::Harness => self.mirror.hooks,
             // MPI_Init, once, where the catalog says what it adds (R-CVAR-1).
-            Group::Mpi => self.mode.lifecycle && self.mirror.declared && !self.mpi,
-            Group::MpiT => match f.depth() {
-                1 => self.depth < 8,
-                -1 => self.mode.lifecycle || self.depth > 0,
-                _ => true,
-            },
-        };
-        ok && c.args.iter().all(|(name, a)| self.valid_arg(c, name, a))
+            Gate::Mpi => self.mode.lifecycle && self.mirror.declared && !self.mpi,
+            // R-INIT-1: nested, at most so deep.
+            Gate::DepthUp => self.depth < 8,
+            // R-FIN-1: after an init, unless lifecycle probes it.
+            Gate::DepthDown => self.mode.lifecycle || self.depth > 0,
+            Gate::Any => true,
+        }
     }
 
     fn valid_arg(&self, c: &Call, name: &str, a: &A) -> bool {
