@@ -350,10 +350,10 @@ impl Gen {
                 {
                     return Ref::All;
                 }
-                if self.mode.robustness && !e.takes_all && c % 7 == 6 {
+                if self.mode.robustness && !call.takes_all_handles() && c % 7 == 6 {
                     return Ref::All;
                 }
-                if e.act == Some(Act::Start) && a % 4 != 3 {
+                if call.act() == Some(Act::Start) && a % 4 != 3 {
                     let stopped: Vec<u16> = live
                         .iter()
                         .copied()

@@ -6,7 +6,7 @@
 
 use super::build;
 use crate::cases::funcs::{Func, Group, Param};
-use crate::differential::op::{Act, Call, Data, Kind, Ref, Sees, Str, A};
+use crate::differential::op::{Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
 use crate::specs;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
@@ -225,16 +225,12 @@ pub struct Entry {
     /// One call in `.0` passes every OUT argument NULL but the pairs `.1`.
     pub null_outs: Option<(u8, Vec<&'static str>)>,
     /// One call in this many passes MPI_T_PVAR_ALL_HANDLES (0: never; only a call
-    /// that takes it, `takes_all`, may say so).
+    /// that takes it, `Call::takes_all_handles`, may say so).
     pub all_handles: u16,
     pub index_from: Option<IndexFrom>,
     pub sees: Option<SeesAs>,
     /// The kind of handle the call frees (its first OUT is that handle parameter).
     pub frees: Option<HandleKind>,
-    /// What the call does beyond its arguments, worked out once (each pick asks):
-    /// start, stop or reset, and whether it takes MPI_T_PVAR_ALL_HANDLES.
-    pub act: Option<Act>,
-    pub takes_all: bool,
     /// Whether it takes a pvar or cvar `handle`, and a `data` to write.
     pub has_handle: bool,
     pub has_data: bool,
@@ -325,8 +321,6 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
         index_from: e.index,
         sees: e.sees,
         frees: None,
-        act: bare.act(),
-        takes_all: bare.takes_all_handles(),
         has_handle: params.iter().any(|(_, n, _)| *n == "handle"),
         has_data: params.iter().any(|(_, n, _)| *n == "data"),
         params,
