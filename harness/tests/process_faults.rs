@@ -8,9 +8,10 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// A scratch directory of the test's own, used as the run's TMPDIR (so anything a
@@ -107,6 +108,16 @@ fn suite(name: &str, faults: &str, extra: &[&str]) -> Run {
     let orphans = tagged(&tag);
     assert!(orphans.is_empty(), "{name}: processes left: {orphans:?}");
     Run { out, report, took }
+}
+
+/// The suite on the reference without a fault, run once for the tests that compare.
+fn clean() -> &'static Run {
+    static CLEAN: OnceLock<Run> = OnceLock::new();
+    CLEAN.get_or_init(|| {
+        let r = suite("clean", "", &[]);
+        assert_eq!(r.out.status.code(), Some(0));
+        r
+    })
 }
 
 fn results(r: &Value) -> &Vec<Value> {
@@ -231,21 +242,62 @@ fn exit_and_abort_inside_a_call_are_crashes_of_that_call() {
 
 #[test]
 fn a_library_thread_that_dies_is_told_apart_from_the_call() {
+    // Each worker's library kills its process 20 ms after its first MPI_T_init_thread,
+    // so which jobs die depends on the machine's speed and load: the test compares
+    // with a clean run instead of counting passes (CI's loaded debug build saw fewer
+    // than 500, this machine's 616 to 642 of 1,392).
     let r = suite("thread-crash", "thread-crash", &[]);
     assert_eq!(r.out.status.code(), Some(1));
+    let died = |x: &Value| text(x).contains("on a thread of the library's own");
     let crashes: Vec<_> = results(&r.report)
         .iter()
         .filter(|x| x["status"] == "crash")
         .collect();
     assert!(!crashes.is_empty());
     assert!(
-        crashes
-            .iter()
-            .all(|x| text(x).contains("on a thread of the library's own")),
+        crashes.iter().all(|x| died(x)),
         "{:?}",
-        crashes.iter().find(|x| !text(x).contains("thread"))
+        crashes.iter().find(|x| !died(x))
     );
-    assert!(count(&r.report, "pass") > 500, "the rest ran");
+    // The rest ran: every (case, subject) of the clean run is in the report, with the
+    // clean run's status unless the thread's death is its message (a crash, or a warn
+    // where the call in flight had passed an argument the standard leaves undefined).
+    // A subject is missing only if the thread killed the catalog's reader at its entry:
+    // then each case over it says it did not judge it ("... (not read)").
+    let key = |x: &Value| {
+        let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
+        (s("case"), s("subject"))
+    };
+    let got: BTreeMap<_, _> = results(&r.report).iter().map(|x| (key(x), x)).collect();
+    let reader_died = results(&r.report)
+        .iter()
+        .any(|x| text(x).contains("catalog.read") && x["status"] == "crash" && died(x));
+    let not_read = |case: &str| {
+        results(&r.report).iter().any(|x| {
+            x["case"] == case
+                && x["status"] == "skip"
+                && x["subject"]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with("(not read)"))
+        })
+    };
+    let mut same = 0;
+    for want in results(&clean().report) {
+        let Some(x) = got.get(&key(want)) else {
+            assert!(
+                reader_died && not_read(&key(want).0),
+                "{:?} is not in the report",
+                key(want)
+            );
+            continue;
+        };
+        if x["status"] == want["status"] {
+            same += 1;
+        } else {
+            assert!(died(x), "{:?}: {} was {}", key(want), x, want["status"]);
+        }
+    }
+    assert!(same > 0, "no job outlived the thread");
 }
 
 #[test]
@@ -266,8 +318,7 @@ fn a_crash_at_the_workers_exit_is_the_last_jobs() {
 
 #[test]
 fn noise_on_stdout_and_stderr_and_a_closed_stdout_change_no_verdict() {
-    let clean = suite("clean", "", &[]);
-    assert_eq!(clean.out.status.code(), Some(0));
+    let clean = clean();
     for fault in ["noisy-output", "close-stdout"] {
         let r = suite(fault, fault, &[]);
         assert_eq!(r.out.status.code(), Some(0), "{fault}");

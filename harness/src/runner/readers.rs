@@ -38,8 +38,9 @@ impl std::fmt::Display for ReadError {
     }
 }
 
-/// Starts a reader afresh at most this many times when its start dies after an earlier
-/// one succeeded (a library thread that kills a process at random).
+/// Starts a reader afresh at most this many times when one dies where there is no spot
+/// to pass over: in its start after an earlier start succeeded, or between calls (a
+/// library thread that kills a process at random).
 const START_RETRIES: usize = 3;
 
 /// Asks readers the question `ask(skip)` until one answers, passing over each spot that
@@ -64,8 +65,11 @@ fn read(
             Ok(x) => x,
             Err(Start::CannotRun(e)) => return Err(ReadError::CannotRun(e)),
             Err(Start::Died(d)) if d.status == Status::Error => return Err(ReadError::Interrupted),
-            // The first start, or one that keeps dying: the start is the finding.
-            Err(Start::Died(d)) if lost.is_empty() || retries >= START_RETRIES => {
+            // The first start (unless a thread of the library's own killed it), or one
+            // that keeps dying: the start is the finding.
+            Err(Start::Died(d))
+                if (lost.is_empty() && !d.other_thread) || retries >= START_RETRIES =>
+            {
                 return Err(ReadError::Died(d))
             }
             Err(Start::Died(_)) => {
@@ -88,6 +92,14 @@ fn read(
         w.kill();
         let spot = match (&d.call, d.status) {
             (Some(c), Status::Crash | Status::Timeout) if !skip.contains(c) => c.clone(),
+            // No call in flight (a thread of the library's own died between calls):
+            // nothing to pass over, so a fresh reader tries again; one that keeps dying
+            // so is the library's finding, a report that says so, never exit 2.
+            (_, Status::Crash | Status::Timeout) if retries < START_RETRIES => {
+                retries += 1;
+                continue;
+            }
+            (_, Status::Crash | Status::Timeout) => return Err(ReadError::Died(d)),
             _ => {
                 return Err(ReadError::CannotRun(format!(
                     "catalog reader: {}",
