@@ -72,4 +72,8 @@ pub struct Lost {
     /// The library's last lines of output before it died or stalled.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub output: Vec<String>,
+    /// A thread of the library's own died, not the call at the spot: the reader was
+    /// in that call (so the spot is passed over), the call did not kill it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub other_thread: bool,
 }

@@ -88,12 +88,18 @@ impl Death {
     /// The death as evidence: the call in flight (or that there was none), the
     /// library's last output, what was expected.
     pub fn evidence(&self, timeout: Duration) -> Evidence {
-        let call = match (&self.call, self.other_thread) {
-            (Some(c), false) => c.clone(),
-            (Some(c), true) => format!("{c} (on the calling thread; another thread died)"),
-            (None, _) => "(no MPI_T call in flight)".into(),
-        };
+        let call = call_in_flight(self.call.as_deref(), self.other_thread);
         evidence(call, self.status, &self.output, timeout)
+    }
+}
+
+/// The call in flight when a worker died, as evidence names it: the call, said to be
+/// the calling thread's when another thread of the library's died.
+pub fn call_in_flight(call: Option<&str>, other_thread: bool) -> String {
+    match (call, other_thread) {
+        (Some(c), false) => c.to_string(),
+        (Some(c), true) => format!("{c} (on the calling thread; another thread died)"),
+        (None, _) => "(no MPI_T call in flight)".into(),
     }
 }
 

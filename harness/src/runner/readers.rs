@@ -5,7 +5,7 @@
 //! pass over that spot and reads the rest, and the lost spot becomes a result of its
 //! own (`lost_results`) and the reason every case that would have run on it is skipped.
 
-use super::child::{evidence, Broke, Death, Start, Worker};
+use super::child::{call_in_flight, evidence, Broke, Death, Start, Worker};
 use super::pool::Setup;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::cases::SubjectKind;
@@ -123,6 +123,7 @@ fn read(
             status: d.status,
             message: d.message,
             output: d.output,
+            other_thread: d.other_thread,
         });
     }
 }
@@ -142,6 +143,7 @@ fn given_up(passed: &[String], lost: &[Lost]) -> Vec<Lost> {
                 function(p)
             ),
             output: Vec::new(),
+            other_thread: false,
         })
         .collect()
 }
@@ -241,8 +243,9 @@ pub fn lost_results(inv: &Inventory, after_init: bool, timeout: Duration) -> Vec
                 false => l.call.clone(),
             };
             let mut r = CaseResult::new(meta, subject, l.status, l.message.clone());
+            let call = call_in_flight(Some(&l.call), l.other_thread);
             r.evidence
-                .push(evidence(l.call.clone(), l.status, &l.output, timeout));
+                .push(evidence(call, l.status, &l.output, timeout));
             r
         })
         .collect()
@@ -288,6 +291,7 @@ mod tests {
             status: Status::Timeout,
             message: "worker timed out".into(),
             output: Vec::new(),
+            other_thread: false,
         }];
         let passed = vec![
             "MPI_T_cvar_get_info(2)".to_string(),
@@ -297,5 +301,35 @@ mod tests {
         assert_eq!(more.len(), 1);
         assert_eq!(more[0].call, "MPI_T_cvar_get_info(3)");
         assert_eq!(more[0].status, Status::Timeout);
+    }
+
+    /// An entry lost while a thread of the library's own died says, in its evidence,
+    /// that the call at the spot was the calling thread's, as a job's crash does.
+    #[test]
+    fn an_entry_lost_to_another_thread_says_so() {
+        let inv = Inventory {
+            lost: [false, true]
+                .into_iter()
+                .map(|other_thread| Lost {
+                    call: "MPI_T_cvar_get_info(2)".into(),
+                    status: Status::Crash,
+                    message: "worker killed by SIGSEGV".into(),
+                    output: Vec::new(),
+                    other_thread,
+                })
+                .collect(),
+            ..Inventory::default()
+        };
+        let calls: Vec<_> = lost_results(&inv, false, Duration::from_secs(1))
+            .into_iter()
+            .map(|r| r.evidence[0].call.clone())
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                "MPI_T_cvar_get_info(2)",
+                "MPI_T_cvar_get_info(2) (on the calling thread; another thread died)"
+            ]
+        );
     }
 }
