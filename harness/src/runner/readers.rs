@@ -22,7 +22,8 @@ pub enum ReadError {
     /// The library cannot be loaded or is not MPI, or the harness could not start a
     /// process: the run cannot go on (exit 2).
     CannotRun(String),
-    /// The worker died or hung while starting: the library's finding.
+    /// The worker died or hung while starting, or readers kept dying where there was
+    /// no spot to pass over: the library's finding.
     Died(Death),
     /// Ctrl-C or --max-time.
     Interrupted,
