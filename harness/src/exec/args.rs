@@ -6,7 +6,7 @@
 use super::calls::{self, Arg};
 use super::Exec;
 use crate::cases::expr::{Expr, Size, Term};
-use crate::cases::funcs::{Func, Param};
+use crate::cases::funcs::{Func, Neutral, Param};
 use crate::cases::{ForAll, Step, StringField};
 use crate::judge::value::Val;
 use crate::target::ffi::StrArg;
@@ -129,7 +129,7 @@ impl Exec<'_, '_> {
                     Some(e) => self.int(e)?,
                     None => match from_var() {
                         Some(v) => v,
-                        None => self.default_int(name)?,
+                        None => self.default_int(func, name)?,
                     },
                 }),
             };
@@ -155,19 +155,10 @@ impl Exec<'_, '_> {
         }
     }
 
-    fn default_int(&self, name: &str) -> Result<i64, String> {
-        let c = |n: &str| self.constant(n);
-        match name {
-            "required" => c("MPI_THREAD_SINGLE"),
-            "handle" => c("MPI_T_CVAR_HANDLE_NULL"),
-            "session" => c("MPI_T_PVAR_SESSION_NULL"),
-            "enumtype" => c("MPI_T_ENUM_NULL"),
-            "info" => c("MPI_INFO_NULL"),
-            "comm" => c("MPI_COMM_WORLD"),
-            "cb_safety" => c("MPI_T_CB_REQUIRE_NONE"),
-            "len" | "capacity" => Ok(64),
-            "bytes" => Ok(64),
-            _ => Ok(0),
+    fn default_int(&self, func: Func, name: &str) -> Result<i64, String> {
+        match func.neutral(name) {
+            Neutral::Constant(c) => self.constant(c),
+            Neutral::Int(n) => Ok(n),
         }
     }
 }

@@ -5,10 +5,10 @@
 
 use super::ctext::{c_string, capacity, expr_text, fill, print_out, size_label};
 use super::emit::{Emitter, Loop, Subject, R};
-use super::table::{null_of, out_type, param_type, value_read_through_handle};
+use super::table::{out_type, param_type, value_read_through_handle};
 use super::ACTIVITY;
 use crate::cases::expr::{Expr, Size, Term};
-use crate::cases::funcs::{Func, Param};
+use crate::cases::funcs::{Func, Neutral, Param};
 use crate::cases::{MpiVersion, Step, StringField, SubjectKind};
 use std::collections::BTreeMap;
 
@@ -43,10 +43,10 @@ impl Emitter<'_> {
                         Some(e) => self.expr(e, ty)?,
                         None => match self.var(name) {
                             Ok(v) if *name != "name" => v,
-                            _ => match (null_of(func, name), *name) {
-                                (Some(n), _) => n.to_string(),
-                                (None, "len" | "capacity" | "bytes") => "64".into(),
-                                _ => "0".into(),
+                            // What the executor passed (`Func::neutral`).
+                            _ => match func.neutral(name) {
+                                Neutral::Constant(n) => n.to_string(),
+                                Neutral::Int(n) => n.to_string(),
                             },
                         },
                     };

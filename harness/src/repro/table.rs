@@ -5,7 +5,7 @@
 //! place a function is described. Where a name's type depends on the entity (a cvar's
 //! or a pvar's `handle`), the C name says which.
 
-use crate::cases::funcs::Func;
+use crate::cases::funcs::{Func, Neutral};
 
 /// Whether the OUT `value` of `f` is a variable's value read through its handle (a
 /// buffer sized by the handle's count and datatype), not an `int` (an enumeration
@@ -53,20 +53,14 @@ pub fn param_type(f: Func, p: &str) -> &'static str {
     }
 }
 
-/// The null handle a parameter defaults to (the executor's `default_int`).
+/// The NULL handle a free leaves in the argument it frees (R-CVAR-7, R-SESS-1, R-PH-1;
+/// `MPI_Info_free`), by the name the standard gives it: the NULL constant among the
+/// values a left-out parameter takes (`Func::neutral`).
 pub fn null_of(f: Func, p: &str) -> Option<&'static str> {
-    Some(match p {
-        "handle" if c_name_has(f, "cvar") => "MPI_T_CVAR_HANDLE_NULL",
-        "handle" => "MPI_T_PVAR_HANDLE_NULL",
-        "session" => "MPI_T_PVAR_SESSION_NULL",
-        "enumtype" => "MPI_T_ENUM_NULL",
-        "registration" => "MPI_T_EVENT_REGISTRATION_NULL",
-        "info" => "MPI_INFO_NULL",
-        "comm" => "MPI_COMM_WORLD",
-        "cb_safety" => "MPI_T_CB_REQUIRE_NONE",
-        "required" => "MPI_THREAD_SINGLE",
-        _ => return None,
-    })
+    match f.neutral(p) {
+        Neutral::Constant(c) if c.ends_with("_NULL") => Some(c),
+        _ => None,
+    }
 }
 
 fn c_name_has(f: Func, word: &str) -> bool {

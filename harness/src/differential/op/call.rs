@@ -9,7 +9,7 @@
 //! expectations ask the call what it is. One vocabulary from generation to report.
 
 use super::{Act, Data, Kind, Ref, Str};
-use crate::cases::funcs::{Func, Group, Param};
+use crate::cases::funcs::{Func, Group, Neutral, Param};
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
 use arrayvec::ArrayVec;
@@ -113,11 +113,11 @@ impl Call {
         }
     }
 
-    /// Arguments the target engine passes and a written case leaves out: the
-    /// executor's default for the parameter is the same value (`exec/args.rs`). An
-    /// `info` not passed is `MPI_INFO_NULL`; a `capacity` not passed is arrays of 64
-    /// elements (the executor's default), or none with `null_outs`, whose NULL
-    /// arguments make it moot (no array is asked for through a NULL `num_elements`).
+    /// Arguments the target engine passes and a written case leaves out: the value
+    /// the executor passes for a parameter left out (`Func::neutral`). An `info` not
+    /// passed is `MPI_INFO_NULL`; a `capacity` not passed is arrays of the neutral
+    /// length, or none with `null_outs`, whose NULL arguments make it moot (no array is
+    /// asked for through a NULL `num_elements`).
     pub fn implied(&self) -> Args {
         let passed = |n: &str| self.args.iter().any(|(p, _)| *p == n);
         let mut implied = Args::new();
@@ -125,10 +125,13 @@ impl Call {
             if passed(n) {
                 continue;
             }
-            match (*n, p) {
-                ("info", Param::Handle) => implied.push((n, A::InfoNull)),
-                ("capacity", Param::Int) => {
-                    implied.push((n, A::Int(if self.null_outs { 0 } else { 64 })))
+            match (*n, p, self.func.neutral(n)) {
+                ("info", Param::Handle, Neutral::Constant("MPI_INFO_NULL")) => {
+                    implied.push((n, A::InfoNull))
+                }
+                ("capacity", Param::Int, Neutral::Int(len)) => {
+                    let len = if self.null_outs { 0 } else { len };
+                    implied.push((n, A::Int(len)))
                 }
                 _ => {}
             }
