@@ -6,7 +6,8 @@
 use super::calls::{self, Arg};
 use super::Exec;
 use crate::cases::expr::{Expr, Size, Term};
-use crate::cases::funcs::{Func, Neutral, Param};
+use crate::cases::funcs::{Func, Param};
+use crate::cases::Neutral;
 use crate::cases::{ForAll, Step, StringField};
 use crate::judge::value::Val;
 use crate::target::ffi::StrArg;

@@ -8,7 +8,8 @@ use super::emit::{Emitter, Loop, Subject, R};
 use super::table::{out_type, param_type, value_read_through_handle};
 use super::ACTIVITY;
 use crate::cases::expr::{Expr, Size, Term};
-use crate::cases::funcs::{Func, Neutral, Param};
+use crate::cases::funcs::{Func, Param};
+use crate::cases::Neutral;
 use crate::cases::{MpiVersion, Step, StringField, SubjectKind};
 use std::collections::BTreeMap;
 

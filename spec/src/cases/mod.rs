@@ -15,6 +15,7 @@ pub mod clauses;
 pub mod expr;
 pub mod funcs;
 mod load;
+mod neutral;
 #[cfg(test)]
 mod readings_check;
 mod select;
@@ -24,6 +25,7 @@ pub mod written;
 
 pub use case::{Buffers, Case, CaseFile, InitMode, MpiVersion, Require, StringField};
 pub use load::{parse_file, Suite};
+pub use neutral::Neutral;
 pub use select::{Filter, FilterValues, Scalar, SubjectKind, FILTER_KEYS, GLOBAL_VARS};
 pub use step::{Builtin, Callee, Expect, ForAll, Reading, Step, StrCheck};
 pub use validate::pred_exprs;

@@ -9,7 +9,8 @@
 //! expectations ask the call what it is. One vocabulary from generation to report.
 
 use super::{Act, Data, Kind, Ref, Str};
-use crate::cases::funcs::{Func, Group, Neutral, Param};
+use crate::cases::funcs::{Func, Group, Param};
+use crate::cases::Neutral;
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
 use arrayvec::ArrayVec;
