@@ -139,13 +139,23 @@ fn text(v: &Value) -> String {
     v.to_string()
 }
 
+/// (case, subject) of a result.
+fn key(x: &Value) -> (String, String) {
+    let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
+    (s("case"), s("subject"))
+}
+
 /// (case, subject, status) of every result.
 fn verdicts(r: &Value) -> BTreeSet<(String, String, String)> {
     results(r)
         .iter()
         .map(|x| {
-            let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
-            (s("case"), s("subject"), s("status"))
+            let (case, subject) = key(x);
+            (
+                case,
+                subject,
+                x["status"].as_str().unwrap_or_default().to_string(),
+            )
         })
         .collect()
 }
@@ -264,10 +274,6 @@ fn a_library_thread_that_dies_is_told_apart_from_the_call() {
     // where the call in flight had passed an argument the standard leaves undefined).
     // A subject is missing only if the thread killed the catalog's reader at its entry:
     // then each case over it says it did not judge it ("... (not read)").
-    let key = |x: &Value| {
-        let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
-        (s("case"), s("subject"))
-    };
     let got: BTreeMap<_, _> = results(&r.report).iter().map(|x| (key(x), x)).collect();
     let reader_died = results(&r.report)
         .iter()

@@ -130,3 +130,26 @@ fn every_call_names_its_functions_parameters_and_outs() {
         }
     }
 }
+
+/// The target engine passes what the executor passes for a left-out `info` and
+/// `capacity` (`Func::neutral`): a change of that table that `Call::implied` does not
+/// follow would leave the argument out silently.
+#[test]
+fn a_left_out_info_and_capacity_are_implied() {
+    let mut seen = 0;
+    for f in Func::ALL {
+        let call = Call::new(*f, [], Sees::Code);
+        let implied = call.implied();
+        for (n, _) in f.params() {
+            let want = match *n {
+                "info" => A::InfoNull,
+                "capacity" => A::Int(64),
+                _ => continue,
+            };
+            let got = implied.iter().find(|(p, _)| p == n).map(|(_, a)| a);
+            assert_eq!(got, Some(&want), "{}: {n}", f.yaml());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 6, "{seen}");
+}
