@@ -193,6 +193,9 @@ fn evidence(out: &mut String, r: &CaseResult) {
     if let Some(w) = &r.waived {
         let _ = write!(out, "<span>waived <b>{}</b></span>", h(w));
     }
+    if let Some(m) = &r.model {
+        let _ = write!(out, "<span>model check <b>{}</b></span>", h(&m.line()));
+    }
     out.push_str("</div>\n");
     if r.evidence.is_empty() {
         out.push_str("<p class=\"none\">No calls recorded.</p>\n");

@@ -32,6 +32,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod model_check;
 mod order;
 pub mod waivers;
 
@@ -290,6 +291,10 @@ pub struct Report {
     /// (reports/README.md "Capabilities"; absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<Capabilities>,
+    /// `--model-check`: the reference's run on this library's catalog, summed up (each
+    /// finding's own is its result's `model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_check: Option<model_check::Summary>,
     pub results: Vec<CaseResult>,
 }
 
@@ -381,6 +386,7 @@ impl Builder {
             workers_started: self.workers.map(|w| w.started),
             workers_started_mpi_init: self.workers.map(|w| w.with_mpi_init),
             capabilities: self.capabilities,
+            model_check: None,
             results,
         }
     }

@@ -236,6 +236,9 @@ fn area_section(out: &mut String, area: Area, results: &[&CaseResult]) {
         if let Some(reading) = &x.reading {
             let _ = writeln!(body, "reading: {reading}");
         }
+        if let Some(m) = &x.model {
+            let _ = writeln!(body, "model check: {}", m.line());
+        }
         if x.evidence.is_empty() {
             body.push_str("(no calls recorded)\n");
         } else {
@@ -259,6 +262,20 @@ fn area_section(out: &mut String, area: Area, results: &[&CaseResult]) {
     }
 }
 
+/// `run --model-check`: how the findings fared on the reference serving this catalog.
+fn model_check_line(out: &mut String, r: &Report) {
+    if let Some(m) = &r.model_check {
+        let _ = writeln!(
+            out,
+            "Model check (the reference serving this library's catalog, `{}`), the fails, \
+             warns and crashes: {}; {} results the reference has and the library not.\n",
+            m.catalog,
+            m.tally.line(),
+            m.tally.model_only.len()
+        );
+    }
+}
+
 /// The Markdown summary of a report.
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
@@ -266,6 +283,7 @@ pub fn render(report: &Report) -> String {
     status_table(&mut out, report);
     super::capability_cells::markdown(&mut out, report);
     values_line(&mut out, report);
+    model_check_line(&mut out, report);
     top_findings(&mut out, report);
     for area in Area::ALL {
         let results: Vec<&CaseResult> = report.results.iter().filter(|r| r.area == area).collect();

@@ -291,6 +291,76 @@ pub struct CaseResult {
     /// shows it); not part of report.json, where `repro` names the file.
     #[serde(skip)]
     pub repro_source: Option<String>,
+    /// What the reference made of the same case and subject while serving this
+    /// library's catalog (`run --model-check`), on a fail, warn or crash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelCheck>,
+}
+
+/// The reference's result for a library's finding, the reference serving the catalog
+/// the library serves (`run --model-check`): whether the finding is the library's
+/// behaviour or its catalog's content, or why the reference could not say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelCheck {
+    pub agreement: Agreement,
+    /// The reference's status for the same case and subject; none when it had no such
+    /// result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<Status>,
+    /// The reference's message, or why it had no result.
+    pub message: String,
+}
+
+impl ModelCheck {
+    /// One line for the reports: `behaviour (the reference passes: 24 calls as expected)`.
+    pub fn line(&self) -> String {
+        let status = self.status.map_or("no result", |s| s.as_str());
+        format!(
+            "{} (the reference: {status}: {})",
+            self.agreement.as_str(),
+            self.message
+        )
+    }
+}
+
+/// How the reference's result bears on a library's finding ([`ModelCheck`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agreement {
+    /// The reference passes: a conforming implementation serving the same catalog
+    /// passes the case, so the finding is the library's behaviour.
+    Behaviour,
+    /// The reference has the library's status: the catalog's own content breaks the
+    /// rule (an enumeration on an `MPI_UNSIGNED` variable, R-ENUM-1).
+    Catalog,
+    /// The reference skips a rule of another MPI version than the library reports.
+    Version,
+    /// The reference cannot hold the subject's entry (a datatype no MPI_T datatype of
+    /// MPI-4.1 §15.3.5 names), nor an enumeration only such entries use.
+    NotServable,
+    /// Anything else: the oracles disagree, and the message says how.
+    Disagree,
+}
+
+impl Agreement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agreement::Behaviour => "behaviour",
+            Agreement::Catalog => "catalog",
+            Agreement::Version => "version",
+            Agreement::NotServable => "not_servable",
+            Agreement::Disagree => "disagree",
+        }
+    }
+
+    /// Every value, in declaration order.
+    pub const ALL: [Agreement; 5] = [
+        Agreement::Behaviour,
+        Agreement::Catalog,
+        Agreement::Version,
+        Agreement::NotServable,
+        Agreement::Disagree,
+    ];
 }
 
 /// What names a case in each of its results. Whoever writes a result (the executor, the
@@ -324,6 +394,7 @@ impl CaseResult {
             exercised: None,
             repro: None,
             repro_source: None,
+            model: None,
         }
     }
 }

@@ -5,6 +5,7 @@
 mod bench;
 mod catalog;
 mod fuzz;
+mod model_check;
 mod replayed;
 mod repro;
 mod run;
@@ -14,7 +15,6 @@ use crate::bench::child;
 use crate::exit_code;
 use crate::report::diff_command;
 use crate::runner::pool::Setup;
-use crate::runner::protocol::Hello;
 use crate::runner::{ranks, worker};
 use crate::specs;
 use crate::target::AbiChoice;
@@ -117,6 +117,12 @@ struct RunArgs {
     /// subjects per case) into repro/ beside report.json, linked from each report.
     #[arg(long)]
     repro: bool,
+    /// Also run the cases on the bundled reference serving this library's catalog, and
+    /// give each fail, warn and crash the reference's result there: a pass makes the
+    /// finding the library's behaviour, the same status its catalog's content
+    /// (report.json `model`, `model_check`; the catalog in model-catalog.yaml).
+    #[arg(long)]
+    model_check: bool,
     /// Write the run's own and its workers' resource usage here as it ends
     /// (`mpit-conform bench`).
     #[arg(long, value_name = "FILE", hide = true)]
@@ -376,22 +382,13 @@ fn request(t: &TargetArgs) -> Result<Setup> {
     if let AbiChoice::File(p) = &abi {
         AbiProfile::load(p)?;
     }
-    Ok(Setup {
-        hello: Hello {
-            lib: lib.clone(),
-            abi: t.abi.clone(),
-            force: t.force,
-            strict: false,
-            specs: Default::default(),
-            mpi_init: false,
-            single_job: true,
-            base_init: true,
-            skip: Default::default(),
-        },
-        jobs: 1,
-        timeout: std::time::Duration::from_secs(t.timeout.max(1)),
-        stop: Default::default(),
-    })
+    Ok(Setup::one_question(
+        lib.clone(),
+        t.abi.clone(),
+        t.force,
+        std::time::Duration::from_secs(t.timeout.max(1)),
+        Default::default(),
+    ))
 }
 
 fn abi_probe(

@@ -72,6 +72,7 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
         progress: Progress::Quiet,
         launcher: None,
         max_time: None,
+        env: Vec::new(),
     };
     let mut rep = runner::run(&cfg, setup.stop.clone())?;
     // The standalone C program of each failing result, from what the replay saw (the

@@ -110,6 +110,7 @@ fn run_case(lib: &Path, case: &str, specs: Source) -> Result<report::Report> {
         progress: Progress::Quiet,
         launcher: None,
         max_time: Some(Duration::from_secs(30 * 60)),
+        env: Vec::new(),
     };
     let stop = Arc::new(AtomicBool::new(false));
     let _ = on_ctrl_c(stop.clone());

@@ -43,6 +43,10 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         .map(runner::ranks::parse_launcher)
         .transpose()
         .map_err(anyhow::Error::msg)?;
+    if launcher.is_some() && a.model_check {
+        // The reference has no launcher: the cross-rank results would have no match.
+        bail!("--model-check goes without --launcher (run the cross-rank check on its own)");
+    }
     if launcher.is_some() && a.libs.len() > 1 {
         bail!("--launcher goes with one --lib (each library needs its own launcher)");
     }
@@ -74,6 +78,10 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     } else {
         Progress::Lines
     };
+    let reference = a
+        .model_check
+        .then(super::model_check::reference)
+        .transpose()?;
     let several = a.libs.len() > 1;
     let mut reports: Vec<Report> = Vec::new();
     let mut code = exit_code::OK;
@@ -91,8 +99,17 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             progress,
             launcher: launcher.clone(),
             max_time: Some(a.max_time),
+            env: Vec::new(),
         };
         let mut rep = runner::run(&cfg, stop.clone())?;
+        let out = if several {
+            a.out.join(lib_dir_name(lib))
+        } else {
+            a.out.clone()
+        };
+        if let Some(r) = reference.as_deref().filter(|_| !rep.interrupted) {
+            super::model_check::check(&cfg, r, &mut rep, &out, stop.clone());
+        }
         rep.tool.specs = Some(specs.provenance());
         rep.options.baseline = a.baseline.as_ref().map(|p| p.display().to_string());
         rep.options.waivers = a.waivers.as_ref().map(|p| p.display().to_string());
@@ -102,11 +119,6 @@ pub fn run(a: &RunArgs) -> Result<u8> {
                 eprintln!("mpit-conform: {n}");
             }
         }
-        let out = if several {
-            a.out.join(lib_dir_name(lib))
-        } else {
-            a.out.clone()
-        };
         let junit = a.junit.as_ref().map(|j| {
             if several {
                 out.join("junit.xml")
@@ -224,6 +236,17 @@ fn print_summary(r: &Report, json: &Path) {
             ""
         }
     );
+    if let Some(m) = &r.model_check {
+        println!(
+            "model check (the reference serving this catalog), the fails, warns and crashes: \
+             {}{}",
+            m.tally.line(),
+            match m.tally.model_only.len() {
+                0 => String::new(),
+                n => format!("; {n} results the reference has and the library not"),
+            }
+        );
+    }
     println!("report: {}", json.display());
 }
 

@@ -137,6 +137,7 @@ impl Worker {
             .arg("__suite-worker")
             .arg(json)
             .envs(env.vars())
+            .envs(hello.env.iter().map(|(k, v)| (k, v)))
             .start()
             .map_err(|e| Start::CannotRun(format!("cannot start a worker: {e}")))?;
         let (Some(stdin), Some(stdout)) = (proc.take_stdin(), proc.take_stdout()) else {

@@ -52,6 +52,8 @@ pub struct Config {
     /// The whole run's bound (`--max-time`): then the workers are killed and what did
     /// not finish is reported as `timeout`.
     pub max_time: Option<Duration>,
+    /// Variables every worker's environment has besides its family's (`Hello::env`).
+    pub env: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +136,7 @@ fn run_until(
             single_job: false,
             base_init: true,
             skip: Default::default(),
+            env: cfg.env.clone(),
         },
         jobs: cfg.jobs.unwrap_or(cores),
         timeout: cfg.timeout,

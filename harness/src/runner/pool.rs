@@ -9,6 +9,7 @@ use super::queue::{fresh_first, Job, Queue};
 use crate::judge::return_codes::RcLog;
 use crate::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::BTreeSet;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -61,6 +62,25 @@ pub struct Setup {
     pub timeout: Duration,
     /// Set by Ctrl-C: lanes stop taking jobs and waits for workers end.
     pub stop: Arc<AtomicBool>,
+}
+
+impl Setup {
+    /// One worker at a time asked one question of `lib` (`catalog`, and the catalog
+    /// `run --model-check` serves): no case, no MPI_Init.
+    pub fn one_question(
+        lib: PathBuf,
+        abi: String,
+        force: bool,
+        timeout: Duration,
+        stop: Arc<AtomicBool>,
+    ) -> Setup {
+        Setup {
+            hello: Hello::bare(lib, abi, force),
+            jobs: 1,
+            timeout,
+            stop,
+        }
+    }
 }
 
 /// What a pool run leaves besides its results.

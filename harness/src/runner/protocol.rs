@@ -38,6 +38,29 @@ pub struct Hello {
     /// killed or stalled the supervisor's readers (`target::reading`).
     #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
     pub skip: BTreeSet<String>,
+    /// Variables the worker's environment has besides its family's (`--model-check`:
+    /// the catalog the reference serves, and no injected fault).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<(String, String)>,
+}
+
+impl Hello {
+    /// A worker of `lib` that runs no case of the suite (a catalog read, differential
+    /// sequences): not strict, no MPI_Init, one job, inside a base init.
+    pub fn bare(lib: PathBuf, abi: String, force: bool) -> Hello {
+        Hello {
+            lib,
+            abi,
+            force,
+            strict: false,
+            specs: Default::default(),
+            mpi_init: false,
+            single_job: true,
+            base_init: true,
+            skip: Default::default(),
+            env: Vec::new(),
+        }
+    }
 }
 
 /// Supervisor → worker, one per line on stdin.

@@ -37,15 +37,8 @@ impl Remote {
     ) -> Remote {
         Remote {
             hello: Hello {
-                lib,
-                abi,
-                force,
-                strict: false,
-                specs: Default::default(),
-                mpi_init: false,
                 single_job: false,
-                base_init: true,
-                skip: Default::default(),
+                ..Hello::bare(lib, abi, force)
             },
             timeout,
             stop,

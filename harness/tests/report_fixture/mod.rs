@@ -79,6 +79,7 @@ pub fn result(case: &str, area: Area, subject: &str, status: Status, message: &s
         },
         repro: None,
         repro_source: None,
+        model: None,
     }
 }
 

@@ -1,0 +1,110 @@
+//! `run --model-check`: the second oracle on every YAML case. The library's catalog is
+//! read (as `catalog` does) and written beside the report (`model-catalog.yaml`); the
+//! bundled reference, serving that catalog with no fault injected, runs the same cases;
+//! and each fail, warn and crash of the library gets the reference's result for the same
+//! case and subject (`report::model_check`): a pass there makes the finding the
+//! library's behaviour, the same status its catalog's content.
+//!
+//! The check adds to a report and never costs one: a catalog that cannot be read, or a
+//! reference run that cannot start, leaves the library's results as they are and says
+//! why on stderr.
+
+use super::fuzz::reference_cdylib;
+use crate::report::model_check::{annotate, Served, Summary};
+use crate::report::{self, Report};
+use crate::runner::pool::Setup;
+use crate::runner::{self, readers, Config, Progress};
+use anyhow::{bail, Result};
+use mpit_reference::{ENV_CATALOG, ENV_FAULTS};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// The file beside report.json holding the catalog the reference served.
+pub const CATALOG_FILE: &str = "model-catalog.yaml";
+
+/// The reference cdylib the check runs, or bad input (exit 2) before any worker starts.
+pub fn reference() -> Result<PathBuf> {
+    match reference_cdylib() {
+        Some(p) => Ok(p),
+        None => bail!(
+            "--model-check: no libmpit_reference.so beside this executable \
+             (`cargo build --release -p mpit-reference` builds it)"
+        ),
+    }
+}
+
+/// Runs the reference on the library's catalog and annotates `rep`; `out` is where the
+/// reports go.
+pub fn check(cfg: &Config, reference: &Path, rep: &mut Report, out: &Path, stop: Arc<AtomicBool>) {
+    match served_catalog(cfg, out, stop.clone()) {
+        Ok((catalog, served)) => {
+            let model_cfg = Config {
+                lib: reference.to_path_buf(),
+                abi: "auto".into(),
+                force: false,
+                progress: Progress::Quiet,
+                launcher: None,
+                env: vec![
+                    (ENV_CATALOG.into(), catalog.display().to_string()),
+                    (ENV_FAULTS.into(), String::new()),
+                ],
+                ..cfg.clone()
+            };
+            match runner::run(&model_cfg, stop) {
+                Ok(model) if model.interrupted => {
+                    eprintln!(
+                        "mpit-conform: model check not made: the reference's run was interrupted"
+                    )
+                }
+                Ok(model) => {
+                    let tally = annotate(rep, &model, &served);
+                    rep.model_check = Some(Summary {
+                        reference: reference.display().to_string(),
+                        reference_sha256: report::sha256_file(reference).unwrap_or_default(),
+                        catalog: CATALOG_FILE.into(),
+                        model_summary: model.summary.clone(),
+                        tally,
+                    });
+                }
+                Err(e) => eprintln!("mpit-conform: model check: the reference did not run: {e}"),
+            }
+        }
+        Err(why) => eprintln!("mpit-conform: model check not made: {why}"),
+    }
+}
+
+/// Reads the library's catalog in a worker, writes it to `out`, and says what of it
+/// the reference cannot hold.
+fn served_catalog(
+    cfg: &Config,
+    out: &Path,
+    stop: Arc<AtomicBool>,
+) -> Result<(PathBuf, Served), String> {
+    let setup = Setup::one_question(
+        cfg.lib.clone(),
+        cfg.abi.clone(),
+        cfg.force,
+        cfg.timeout,
+        stop,
+    );
+    let dump = readers::catalog(&setup, false)
+        .map_err(|e| format!("the library's catalog could not be read: {e}"))?;
+    let path = out.join(CATALOG_FILE);
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    report::json::atomic_write(&path, dump.catalog.to_yaml().as_bytes())
+        .map_err(|e| e.to_string())?;
+    // "cvar NAME: datatype ..." (library/src/catalog/decode.rs).
+    let undecoded = dump
+        .undecoded
+        .iter()
+        .filter_map(|u| u.split_once(": ").map(|(e, _)| e.to_string()))
+        .collect();
+    let enums = dump
+        .catalog
+        .enums
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect();
+    Ok((path, Served { undecoded, enums }))
+}
