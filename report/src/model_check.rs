@@ -1,13 +1,13 @@
 //! `run --model-check`: a library's report and the reference's, the reference serving
-//! the catalog the library serves, met result by result. Each fail, warn and crash of
-//! the library gets the reference's result for the same case and subject
+//! the catalog the library serves, met result by result. Each fail, warn, crash and
+//! timeout of the library gets the reference's result for the same case and subject
 //! ([`ModelCheck`]): a pass there makes the finding the library's behaviour, the same
 //! status its catalog's content. Results meet by case and by subject without its index:
 //! the reference numbers only the entries it can hold, so an index may differ where a
 //! name does not.
 
 use super::{Report, Summary as Counts};
-use crate::verdict::{Agreement, CaseResult, ModelCheck, Status};
+use crate::verdict::{Agreement, CaseResult, ModelCheck, Status, VERSION_GATE};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,6 +25,21 @@ pub struct Served {
 }
 
 impl Served {
+    /// From a catalog read: its `undecoded` lines (`cvar NAME: datatype ...`, as
+    /// mpit-target's decoder writes them) and the names of the enumerations it holds.
+    pub fn of<'a>(
+        undecoded: impl IntoIterator<Item = &'a str>,
+        enums: impl IntoIterator<Item = String>,
+    ) -> Served {
+        Served {
+            undecoded: undecoded
+                .into_iter()
+                .filter_map(|u| u.split_once(": ").map(|(e, _)| e.to_string()))
+                .collect(),
+            enums: enums.into_iter().collect(),
+        }
+    }
+
     /// Whether the reference cannot hold the subject: an undecoded entry, or an
     /// enumeration (`enum NAME`, `item N of NAME VALUE`) missing from its catalog.
     fn cannot_hold(&self, subject: &str) -> bool {
@@ -118,14 +133,14 @@ fn by_key(results: &[CaseResult]) -> BTreeMap<Nth, usize> {
 }
 
 fn is_finding(s: Status) -> bool {
-    matches!(s, Status::Fail | Status::Warn | Status::Crash)
+    s.is_bad() || s == Status::Warn
 }
 
-/// Sets `model` on each fail, warn and crash of `lib` from `model`'s result for it.
+/// Sets `model` on each fail, warn, crash and timeout of `lib` from `model`'s result for it.
 pub fn annotate(lib: &mut Report, model: &Report, served: &Served) -> Tally {
     let theirs = by_key(&model.results);
-    let ours = by_key(&lib.results);
     let lib_keys = keys(&lib.results);
+    let ours: BTreeMap<Nth, usize> = lib_keys.iter().cloned().zip(0..).collect();
     let mut tally = Tally::default();
     for (r, k) in lib.results.iter_mut().zip(lib_keys) {
         if !is_finding(r.status) {
@@ -136,10 +151,7 @@ pub fn annotate(lib: &mut Report, model: &Report, served: &Served) -> Tally {
             Some(m) if m.status == Status::Pass => (Agreement::Behaviour, m.message.clone()),
             Some(m) if m.status == r.status => (Agreement::Catalog, m.message.clone()),
             // `exec::run`'s wording for a rule of another MPI version.
-            Some(m)
-                if m.status == Status::Skip
-                    && m.message.starts_with("the library reports MPI ") =>
-            {
+            Some(m) if m.status == Status::Skip && m.message.starts_with(VERSION_GATE) => {
                 (Agreement::Version, m.message.clone())
             }
             Some(m) => (Agreement::Disagree, m.message.clone()),
@@ -229,10 +241,7 @@ mod tests {
             result("s.h", "pvar 2 two", Status::Pass, "ok"),
             result("s.h", "pvar 3 two", Status::Fail, "len 2"),
         ]);
-        let served = Served {
-            undecoded: ["cvar b".to_string()].into(),
-            enums: BTreeSet::new(),
-        };
+        let served = Served::of(["cvar b: datatype 0x1 = &ompi_mpi_c_bool"], []);
         let t = annotate(&mut lib, &model, &served);
         let got: Vec<_> = lib
             .results

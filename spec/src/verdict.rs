@@ -292,10 +292,14 @@ pub struct CaseResult {
     #[serde(skip)]
     pub repro_source: Option<String>,
     /// What the reference made of the same case and subject while serving this
-    /// library's catalog (`run --model-check`), on a fail, warn or crash.
+    /// library's catalog (`run --model-check`), on a fail, warn, crash or timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<ModelCheck>,
 }
+
+/// How a `skip` for a rule of another MPI version than the library reports begins
+/// (`exec::run` writes it; `run --model-check` recognizes it by it).
+pub const VERSION_GATE: &str = "the library reports MPI ";
 
 /// The reference's result for a library's finding, the reference serving the catalog
 /// the library serves (`run --model-check`): whether the finding is the library's

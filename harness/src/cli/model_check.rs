@@ -94,17 +94,9 @@ fn served_catalog(
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     report::json::atomic_write(&path, dump.catalog.to_yaml().as_bytes())
         .map_err(|e| e.to_string())?;
-    // "cvar NAME: datatype ..." (library/src/catalog/decode.rs).
-    let undecoded = dump
-        .undecoded
-        .iter()
-        .filter_map(|u| u.split_once(": ").map(|(e, _)| e.to_string()))
-        .collect();
-    let enums = dump
-        .catalog
-        .enums
-        .iter()
-        .map(|e| e.name.to_string())
-        .collect();
-    Ok((path, Served { undecoded, enums }))
+    let served = Served::of(
+        dump.undecoded.iter().map(String::as_str),
+        dump.catalog.enums.iter().map(|e| e.name.to_string()),
+    );
+    Ok((path, served))
 }

@@ -25,7 +25,7 @@ use crate::judge::inventory::{Entry, Inventory};
 use crate::judge::return_codes::RcLog;
 use crate::judge::value::Val;
 use crate::target::Target;
-use crate::verdict::{CaseResult, Evidence, Level, Status};
+use crate::verdict::{CaseResult, Evidence, Level, Status, VERSION_GATE};
 use calls::{Arg, HandleMeta};
 use mpit_reference::profile::ReturnCode;
 use std::collections::BTreeMap;
@@ -196,7 +196,7 @@ fn skip_reason(ctx: &Ctx, case: &Case) -> Option<String> {
     if let (Some(since), Some((a, b))) = (case.since, v) {
         if (a, b) < (since.0, since.1) {
             return Some(format!(
-                "the library reports MPI {a}.{b}; the rule is from MPI {}.{}",
+                "{VERSION_GATE}{a}.{b}; the rule is from MPI {}.{}",
                 since.0, since.1
             ));
         }
@@ -204,7 +204,7 @@ fn skip_reason(ctx: &Ctx, case: &Case) -> Option<String> {
     if let (Some(until), Some((a, b))) = (case.until, v) {
         if (a, b) > (until.0, until.1) {
             return Some(format!(
-                "the library reports MPI {a}.{b}; the rule was dropped after MPI {}.{}",
+                "{VERSION_GATE}{a}.{b}; the rule was dropped after MPI {}.{}",
                 until.0, until.1
             ));
         }
