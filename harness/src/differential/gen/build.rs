@@ -10,6 +10,7 @@ use super::{live_ones, Gen, Pick};
 use crate::cases::funcs::{Func, Param};
 use crate::differential::op::{callback_tag, Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
+use arrayvec::ArrayVec;
 use mpit_reference::catalog::Enum;
 use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
 
@@ -210,31 +211,29 @@ impl Gen {
         let mut call = Call::new(e.func, [], Sees::Code);
         call.null_outs = null_outs.is_some();
         // Handles and indices first: a session, a string's size, a class, a tag and
-        // an item depend on them.
-        for pass in 0..3 {
-            for (i, name, role) in &e.params {
-                let stage = match role {
-                    Role::Handle(HandleKind::Session) if e.has_handle => 1,
-                    Role::Str | Role::Class | Role::Tag | Role::Item | Role::Data(_) => 2,
-                    _ => 0,
-                };
-                if stage != pass {
-                    continue;
-                }
-                let dropped = matches!(null_outs, Some((_, keep)) if *role == Role::Str && !keep.contains(name));
-                if dropped {
-                    continue;
-                }
-                let arg = match &fixed {
-                    Some((f, v)) if f == name => v.clone(),
-                    _ => self.arg(e, &call, name, role, n(*i), p),
-                };
-                call.args.push((name, arg));
+        // an item depend on them (`Role::stage`).
+        let mut drawn = ArrayVec::<usize, 5>::new();
+        for &j in &e.draw_order {
+            let (i, name, role) = &e.params[j];
+            let dropped =
+                matches!(null_outs, Some((_, keep)) if *role == Role::Str && !keep.contains(name));
+            if dropped {
+                continue;
             }
+            let arg = match &fixed {
+                Some((f, v)) if f == name => v.clone(),
+                _ => self.arg(e, &call, name, role, n(*i), p),
+            };
+            call.args.push((name, arg));
+            drawn.push(j);
         }
         // Back to prototype order.
-        let order = |n: &str| e.params.iter().position(|(_, p, _)| *p == n);
-        call.args.sort_by_key(|(n, _)| order(n));
+        if !e.drawn_in_order {
+            let mut by_position: ArrayVec<_, 5> =
+                drawn.into_iter().zip(call.args.drain(..)).collect();
+            by_position.sort_unstable_by_key(|(j, _)| *j);
+            call.args = by_position.into_iter().map(|(_, a)| a).collect();
+        }
         call.sees = match (e.sees_template, call.null_outs) {
             (_, true) => sees(e.sees, &call),
             (Sees::Alloc { kind, .. }, _) => Sees::Alloc {

@@ -123,7 +123,8 @@ pub struct Gen {
     /// the catalog to be the same as before (R-FIN-3, quality only).
     pub reinit: bool,
     finalized: bool,
-    /// Each listed call's tickets in this state (`pick`), worked out on the first pick:
+    /// Each listed call's tickets in this state as running totals (`pick`), worked out
+    /// on the first pick:
     /// proptest reads a transition's value more than once, and each read picks again.
     tickets: std::cell::OnceCell<Arc<[u32]>>,
 }

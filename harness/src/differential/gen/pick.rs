@@ -55,27 +55,31 @@ impl Gen {
             // What the entries ask of the state, each once (the isolation probe reads
             // every handle). The tickets depend on these facts alone, and a search
             // meets a few hundred distinct sets of them: each set's tickets are worked
-            // out once per thread.
+            // out once per thread, as running totals (a draw is then a binary search).
             let here = Here::of(self);
             let key = here.key();
             TICKETS.with_borrow_mut(|seen| match seen.binary_search_by_key(&key, |(k, _)| *k) {
                 Ok(i) => seen[i].1.clone(),
                 Err(i) => {
-                    let t: Arc<[u32]> = entries.iter().map(|e| here.tickets(e)).collect();
+                    let t: Arc<[u32]> = entries
+                        .iter()
+                        .scan(0, |total, e| {
+                            *total += here.tickets(e);
+                            Some(*total)
+                        })
+                        .collect();
                     seen.insert(i, (key, t.clone()));
                     t
                 }
             })
         });
-        let total: u32 = tickets.iter().sum();
-        let mut t = u32::from(p.what) % total.max(1);
-        for (e, n) in entries.iter().zip(tickets.iter()) {
-            if t < *n {
-                return self.make(e, p, None);
-            }
-            t -= n;
-        }
-        self.make(&entries[0], p, None)
+        let total = tickets.last().copied().unwrap_or(0);
+        let t = u32::from(p.what) % total.max(1);
+        // The first entry whose running total passes the ticket drawn.
+        let e = entries
+            .get(tickets.partition_point(|n| *n <= t))
+            .unwrap_or(&entries[0]);
+        self.make(e, p, None)
     }
 
     /// Every condition of `Cond::ALL` here (one pass over the pvar handles).
@@ -114,8 +118,8 @@ impl Gen {
 }
 
 thread_local! {
-    /// The bundled entries' tickets by what they read of a state (`Here::key`), sorted
-    /// by key: a sequence search meets some hundreds of keys, and a binary search of
+    /// The bundled entries' tickets (running totals, in the file's order) by what they
+    /// read of a state (`Here::key`), sorted by key: a sequence search meets some hundreds of keys, and a binary search of
     /// them costs less than hashing one.
     static TICKETS: RefCell<Vec<(u64, Arc<[u32]>)>> = const { RefCell::new(Vec::new()) };
 }

@@ -207,6 +207,19 @@ pub enum Role {
     Hinted(Hint),
 }
 
+impl Role {
+    /// When an argument of this role is drawn: handles and indices first (0), then a
+    /// pvar handle's session (1), then what depends on them (2): a string's size, a
+    /// class, a tag, an item, the data a write writes.
+    pub fn stage(&self, call_has_handle: bool) -> u8 {
+        match self {
+            Role::Handle(HandleKind::Session) if call_has_handle => 1,
+            Role::Str | Role::Class | Role::Tag | Role::Item | Role::Data(_) => 2,
+            _ => 0,
+        }
+    }
+}
+
 /// One function the generator calls, with what it draws each argument from.
 #[derive(Debug, Clone)]
 pub struct Entry {
@@ -222,6 +235,11 @@ pub struct Entry {
     /// The others are left to the executor's defaults (`Call::implied`: no object to
     /// bind, MPI_INFO_NULL, arrays of 64 elements).
     pub params: Vec<(usize, &'static str, Role)>,
+    /// The positions in `params` in the order a call's arguments are drawn
+    /// ([`Role::stage`]: handles and indices before what depends on them).
+    pub draw_order: Vec<usize>,
+    /// Whether `draw_order` is prototype order (no reordering after the draw).
+    pub drawn_in_order: bool,
     /// One call in `.0` passes every OUT argument NULL but the pairs `.1`.
     pub null_outs: Option<(u8, Vec<&'static str>)>,
     /// One call in this many passes MPI_T_PVAR_ALL_HANDLES (0: never; only a call
@@ -310,6 +328,10 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
             "`all_handles`: the call does not take MPI_T_PVAR_ALL_HANDLES (R-PSTART-2)".into(),
         ));
     }
+    let has_handle = params.iter().any(|(_, n, _)| *n == "handle");
+    let mut draw_order: Vec<usize> = (0..params.len()).collect();
+    draw_order.sort_by_key(|j| params[*j].2.stage(has_handle));
+    let drawn_in_order = draw_order.iter().enumerate().all(|(k, j)| k == *j);
     let mut entry = Entry {
         func,
         gate: Gate::of(func),
@@ -321,9 +343,11 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
         index_from: e.index,
         sees: e.sees,
         frees: None,
-        has_handle: params.iter().any(|(_, n, _)| *n == "handle"),
+        has_handle,
         has_data: params.iter().any(|(_, n, _)| *n == "data"),
         params,
+        draw_order,
+        drawn_in_order,
         sees_template: Sees::Code,
     };
     let proto = prototype(&entry);
