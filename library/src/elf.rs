@@ -179,47 +179,77 @@ fn le_u64(b: &[u8], i: usize) -> Option<u64> {
 /// defines `name` (a symbol with a section, i.e. not an undefined reference). `None`
 /// when the file is not such an ELF file or its tables cannot be read.
 pub fn defines_symbol(path: &Path, name: &str) -> Option<bool> {
-    let mut f = File::open(path).ok()?;
-    // ELF64 header (64 bytes): e_shoff at 0x28, e_shentsize 0x3a, e_shnum 0x3c.
-    let h = read_at(&mut f, 0, 64)?;
-    if h[..4] != MAGIC || h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB {
-        return None;
-    }
-    let (shoff, shentsize, shnum) = (le_u64(&h, 0x28)?, le_u16(&h, 0x3a)?, le_u16(&h, 0x3c)?);
-    if shentsize < 64 {
-        return None;
-    }
-    let sh = read_at(&mut f, shoff, shentsize as usize * shnum as usize)?;
-    // Section header (64 bytes): sh_type at 4, sh_offset 24, sh_size 32, sh_link 40,
-    // sh_entsize 56.
-    let section = |k: usize| {
-        let b = sh.get(k * shentsize as usize..(k + 1) * shentsize as usize)?;
-        Some((
-            le_u32(b, 4)?,
-            le_u64(b, 24)?,
-            le_u64(b, 32)?,
-            le_u32(b, 40)?,
-            le_u64(b, 56)?,
-        ))
-    };
-    let dynsym = (0..shnum as usize).find_map(|k| section(k).filter(|s| s.0 == SHT_DYNSYM))?;
-    let (_, off, size, link, entsize) = dynsym;
-    let (_, str_off, str_size, _, _) = section(link as usize)?;
-    let syms = read_at(&mut f, off, usize::try_from(size).ok()?)?;
-    let strs = read_at(&mut f, str_off, usize::try_from(str_size).ok()?)?;
     let want = name.as_bytes();
-    // Elf64_Sym (24 bytes): st_name at 0, st_shndx at 6 (0 = SHN_UNDEF).
-    let entsize = usize::try_from(entsize).ok().filter(|e| *e >= 24)?;
-    Some(syms.chunks_exact(entsize).any(|s| {
-        let (Some(n), Some(shndx)) = (le_u32(s, 0), le_u16(s, 6)) else {
-            return false;
+    Some(DynSym::read(path)?.defined().any(|n| n == want))
+}
+
+/// Every name the dynamic symbol table of a 64-bit little-endian ELF file defines, in
+/// table order (what a dlsym on it can find); `None` as for [`defines_symbol`].
+pub fn defined_symbols(path: &Path) -> Option<Vec<String>> {
+    let d = DynSym::read(path)?;
+    Some(
+        d.defined()
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect(),
+    )
+}
+
+/// A file's `.dynsym` and its string table.
+struct DynSym {
+    syms: Vec<u8>,
+    strs: Vec<u8>,
+    entsize: usize,
+}
+
+impl DynSym {
+    fn read(path: &Path) -> Option<DynSym> {
+        let mut f = File::open(path).ok()?;
+        // ELF64 header (64 bytes): e_shoff at 0x28, e_shentsize 0x3a, e_shnum 0x3c.
+        let h = read_at(&mut f, 0, 64)?;
+        if h[..4] != MAGIC || h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB {
+            return None;
+        }
+        let (shoff, shentsize, shnum) = (le_u64(&h, 0x28)?, le_u16(&h, 0x3a)?, le_u16(&h, 0x3c)?);
+        if shentsize < 64 {
+            return None;
+        }
+        let sh = read_at(&mut f, shoff, shentsize as usize * shnum as usize)?;
+        // Section header (64 bytes): sh_type at 4, sh_offset 24, sh_size 32, sh_link 40,
+        // sh_entsize 56.
+        let section = |k: usize| {
+            let b = sh.get(k * shentsize as usize..(k + 1) * shentsize as usize)?;
+            Some((
+                le_u32(b, 4)?,
+                le_u64(b, 24)?,
+                le_u64(b, 32)?,
+                le_u32(b, 40)?,
+                le_u64(b, 56)?,
+            ))
         };
-        shndx != 0
-            && strs
-                .get(n as usize..)
-                .and_then(|t| t.split(|c| *c == 0).next())
-                .is_some_and(|t| t == want)
-    }))
+        let dynsym = (0..shnum as usize).find_map(|k| section(k).filter(|s| s.0 == SHT_DYNSYM))?;
+        let (_, off, size, link, entsize) = dynsym;
+        let (_, str_off, str_size, _, _) = section(link as usize)?;
+        let syms = read_at(&mut f, off, usize::try_from(size).ok()?)?;
+        let strs = read_at(&mut f, str_off, usize::try_from(str_size).ok()?)?;
+        // Elf64_Sym (24 bytes): st_name at 0, st_shndx at 6 (0 = SHN_UNDEF).
+        let entsize = usize::try_from(entsize).ok().filter(|e| *e >= 24)?;
+        Some(DynSym {
+            syms,
+            strs,
+            entsize,
+        })
+    }
+
+    /// The names it defines (`st_shndx` not `SHN_UNDEF`), as bytes.
+    fn defined(&self) -> impl Iterator<Item = &[u8]> {
+        self.syms.chunks_exact(self.entsize).filter_map(|s| {
+            let (n, shndx) = (le_u32(s, 0)?, le_u16(s, 6)?);
+            if shndx == 0 {
+                return None;
+            }
+            self.strs.get(n as usize..)?.split(|c| *c == 0).next()
+        })
+    }
 }
 
 #[cfg(test)]

@@ -15,11 +15,14 @@ pub mod ffi;
 #[forbid(unsafe_code)]
 pub mod lifecycle;
 #[forbid(unsafe_code)]
+pub mod named;
+#[forbid(unsafe_code)]
 pub mod predefined;
 #[forbid(unsafe_code)]
 pub mod reading;
 
 pub use env::{worker_env, WorkerEnv};
+pub use named::{is_linked, lib_exists, library_file, LINKED_REFERENCE};
 pub use predefined::Predefined;
 
 use mpit_reference::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
@@ -314,7 +317,10 @@ impl Target {
     /// Opens a library and settles its profile. `force` proceeds past a contradiction
     /// between `--abi` and what the library exports.
     pub fn open(path: &Path, abi: &AbiChoice, force: bool) -> Result<Target, TargetError> {
-        let mut lib = ffi::Lib::open(path)?;
+        let mut lib = match is_linked(path) {
+            true => ffi::Lib::linked(),
+            false => ffi::Lib::open(path)?,
+        };
         if !lib.exports("MPI_T_init_thread") {
             return Err(TargetError::NotMpi(path.display().to_string()));
         }

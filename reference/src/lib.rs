@@ -9,6 +9,8 @@ pub mod catalog;
 #[forbid(unsafe_code)]
 pub mod faults;
 mod ffi;
+/// The C entry points by name, for a program that links this crate ([`linked::symbol`]).
+pub use ffi::linked;
 #[forbid(unsafe_code)]
 pub mod model;
 #[forbid(unsafe_code)]

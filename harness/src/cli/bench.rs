@@ -168,9 +168,9 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
             Some(false) => "NOT MET",
             None => "not measured",
         };
-        println!("{m:>12}  {} [{}]: {}", v.target, v.scope, v.detail);
+        outln!("{m:>12}  {} [{}]: {}", v.target, v.scope, v.detail);
     }
-    println!(
+    outln!(
         "bench: {} {}",
         o.out.join("BENCH.md").display(),
         o.out.join("bench.json").display()

@@ -23,28 +23,28 @@ pub fn read_catalog(t: &TargetArgs, after_init: bool) -> Result<Result<CatalogDu
 /// The entries that could not be read, one line each (the command then exits 1).
 pub fn print_lost(d: &CatalogDump) {
     for l in &d.lost {
-        println!("not read: {} ({}): {}", l.call, l.status, l.message);
+        outln!("not read: {} ({}): {}", l.call, l.status, l.message);
     }
 }
 
 pub fn print_table(d: &CatalogDump) {
     if let Some(det) = &d.detection {
-        println!("detected {} family: {}", det.family, det.evidence);
+        outln!("detected {} family: {}", det.family, det.evidence);
     }
-    println!("ABI profile {}", d.profile);
+    outln!("ABI profile {}", d.profile);
     if !d.unresolved.is_empty() {
-        println!(
+        outln!(
             "ABI profile names objects the library does not export: {}",
             d.unresolved.join(", ")
         );
     }
     if let Some((a, b)) = d.mpi_version {
-        println!(
+        outln!(
             "MPI {a}.{b}; {}",
             d.library_version.lines().next().unwrap_or("")
         );
     }
-    println!(
+    outln!(
         "{}{}",
         count_line(d),
         if d.after_init {
@@ -54,7 +54,7 @@ pub fn print_table(d: &CatalogDump) {
         }
     );
     for v in &d.catalog.cvars {
-        println!(
+        outln!(
             "cvar  {:<40} {:<22} {:<8} {:<14} {}",
             v.name,
             v.datatype,
@@ -67,7 +67,7 @@ pub fn print_table(d: &CatalogDump) {
         );
     }
     for p in &d.catalog.pvars {
-        println!(
+        outln!(
             "pvar  {:<40} {:<22} {:<14} {:<14}{}{}",
             p.name,
             p.datatype,
@@ -78,7 +78,7 @@ pub fn print_table(d: &CatalogDump) {
         );
     }
     for c in &d.catalog.categories {
-        println!(
+        outln!(
             "category {:<36} cvars {} pvars {} events {} subcategories {}",
             c.name,
             c.cvars.len(),
@@ -93,10 +93,10 @@ pub fn print_table(d: &CatalogDump) {
             .iter()
             .map(|i| format!("{}={}", i.name, i.value))
             .collect();
-        println!("enum  {:<40} {}", e.name, items.join(" "));
+        outln!("enum  {:<40} {}", e.name, items.join(" "));
     }
     for e in &d.catalog.events {
-        println!(
+        outln!(
             "event {:<40} {} elements, {}",
             e.name,
             e.elements.len(),
@@ -104,15 +104,17 @@ pub fn print_table(d: &CatalogDump) {
         );
     }
     for s in &d.catalog.sources {
-        println!(
+        outln!(
             "source {:<39} {} {} ticks/s",
-            s.name, s.ordering, s.ticks_per_second
+            s.name,
+            s.ordering,
+            s.ticks_per_second
         );
     }
     if !d.unsupported.is_empty() {
-        println!("unsupported (not exported): {}", d.unsupported.join(" "));
+        outln!("unsupported (not exported): {}", d.unsupported.join(" "));
     }
     for u in &d.undecoded {
-        println!("undecoded: {u}");
+        outln!("undecoded: {u}");
     }
 }

@@ -11,6 +11,7 @@ use crate::runner::pool::{self, Worker};
 use crate::runner::protocol::Hello;
 use crate::runner::readers;
 use crate::runner::remote::Remote;
+use crate::target::LINKED_REFERENCE;
 use anyhow::{anyhow, bail, Context, Result};
 use mpit_process::on_ctrl_c;
 use mpit_reference::catalog::Catalog;
@@ -70,7 +71,8 @@ pub struct FuzzPropsArgs {
 pub struct ReplayArgs {
     /// A file cargo-fuzz wrote (fuzz/artifacts/ops_differential/crash-...).
     pub artifact: PathBuf,
-    /// The library to replay on (default: $MPIT_FUZZ_LIB, else the reference cdylib).
+    /// The library to replay on (default: $MPIT_FUZZ_LIB, else the reference linked
+    /// into this binary, `builtin:reference`).
     #[arg(long)]
     pub lib: Option<PathBuf>,
     #[arg(long, default_value = "auto")]
@@ -167,7 +169,7 @@ fn mode_name(m: Mode) -> &'static str {
 
 fn print_found(found: &Found) {
     let d = &found.divergence;
-    println!(
+    outln!(
         "  DIVERGENCE ({:?}, {}) at call {} of {}: {}",
         d.level,
         d.rule,
@@ -175,11 +177,11 @@ fn print_found(found: &Found) {
         found.run.len(),
         d.what
     );
-    println!("    expected (reference model): {}", d.expected);
-    println!("    actual (library):           {}", d.actual);
-    println!("    minimal sequence:");
+    outln!("    expected (reference model): {}", d.expected);
+    outln!("    actual (library):           {}", d.actual);
+    outln!("    minimal sequence:");
     for (i, op) in found.run.iter().enumerate().take(d.step + 1) {
-        println!("      {:>2}. {op}", i + 1);
+        outln!("      {:>2}. {op}", i + 1);
     }
 }
 
@@ -194,7 +196,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         avoided += m.avoid_handles(spec).map_err(|e| anyhow!(e))?;
     }
     let m = Arc::new(m);
-    println!(
+    outln!(
         "fuzz-props: {} (seed {}); catalog {}: {} cvars, {} pvars, {} categories, {} events, {} sources",
         lib.display(),
         a.seed,
@@ -206,7 +208,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         m.catalog.sources.len()
     );
     if !a.avoid.is_empty() {
-        println!(
+        outln!(
             "  no handle is allocated for {avoided} entries ({})",
             a.avoid.join(", ")
         );
@@ -253,7 +255,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         let before = r.started;
         let f = props::search(m.clone(), &cfg, &mut r).map_err(|e| anyhow!("{e}"))?;
         let secs = f.elapsed.as_secs_f64().max(1e-9);
-        println!(
+        outln!(
             "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers",
             mode_name(mode),
             f.sequences,
@@ -263,7 +265,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             r.started - before
         );
         if !a.known.is_empty() {
-            println!(
+            outln!(
                 "  {} divergence(s) passed over as known ({})",
                 cfg.known.hits.get(),
                 a.known.join(", ")
@@ -271,16 +273,19 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         }
         for w in &f.warnings {
             warnings += 1;
-            println!(
+            outln!(
                 "  warn ({:?}, {}) {}: {}",
-                w.level, w.rule, w.function, w.what
+                w.level,
+                w.rule,
+                w.function,
+                w.what
             );
         }
         if let Some(found) = &f.failure {
             failures += 1;
             print_found(found);
             let (path, replayed) = replayed::write_and_replay(found, &m, a.seed, &a.out, &setup)?;
-            println!(
+            outln!(
                 "    case written: {}\n    replay: mpit-conform run --case-file {} --lib {}\n    {}",
                 path.display(),
                 path.display(),
@@ -294,11 +299,11 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             bail!("interrupted");
         }
         if a.fail_fast && failures > 0 {
-            println!("fuzz-props: --fail-fast: the modes after this one were not run");
+            outln!("fuzz-props: --fail-fast: the modes after this one were not run");
             break;
         }
     }
-    println!(
+    outln!(
         "fuzz-props: {failures} failing mode(s), {warnings} warning(s); {written} case(s) \
          written, {reproduced} reproducing the divergence on replay"
     );
@@ -307,13 +312,6 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
     } else {
         exit_code::OK
     })
-}
-
-/// The reference cdylib next to this executable (target/<profile>/).
-pub fn reference_cdylib() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.join("libmpit_reference.so");
-    p.exists().then_some(p)
 }
 
 pub fn replay(a: &ReplayArgs) -> Result<u8> {
@@ -330,8 +328,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
         .lib
         .clone()
         .or_else(|| std::env::var_os("MPIT_FUZZ_LIB").map(PathBuf::from))
-        .or_else(reference_cdylib)
-        .ok_or_else(|| anyhow!("no library: pass --lib (or set MPIT_FUZZ_LIB)"))?;
+        .unwrap_or_else(|| PathBuf::from(LINKED_REFERENCE));
     let setup = super::request(&TargetArgs {
         lib: Some(lib.clone()),
         abi: a.abi.clone(),
@@ -348,7 +345,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
     };
     let start = Gen::new(m.clone(), mode);
     let mut r = remote(&setup, &m);
-    println!(
+    outln!(
         "replay: {} calls ({}) on {}",
         ops.len(),
         mode_name(mode),
@@ -356,7 +353,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
     );
     match props::check(&start, &ops, &mut r, &Known::default()).map_err(|e| anyhow!("{e}"))? {
         None => {
-            println!("no divergence: the library agrees with the reference on this sequence");
+            outln!("no divergence: the library agrees with the reference on this sequence");
             Ok(exit_code::OK)
         }
         Some(d) => {
@@ -369,7 +366,7 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
             print_found(&found);
             if a.emit_case {
                 let (path, replayed) = replayed::write_and_replay(&found, &m, 0, &a.out, &setup)?;
-                println!(
+                outln!(
                     "    case written: {}\n    {}",
                     path.display(),
                     replayed::line(&replayed)

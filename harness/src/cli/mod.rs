@@ -2,6 +2,24 @@
 //! and the reports. Exit codes: 0 nothing unexpected, 1 an unexpected fail / crash /
 //! timeout, 2 could not run (bad input, library not loadable).
 
+/// `print!` to stdout, but a reader that went away (`mpit-conform catalog | head`) is no
+/// error: what it no longer reads is lost, and the command goes on to its report files
+/// and its exit code (`println!` would panic on the broken pipe).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// [`out!`] with a newline, as `println!`.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 mod bench;
 mod catalog;
 mod fuzz;
@@ -17,7 +35,7 @@ use crate::report::diff_command;
 use crate::runner::pool::Setup;
 use crate::runner::{ranks, worker};
 use crate::specs;
-use crate::target::AbiChoice;
+use crate::target::{self, AbiChoice};
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use mpit_reference::faults::Faults;
@@ -41,7 +59,8 @@ struct Cli {
 
 #[derive(clap::Args, Debug, Clone)]
 struct TargetArgs {
-    /// The MPI library to judge (a shared object, loaded unmodified in a worker process).
+    /// The MPI library to judge (a shared object, loaded unmodified in a worker process;
+    /// `builtin:reference`: the reference linked into this binary).
     #[arg(long)]
     lib: Option<PathBuf>,
     /// ABI family: auto, mpich, openmpi, standard, or a profile FILE.yaml.
@@ -57,7 +76,8 @@ struct TargetArgs {
 
 #[derive(clap::Args, Debug, Clone)]
 struct RunArgs {
-    /// The MPI libraries to judge; several give one report each and a matrix.
+    /// The MPI libraries to judge; several give one report each and a matrix
+    /// (`builtin:reference`: the reference linked into this binary).
     #[arg(long = "lib", value_name = "PATH")]
     libs: Vec<PathBuf>,
     /// ABI family: auto, mpich, openmpi, standard, or a profile FILE.yaml.
@@ -284,7 +304,7 @@ pub fn main() -> Result<u8> {
             action: SpecsCmd::Export { dir },
         }) => {
             let n = specs::export(&dir).map_err(anyhow::Error::msg)?;
-            println!("{n} files written under {}", dir.display());
+            outln!("{n} files written under {}", dir.display());
             Ok(exit_code::OK)
         }
         Some(Cmd::Faults {
@@ -292,9 +312,9 @@ pub fn main() -> Result<u8> {
             conforming,
         }) => {
             match (process, conforming) {
-                (true, _) => print!("{}", ProcessFault::listing()),
-                (_, true) => print!("{}", Faults::conforming_listing()),
-                _ => print!("{}", Faults::listing()),
+                (true, _) => out!("{}", ProcessFault::listing()),
+                (_, true) => out!("{}", Faults::conforming_listing()),
+                _ => out!("{}", Faults::listing()),
             }
             Ok(exit_code::OK)
         }
@@ -317,8 +337,8 @@ pub fn main() -> Result<u8> {
                 }
             };
             match format {
-                Format::Json => println!("{}", serde_json::to_string_pretty(&dump)?),
-                Format::Yaml => print!("{}", dump.catalog.to_yaml()),
+                Format::Json => outln!("{}", serde_json::to_string_pretty(&dump)?),
+                Format::Yaml => out!("{}", dump.catalog.to_yaml()),
                 Format::Table => {
                     catalog::print_table(&dump);
                     catalog::print_lost(&dump);
@@ -346,12 +366,12 @@ pub fn main() -> Result<u8> {
         Some(Cmd::Repro(a)) => repro::repro(&a),
         Some(Cmd::Diff { old, new }) => {
             let (text, code) = diff_command(&old, &new)?;
-            print!("{text}");
+            out!("{text}");
             Ok(code)
         }
         Some(Cmd::Matrix { reports, out }) => {
             let [md, html] = run::matrix(&reports, &out)?;
-            println!("matrix: {} {}", md.display(), html.display());
+            outln!("matrix: {} {}", md.display(), html.display());
             Ok(exit_code::OK)
         }
         Some(Cmd::List {
@@ -375,7 +395,7 @@ fn request(t: &TargetArgs) -> Result<Setup> {
     let Some(lib) = &t.lib else {
         bail!("--lib PATH is required (the MPI library to judge)")
     };
-    if !lib.exists() {
+    if !target::lib_exists(lib) {
         bail!("{}: no such file", lib.display());
     }
     let abi = t.abi.parse::<AbiChoice>().map_err(anyhow::Error::msg)?;
@@ -421,7 +441,7 @@ fn abi_probe(
     match &out {
         Some(path) => std::fs::write(path, &g.yaml)
             .with_context(|| format!("abi-probe: cannot write {}", path.display()))?,
-        None => print!("{}", g.yaml),
+        None => out!("{}", g.yaml),
     }
     eprintln!("{}", abi_probe::summary(&g));
     Ok(exit_code::OK)

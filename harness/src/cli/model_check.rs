@@ -9,12 +9,11 @@
 //! reference run that cannot start, leaves the library's results as they are and says
 //! why on stderr.
 
-use super::fuzz::reference_cdylib;
 use crate::report::model_check::{annotate, Served, Summary};
 use crate::report::{self, Report};
 use crate::runner::pool::Setup;
 use crate::runner::{self, readers, Config, Progress};
-use anyhow::{bail, Result};
+use crate::target;
 use mpit_reference::{ENV_CATALOG, ENV_FAULTS};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -23,15 +22,11 @@ use std::sync::Arc;
 /// The file beside report.json holding the catalog the reference served.
 pub const CATALOG_FILE: &str = "model-catalog.yaml";
 
-/// The reference cdylib the check runs, or bad input (exit 2) before any worker starts.
-pub fn reference() -> Result<PathBuf> {
-    match reference_cdylib() {
-        Some(p) => Ok(p),
-        None => bail!(
-            "--model-check: no libmpit_reference.so beside this executable \
-             (`cargo build --release -p mpit-reference` builds it)"
-        ),
-    }
+/// The reference the check runs: the one linked into this executable, through its C
+/// ABI as its cdylib would be (`target::LINKED_REFERENCE`), so the check needs no file
+/// beside the binary.
+pub fn reference() -> PathBuf {
+    PathBuf::from(target::LINKED_REFERENCE)
 }
 
 /// Runs the reference on the library's catalog and annotates `rep`; `out` is where the
@@ -61,7 +56,8 @@ pub fn check(cfg: &Config, reference: &Path, rep: &mut Report, out: &Path, stop:
                     let tally = annotate(rep, &model, &served);
                     rep.model_check = Some(Summary {
                         reference: reference.display().to_string(),
-                        reference_sha256: report::sha256_file(reference).unwrap_or_default(),
+                        reference_sha256: report::sha256_file(&target::library_file(reference))
+                            .unwrap_or_default(),
                         catalog: CATALOG_FILE.into(),
                         model_summary: model.summary.clone(),
                         tally,

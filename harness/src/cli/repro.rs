@@ -8,6 +8,7 @@ use crate::report;
 use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
+use crate::target;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
 use std::path::{Path, PathBuf};
@@ -86,7 +87,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
                 p.display()
             );
         }
-        None => print!("{text}"),
+        None => out!("{text}"),
     }
     Ok(exit_code::OK)
 }
@@ -94,7 +95,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
 /// The case run on `lib` by the runner (its workers load the library; this process
 /// never does), the report kept in memory.
 fn run_case(lib: &Path, case: &str, specs: Source) -> Result<report::Report> {
-    if !lib.exists() {
+    if !target::lib_exists(lib) {
         bail!("{}: no such file", lib.display());
     }
     let cfg = Config {

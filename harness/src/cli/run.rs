@@ -11,7 +11,7 @@ use crate::report::{self, Report, Waivers};
 use crate::repro;
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
-use crate::target::AbiChoice;
+use crate::target::{self, AbiChoice};
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
 use mpit_reference::profile::AbiProfile;
@@ -31,7 +31,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         bail!("--lib PATH is required (the MPI library to judge)");
     }
     for lib in &a.libs {
-        if !lib.exists() {
+        if !target::lib_exists(lib) {
             bail!("{}: no such file", lib.display());
         }
     }
@@ -78,10 +78,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     } else {
         Progress::Lines
     };
-    let reference = a
-        .model_check
-        .then(super::model_check::reference)
-        .transpose()?;
+    let reference = a.model_check.then(super::model_check::reference);
     let several = a.libs.len() > 1;
     let mut reports: Vec<Report> = Vec::new();
     let mut code = exit_code::OK;
@@ -148,7 +145,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         code = code.max(report::exit_code(&rep, baseline.as_ref()));
         if let Some(b) = &baseline {
             let d = report::diff::diff(b, &rep);
-            print!("{}", d.render(b, &rep));
+            out!("{}", d.render(b, &rep));
         }
         let interrupted = rep.interrupted;
         reports.push(rep);
@@ -158,7 +155,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     }
     if several {
         let [md, html] = report::write_matrix(&reports, &a.out)?;
-        println!("matrix: {} {}", md.display(), html.display());
+        outln!("matrix: {} {}", md.display(), html.display());
     }
     if let Some(f) = &a.bench_stats {
         // Last, so the peak RSS covers writing the reports too.
@@ -194,30 +191,30 @@ fn lib_dir_name(lib: &Path) -> String {
 
 fn print_summary(r: &Report, json: &Path) {
     let t = &r.target;
-    println!("mpit-conform {} — {}", env!("CARGO_PKG_VERSION"), t.path);
+    outln!("mpit-conform {} — {}", env!("CARGO_PKG_VERSION"), t.path);
     if let Some(d) = &t.detection {
-        println!("detected {d}");
+        outln!("detected {d}");
     }
-    println!(
+    outln!(
         "ABI profile {}; MPI {}; {}",
         t.abi_profile,
         t.mpi_version.as_deref().unwrap_or("?"),
         t.library_version.lines().next().unwrap_or("")
     );
     if !t.unresolved.is_empty() {
-        println!(
+        outln!(
             "ABI profile names objects the library does not export: {}",
             t.unresolved.join(", ")
         );
     }
     let counts: Vec<String> = t.counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    println!("catalog: {}", counts.join(", "));
+    outln!("catalog: {}", counts.join(", "));
     if let Some(n) = r.workers_started {
-        println!("workers: {} at once, {n} started", r.options.jobs);
+        outln!("workers: {} at once, {n} started", r.options.jobs);
     }
     if let Some(c) = &r.capabilities {
         let [e, s, f] = c.rows().map(|(k, c)| report::capability_cell(c, k));
-        println!("capabilities: events {e}, sources {s}, MPI-4.0 functions {f}");
+        outln!("capabilities: events {e}, sources {s}, MPI-4.0 functions {f}");
     }
     let by: Vec<String> = r
         .summary
@@ -226,7 +223,7 @@ fn print_summary(r: &Report, json: &Path) {
         .filter(|(_, n)| **n > 0)
         .map(|(s, n)| format!("{n} {s}"))
         .collect();
-    println!(
+    outln!(
         "results: {} ({} total){}",
         by.join(", "),
         r.summary.total,
@@ -237,7 +234,7 @@ fn print_summary(r: &Report, json: &Path) {
         }
     );
     if let Some(m) = &r.model_check {
-        println!(
+        outln!(
             "model check (the reference serving this catalog), the fails, warns and crashes: \
              {}{}",
             m.tally.line(),
@@ -247,7 +244,7 @@ fn print_summary(r: &Report, json: &Path) {
             }
         );
     }
-    println!("report: {}", json.display());
+    outln!("report: {}", json.display());
 }
 
 pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Result<u8> {
@@ -257,14 +254,14 @@ pub fn list(cases: &[String], areas: &[String], specs: Option<PathBuf>) -> Resul
         let each = c
             .for_each
             .map_or(String::new(), |k| format!(" for each {}", k.as_str()));
-        println!(
+        outln!(
             "{:<48} {:<10} {:<28}{each}",
             c.id,
             c.level.as_str(),
             c.clause_text()
         );
     }
-    println!("{} cases", sel.len());
+    outln!("{} cases", sel.len());
     Ok(exit_code::OK)
 }
 
@@ -299,7 +296,7 @@ pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> 
             reference.display()
         );
     }
-    print!("{}", c.render());
+    out!("{}", c.render());
     Ok(exit_code::OK)
 }
 

@@ -21,6 +21,7 @@ use crate::judge::inventory::Inventory;
 use crate::judge::return_codes;
 use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
 use crate::specs::Source;
+use crate::target;
 use crate::verdict::{CaseResult, Status};
 use mpit_reference::yaml::YamlError;
 use protocol::{Hello, TargetFacts};
@@ -110,7 +111,7 @@ fn run_until(
     // Which build was judged: the library's hash, taken while the suite loads and the
     // inventory readers run (tens of MB for some libraries: it held up every run).
     let sha256 = {
-        let lib = cfg.lib.clone();
+        let lib = target::library_file(&cfg.lib);
         std::thread::spawn(move || report::sha256_file(&lib).unwrap_or_default())
     };
     let suite = Suite::load(&cfg.specs)?;

@@ -47,6 +47,7 @@ pub use recorder::{
 pub use strings::{Nulls, StrArg, StrOut};
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+use mpit_reference::linked;
 use raw::Raw;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
@@ -79,9 +80,34 @@ pub enum OpenError {
     Dlopen { path: String, reason: String },
 }
 
+/// Where a library's code comes from.
+enum Origin {
+    /// A file loaded with dlopen.
+    Loaded(Library),
+    /// The reference linked into this executable (`mpit_reference::linked`): its C
+    /// entry points, looked up by name as dlsym would.
+    Linked,
+}
+
+impl Origin {
+    /// The address of the exported function or object `name`.
+    fn address(&self, name: &str) -> Option<*const c_void> {
+        match self {
+            Origin::Loaded(lib) => {
+                // SAFETY: the symbol is only looked up here; what is done with the
+                // address is each caller's (and each says why it is sound).
+                unsafe { lib.get::<*const c_void>(cstring(name).as_bytes_with_nul()) }
+                    .ok()
+                    .map(|s| s.into_raw().cast_const())
+            }
+            Origin::Linked => linked::symbol(name).map(|a| a as *const c_void),
+        }
+    }
+}
+
 /// A loaded library and its resolved entry points.
 pub struct Lib {
-    lib: Library,
+    lib: Origin,
     raw: Raw,
     /// Bytes of an `MPI_Datatype` / `MPI_Comm` / `MPI_Info` in the library's family.
     handle_width: usize,
@@ -112,13 +138,31 @@ impl Lib {
                 reason: e.to_string(),
             }
         })?;
-        // SAFETY: see `Raw::resolve`; the table lives in `Lib` beside the library.
-        let raw = unsafe { Raw::resolve(&lib) };
+        let lib = Origin::Loaded(lib);
+        // SAFETY: `Origin::address` gives what dlsym gives, the functions of the names
+        // the library exports (its mpi.h's prototypes); the table lives in `Lib` beside
+        // the library, which stays loaded as long.
+        let raw = unsafe { Raw::resolve(&|n| lib.address(n)) };
         Ok(Lib {
             lib,
             raw,
             handle_width: 8,
         })
+    }
+
+    /// The reference linked into this executable, called through its C ABI as the
+    /// cdylib would be (`mpit_reference::linked`): nothing to load.
+    pub fn linked() -> Lib {
+        let lib = Origin::Linked;
+        // SAFETY: `mpit_reference::linked::symbol` gives the addresses of the reference's
+        // own `extern "C"` functions of those names, with the standard's prototypes
+        // (reference/src/ffi); they are part of this executable.
+        let raw = unsafe { Raw::resolve(&|n| lib.address(n)) };
+        Lib {
+            lib,
+            raw,
+            handle_width: 8,
+        }
     }
 
     /// Sets the width of the family's MPI object handles (4: MPICH's `int`; 8:
@@ -147,23 +191,12 @@ impl Lib {
 
     /// Whether the library exports `name` (function or data).
     pub fn exports(&self, name: &str) -> bool {
-        // SAFETY: the symbol is only looked up, never used.
-        unsafe {
-            self.lib
-                .get::<*const c_void>(cstring(name).as_bytes_with_nul())
-        }
-        .is_ok()
+        self.lib.address(name).is_some()
     }
 
     /// The address of an exported object (Open MPI's predefined handles).
     pub fn symbol_address(&self, name: &str) -> Option<u64> {
-        // SAFETY: the address is only taken, not dereferenced.
-        let s = unsafe {
-            self.lib
-                .get::<*const c_void>(cstring(name).as_bytes_with_nul())
-        }
-        .ok()?;
-        Some(s.into_raw() as u64)
+        self.lib.address(name).map(|p| p as u64)
     }
 
     /// The name of the exported object that starts exactly at `addr`, if any (Open MPI's
@@ -190,16 +223,10 @@ impl Lib {
     /// The pointer-sized value stored in an exported variable (MPICH's
     /// `MPI_T_PVAR_ALL_HANDLES` is such a variable).
     pub fn symbol_value(&self, name: &str) -> Option<u64> {
+        let p = self.lib.address(name)?.cast::<usize>();
         // SAFETY: the family's mpi.h declares this symbol as a pointer-sized constant
         // object, so reading one pointer from its address is in bounds.
-        unsafe {
-            let s = self
-                .lib
-                .get::<*const usize>(cstring(name).as_bytes_with_nul())
-                .ok()?;
-            let p: *const usize = *s;
-            Some(p.read() as u64)
-        }
+        Some(unsafe { p.read_unaligned() } as u64)
     }
 
     /// MPI-4.1 entry points and whether each is exported: the 51 MPI_T functions and the

@@ -20,7 +20,6 @@
 //! * `MPI_Count` is `int64_t` (`long long`) in every family.
 
 use super::{RawHandle, RawObj};
-use libloading::os::unix::Library;
 use std::ffi::{c_char, c_int, c_void};
 
 /// `MPI_T_event_cb_function` (MPI-4.1 §15.3.8.4).
@@ -52,17 +51,21 @@ macro_rules! symbols {
             pub(super) const EMPTY: Raw = Raw { $( $field: None, )+ wtime: None };
 
             /// # Safety
-            /// Each name is resolved to a function of the C signature the MPI-4.1
-            /// standard (and every family's mpi.h) declares for it; the caller must only
-            /// call them while `lib` stays loaded.
-            pub(super) unsafe fn resolve(lib: &Library) -> Raw {
-                Raw { $( $field:
-                    // SAFETY: per this function's contract (the prototype is the standard's).
-                    unsafe { lib.get::<unsafe extern "C" fn($($arg),*) -> c_int>(concat!($sym, "\0").as_bytes()) }
-                    .ok()
-                    .map(|s| *s), )+
-                    // SAFETY: per this function's contract (`double MPI_Wtime(void)`).
-                    wtime: unsafe { lib.get::<Wtime>(b"MPI_Wtime\0") }.ok().map(|s| *s),
+            /// `find` gives the address of the exported function of each name, and that
+            /// function has the C signature the MPI-4.1 standard (and every family's
+            /// mpi.h) declares for the name; the caller must only call them while the
+            /// code behind the addresses stays loaded.
+            pub(super) unsafe fn resolve(find: &dyn Fn(&str) -> Option<*const c_void>) -> Raw {
+                Raw { $( $field: find($sym).map(|p| {
+                    // SAFETY: per this function's contract (the prototype is the standard's);
+                    // a function pointer and a data pointer have one size on the
+                    // platforms `mod.rs` builds for.
+                    unsafe { std::mem::transmute::<*const c_void, unsafe extern "C" fn($($arg),*) -> c_int>(p) }
+                }), )+
+                    wtime: find("MPI_Wtime").map(|p| {
+                        // SAFETY: per this function's contract (`double MPI_Wtime(void)`).
+                        unsafe { std::mem::transmute::<*const c_void, Wtime>(p) }
+                    }),
                 }
             }
 

@@ -33,6 +33,7 @@ mod enums;
 mod event;
 mod hooks;
 mod init;
+pub mod linked;
 mod mpi;
 mod process;
 mod pvar;
