@@ -3,7 +3,8 @@
 //!   (class, byte order, type, machine), so a library of the wrong architecture is a
 //!   one-line error instead of dlopen's `wrong ELF class: ELFCLASS32`;
 //! * whether the dynamic symbol table defines a name (the supervisor picks a worker's
-//!   environment by it without running vendor code, `target::env`).
+//!   environment by it without running vendor code, `target::env`), and every name it
+//!   defines (the tests hold the linked reference to its cdylib's exports by it).
 //!
 //! Hand-parsed, no crate: the fields are at fixed offsets in the System V gABI (e_ident
 //! is 16 bytes, then e_type and e_machine, identical for both classes), the symbol

@@ -90,9 +90,11 @@ enum Origin {
 }
 
 impl Origin {
-    /// The address of the exported function or object `name`.
+    /// The address of the exported function or object `name`; a symbol whose address
+    /// is NULL (an undefined weak one) counts as not exported: nothing can be called
+    /// or read there.
     fn address(&self, name: &str) -> Option<*const c_void> {
-        match self {
+        let p = match self {
             Origin::Loaded(lib) => {
                 // SAFETY: the symbol is only looked up here; what is done with the
                 // address is each caller's (and each says why it is sound).
@@ -101,7 +103,8 @@ impl Origin {
                     .map(|s| s.into_raw().cast_const())
             }
             Origin::Linked => linked::symbol(name).map(|a| a as *const c_void),
-        }
+        };
+        p.filter(|p| !p.is_null())
     }
 }
 

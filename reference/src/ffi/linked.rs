@@ -1,13 +1,13 @@
 //! The C entry points by name, for a program that links this crate instead of loading
 //! the cdylib: mpit-conform's `--lib builtin:reference` and its `run --model-check`
 //! run the reference's C ABI inside their own executable, so they need no
-//! `libmpit_reference.so` beside it. The names and functions are the cdylib's exports
-//! (its `PMPI_` twins aside: a caller by address needs no interposition), and
-//! `harness/tests/linked_reference.rs` holds the two lists equal.
+//! `libmpit_reference.so` beside it. The names and functions are the cdylib's exports,
+//! the `PMPI_` twins (R-GEN-8) included; `harness/tests/one_binary.rs` holds the two
+//! lists equal.
 //!
 //! An executable does not export these symbols to the dynamic linker (no
-//! `--export-dynamic`), so a vendor library loaded into the same process still binds
-//! its own `MPI_T_*` calls to itself.
+//! `--export-dynamic`; the same test checks it), so a vendor library loaded into the
+//! same process still binds its own `MPI_T_*` calls to itself.
 
 use super::MPI_T_PVAR_ALL_HANDLES;
 use super::{category, cvar, enums, event, hooks, init, mpi, pvar, world};
