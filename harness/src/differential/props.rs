@@ -59,11 +59,17 @@ impl ReferenceStateMachine for Machine {
 /// The sequence with the calls that undo it appended (handles freed, inits
 /// finalized), so the next sequence starts where this one did.
 pub fn completed(start: &Gen, ops: &[Call]) -> Vec<Call> {
+    completed_owned(start, ops.to_vec())
+}
+
+/// [`completed`] of a sequence the caller gives up (the search's own copy: not
+/// copied again).
+fn completed_owned(start: &Gen, ops: Vec<Call>) -> Vec<Call> {
     let mut end = start.clone();
-    for op in ops {
+    for op in &ops {
         end.apply(op);
     }
-    completed_from(ops.to_vec(), &end)
+    completed_from(ops, &end)
 }
 
 /// [`completed`] from the generator's state after `ops` (the bytes decoder's): the
@@ -206,7 +212,9 @@ pub fn search(
         if shrinking.get() {
             e.discard();
         }
-        let all = completed(&start, &ops);
+        let generated = ops.len();
+        let all = completed_owned(&start, ops);
+        let ops = &all[..generated];
         let d = match check_completed(&start, &all, &mut **e, &cfg.known) {
             Ok(d) => d,
             Err(err) => {
@@ -225,7 +233,7 @@ pub fn search(
                 // failure to a simpler candidate). Kept here rather than taken from the
                 // TestError: a candidate whose transition shrank into another call was
                 // seen reported there after it had passed.
-                *last_fail.borrow_mut() = Some((start.clone(), ops.clone()));
+                *last_fail.borrow_mut() = Some((start.clone(), ops.to_vec()));
                 applied((d.step + 1).min(ops.len()));
                 Err(TestCaseError::fail(d.what.clone()))
             }

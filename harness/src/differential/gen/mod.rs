@@ -38,7 +38,7 @@ use super::{HandleKind, Mirror};
 use crate::cases::funcs::Group;
 use mpit_reference::spec::Bind;
 use mpit_reference::spec::Datatype;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// One object a sequence made, as the generator predicts it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,10 +281,14 @@ impl Gen {
                 self.instances = self.instances.saturating_add(n as u16);
             }
             Sees::Info(_) | Sees::NameOnly => {
-                if let Some(e) = c.entry().and_then(|(k, i)| self.enumtype(k, i)) {
-                    if !self.enums.contains(&e) {
-                        self.enums.push(e);
-                    }
+                // Copied only when new (most get_info calls return a known one).
+                let new = c
+                    .entry()
+                    .and_then(|(k, i)| self.enumtype(k, i))
+                    .filter(|e| !self.enums.iter().any(|x| x == e))
+                    .map(str::to_owned);
+                if let Some(e) = new {
+                    self.enums.push(e);
                 }
             }
             Sees::Alloc { kind, index } => self.alloc(c, kind, index),
@@ -295,16 +299,21 @@ impl Gen {
             }
             _ => {}
         }
-        // A callback set or removed at a level (R-EVT-CB).
-        if let (Ref::Made(n), Some(A::Flag(set))) = (c.handle("registration"), c.arg("callback")) {
-            if Self::live(&self.registrations, Ref::Made(n)) {
-                let l = &mut self.registrations[usize::from(n)];
-                let bit = 1u8 << (c.safety() as u8);
-                l.cbs = if *set { l.cbs | bit } else { l.cbs & !bit };
+        // A callback set or removed at a level (R-EVT-CB). (Each argument is looked up
+        // only where the one before it says the call is of that kind.)
+        if let Some(A::Flag(set)) = c.arg("callback") {
+            if let Ref::Made(n) = c.handle("registration") {
+                if Self::live(&self.registrations, Ref::Made(n)) {
+                    let l = &mut self.registrations[usize::from(n)];
+                    let bit = 1u8 << (c.safety() as u8);
+                    l.cbs = if *set { l.cbs | bit } else { l.cbs & !bit };
+                }
             }
         }
-        if let (Some(act @ (Act::Start | Act::Stop)), Ref::Made(s)) = (c.act(), c.handle("session"))
-        {
+        let Some(act @ (Act::Start | Act::Stop)) = c.act() else {
+            return;
+        };
+        if let Ref::Made(s) = c.handle("session") {
             let handle = c.handle("handle");
             for (n, l) in self.pvar_handles.iter_mut().enumerate() {
                 let named = match handle {
@@ -338,16 +347,16 @@ impl Gen {
     }
 
     /// The enumtype (by name) of an entry in range, if it has one.
-    fn enumtype(&self, k: Kind, i: i32) -> Option<String> {
+    fn enumtype(&self, k: Kind, i: i32) -> Option<&str> {
         if !self.in_range(k, i) {
             return None;
         }
         let c = &self.mirror.catalog;
         let u = i as usize;
         match k {
-            Kind::Cvar => c.cvars[u].enumtype.clone(),
-            Kind::Pvar => c.pvars[u].enumtype.clone(),
-            Kind::Event => c.events[u].enumtype.clone(),
+            Kind::Cvar => c.cvars[u].enumtype.as_deref(),
+            Kind::Pvar => c.pvars[u].enumtype.as_deref(),
+            Kind::Event => c.events[u].enumtype.as_deref(),
             _ => None,
         }
     }
@@ -362,10 +371,8 @@ impl Gen {
         }
         let session = match c.arg("session") {
             None => 0,
-            Some(_) => match c.handle("session") {
-                Ref::Made(s) if Self::live(&self.sessions, Ref::Made(s)) => s,
-                _ => return,
-            },
+            Some(A::Handle(_, Ref::Made(s))) if Self::live(&self.sessions, Ref::Made(*s)) => *s,
+            Some(_) => return,
         };
         if let Some(t) = self.table_mut(kind) {
             t.push(Life::new(index, session));
@@ -405,22 +412,39 @@ impl Gen {
         if !self.initialized() {
             return calls;
         }
-        let entries = plan::entries();
-        for kind in [
+        // The entries these calls are made of, looked up once (every sequence ends
+        // with them).
+        type Closers = (
+            [Option<&'static plan::Entry>; 3],
+            Option<&'static plan::Entry>,
+        );
+        static CLOSERS: OnceLock<Closers> = OnceLock::new();
+        const FREED: [HandleKind; 3] = [
             HandleKind::Registration,
             HandleKind::Cvar,
             HandleKind::Session,
-        ] {
-            let Some(e) = entries.iter().find(|e| e.frees == Some(kind)) else {
+        ];
+        let (frees, lowers) = CLOSERS.get_or_init(|| {
+            let entries = plan::entries();
+            (
+                FREED.map(|kind| entries.iter().find(|e| e.frees == Some(kind))),
+                entries.iter().find(|e| e.func.depth() < 0),
+            )
+        });
+        for (kind, e) in FREED.into_iter().zip(frees) {
+            let Some(e) = e else {
                 continue;
             };
             let param = e.func.outs().first().copied().unwrap_or("handle");
-            for n in live_ones(self.table(kind)) {
-                let fixed = (param, A::Handle(kind, Ref::Made(n)));
+            for (n, l) in self.table(kind).iter().enumerate() {
+                if !l.live {
+                    continue;
+                }
+                let fixed = (param, A::Handle(kind, Ref::Made(n as u16)));
                 calls.push(self.make(e, Pick::default(), Some(fixed)));
             }
         }
-        if let Some(e) = entries.iter().find(|e| e.func.depth() < 0) {
+        if let Some(e) = lowers {
             for _ in 0..self.depth {
                 calls.push(self.make(e, Pick::default(), None));
             }

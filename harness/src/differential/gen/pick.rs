@@ -6,7 +6,7 @@
 //! so shrinking the numbers simplifies the call.
 
 use super::plan::{self, Cond, Entry, Gate, IndexFrom, Role};
-use super::{Gen, Life};
+use super::Gen;
 use crate::differential::op::{Call, Kind};
 use crate::differential::HandleKind;
 use mpit_reference::spec::PvarClass;
@@ -28,23 +28,20 @@ impl Gen {
     /// Whether a live handle measures a writable COUNTER, AGGREGATE or TIMER and none a
     /// watermark: then the generator probes session isolation.
     fn isolation_probe(&self) -> bool {
-        let class = |l: &Life| {
-            self.mirror
-                .catalog
-                .pvars
-                .get(usize::try_from(l.index).ok()?)
-                .map(|p| (p.class, p.readonly))
-        };
-        let live: Vec<_> = self
-            .pvar_handles
-            .iter()
-            .filter(|l| l.live)
-            .filter_map(class)
-            .collect();
-        live.iter().any(|(c, ro)| c.starts_at_zero() && !ro)
-            && !live
-                .iter()
-                .any(|(c, _)| matches!(c, PvarClass::HighWatermark | PvarClass::LowWatermark))
+        let mut counter = false;
+        for l in self.pvar_handles.iter().filter(|l| l.live) {
+            let Some(p) = usize::try_from(l.index)
+                .ok()
+                .and_then(|i| self.mirror.catalog.pvars.get(i))
+            else {
+                continue;
+            };
+            if matches!(p.class, PvarClass::HighWatermark | PvarClass::LowWatermark) {
+                return false;
+            }
+            counter |= p.class.starts_at_zero() && !p.readonly;
+        }
+        counter
     }
 
     /// The call a pick makes in this state: the ticket `what` of the draw among the
@@ -90,20 +87,24 @@ impl Gen {
             started += usize::from(l.started);
         }
         let sessions = self.sessions.iter().filter(|l| l.live).count();
-        Cond::ALL.map(|c| match c {
-            Cond::Stopped => started < live,
-            Cond::Started => started > 0,
-            // The probe reads every live handle's variable: none, no probe.
-            Cond::Probe => live > 0 && self.isolation_probe(),
-            Cond::OneSession => sessions == 1,
-            Cond::OneHandle => live == 1,
-            Cond::TwoHandles => live >= 2,
-            Cond::PvarHandle => live >= 1,
-            Cond::Reinit => self.reinit && self.depth > 0,
-            Cond::AroundInit => self.mode.lifecycle && self.mirror.declared && self.depth > 0,
-            Cond::Lifecycle => self.mode.lifecycle,
-            Cond::Hooks => self.mirror.hooks,
-        })
+        let mut holds = [false; Cond::ALL.len()];
+        for (h, c) in holds.iter_mut().zip(Cond::ALL) {
+            *h = match c {
+                Cond::Stopped => started < live,
+                Cond::Started => started > 0,
+                // The probe reads every live handle's variable: none, no probe.
+                Cond::Probe => live > 0 && self.isolation_probe(),
+                Cond::OneSession => sessions == 1,
+                Cond::OneHandle => live == 1,
+                Cond::TwoHandles => live >= 2,
+                Cond::PvarHandle => live >= 1,
+                Cond::Reinit => self.reinit && self.depth > 0,
+                Cond::AroundInit => self.mode.lifecycle && self.mirror.declared && self.depth > 0,
+                Cond::Lifecycle => self.mode.lifecycle,
+                Cond::Hooks => self.mirror.hooks,
+            };
+        }
+        holds
     }
 
     /// The entries of a kind a handle can be allocated for (no object to bind).
@@ -148,21 +149,34 @@ impl Here {
     fn of(g: &Gen) -> Here {
         let m = &g.mirror;
         let r = g.mode.robustness;
-        let table = |k: HandleKind| g.table(k);
+        // Plain loops rather than `[T; N]::map`: this runs once per state generated,
+        // and the maps' closures were not inlined (`try_map` in the profile).
+        let mut gates = [false; Gate::ALL.len()];
+        for (open, x) in gates.iter_mut().zip(Gate::ALL) {
+            *open = g.gate_open(x);
+        }
+        let (mut made, mut data) = (
+            [false; HandleKind::ALL.len()],
+            [false; HandleKind::ALL.len()],
+        );
+        for (i, k) in HandleKind::ALL.into_iter().enumerate() {
+            let t = g.table(k);
+            made[i] = t.iter().any(|l| l.live) || (r && !t.is_empty());
+            data[i] = m.exact_values || t.iter().any(|l| l.live && l.read);
+        }
+        let (mut index, mut unbound) = ([false; Kind::ALL.len()], [false; Kind::ALL.len()]);
+        for (i, k) in Kind::ALL.into_iter().enumerate() {
+            let n = g.count(k);
+            index[i] = r || n > 0;
+            unbound[i] = g.unbound_of(k).is_some_and(|l| l.iter().any(|x| *x < n));
+        }
         Here {
             holds: g.conditions(),
-            gates: Gate::ALL.map(|x| g.gate_open(x)),
-            made: HandleKind::ALL.map(|k| {
-                let t = table(k);
-                t.iter().any(|l| l.live) || (r && !t.is_empty())
-            }),
-            data: HandleKind::ALL
-                .map(|k| m.exact_values || table(k).iter().any(|l| l.live && l.read)),
-            index: Kind::ALL.map(|k| r || g.count(k) > 0),
-            unbound: Kind::ALL.map(|k| {
-                g.unbound_of(k)
-                    .is_some_and(|l| l.iter().any(|i| *i < g.count(k)))
-            }),
+            gates,
+            made,
+            data,
+            index,
+            unbound,
             registrations: !g.registrations.is_empty(),
             instances: r && g.instances > 0,
             enums: !g.enums.is_empty(),

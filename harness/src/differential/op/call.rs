@@ -123,7 +123,9 @@ impl Call {
         let passed = |n: &str| self.args.iter().any(|(p, _)| *p == n);
         let mut implied = Args::new();
         for (n, p) in self.func.params() {
-            if passed(n) {
+            // Only these two are implied: the others' neutral values are not asked for
+            // (every call the target engine makes comes through here).
+            if !matches!(*n, "info" | "capacity") || passed(n) {
                 continue;
             }
             match (*n, p, self.func.neutral(n)) {
