@@ -331,11 +331,11 @@ impl Gen {
     fn handle_arg(&self, e: &Entry, call: &Call, kind: HandleKind, k: u16, p: Pick) -> Ref {
         let Pick { a, c, .. } = p;
         let table = self.table(kind);
-        let mut live = live_ones(table);
+        let mut live: Vec<u16> = live_ones(table).collect();
         match kind {
             HandleKind::Instance => return Ref::Made(k % self.instances.max(1)),
             HandleKind::Session if e.has_handle => {
-                let sessions = live_ones(&self.sessions);
+                let sessions: Vec<u16> = live_ones(&self.sessions).collect();
                 return match call.handle("handle") {
                     Ref::Made(_) if a % 11 == 10 && sessions.len() > 1 => {
                         Ref::Made(sessions[usize::from(a) % sessions.len()])

@@ -144,10 +144,9 @@ impl std::fmt::Debug for Gen {
     }
 }
 
-fn live_ones(v: &[Life]) -> Vec<u16> {
-    (0..v.len() as u16)
-        .filter(|n| v[*n as usize].live)
-        .collect()
+/// The creation numbers of a table's live objects, in order.
+fn live_ones(v: &[Life]) -> impl Iterator<Item = u16> + '_ {
+    (0..v.len() as u16).filter(|n| v[*n as usize].live)
 }
 
 impl Gen {
@@ -436,11 +435,8 @@ impl Gen {
                 continue;
             };
             let param = e.func.outs().first().copied().unwrap_or("handle");
-            for (n, l) in self.table(kind).iter().enumerate() {
-                if !l.live {
-                    continue;
-                }
-                let fixed = (param, A::Handle(kind, Ref::Made(n as u16)));
+            for n in live_ones(self.table(kind)) {
+                let fixed = (param, A::Handle(kind, Ref::Made(n)));
                 calls.push(self.make(e, Pick::default(), Some(fixed)));
             }
         }

@@ -123,20 +123,21 @@ impl Call {
         let passed = |n: &str| self.args.iter().any(|(p, _)| *p == n);
         let mut implied = Args::new();
         for (n, p) in self.func.params() {
-            // Only these two are implied: the others' neutral values are not asked for
-            // (every call the target engine makes comes through here).
-            if !matches!(*n, "info" | "capacity") || passed(n) {
-                continue;
-            }
-            match (*n, p, self.func.neutral(n)) {
-                ("info", Param::Handle, Neutral::Constant("MPI_INFO_NULL")) => {
-                    implied.push((n, A::InfoNull))
-                }
-                ("capacity", Param::Int, Neutral::Int(len)) => {
-                    let len = if self.null_outs { 0 } else { len };
-                    implied.push((n, A::Int(len)))
-                }
-                _ => {}
+            // The name is matched before the neutral value is asked for: every call the
+            // target engine makes comes through here, and only these two are implied.
+            let a = match (*n, p) {
+                ("info", Param::Handle) => match self.func.neutral(n) {
+                    Neutral::Constant("MPI_INFO_NULL") => A::InfoNull,
+                    _ => continue,
+                },
+                ("capacity", Param::Int) => match self.func.neutral(n) {
+                    Neutral::Int(len) => A::Int(if self.null_outs { 0 } else { len }),
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            if !passed(n) {
+                implied.push((n, a));
             }
         }
         implied
