@@ -38,8 +38,8 @@ fn rc<T>(r: &TResult<T>) -> ReturnCode {
 
 fn string_out(text: &str, a: Str, desc: bool, faults: &Faults) -> Out {
     let arg = StringArg {
-        buf_null: a.cap.is_none(),
-        len: a.len,
+        buf_null: a.cap().is_none(),
+        len: a.len_in(),
     };
     let o = if desc {
         let d = Some(text.to_string());
@@ -48,7 +48,7 @@ fn string_out(text: &str, a: Str, desc: bool, faults: &Faults) -> Out {
         strings::convention(text, arg, faults)
     };
     Out::Str(StrObs {
-        buf: a.cap.map(|_| o.write),
+        buf: a.cap().map(|_| o.write),
         len: o.len,
         stray: Vec::new(),
     })

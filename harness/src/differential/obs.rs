@@ -65,8 +65,15 @@ impl std::ops::Deref for OutName {
 
 impl PartialEq<str> for OutName {
     fn eq(&self, o: &str) -> bool {
-        *self.0 == *o
+        same_name(&self.0, o)
     }
+}
+
+/// Two OUT names are the same: the same literal (both engines name most OUTs with
+/// literals the linker merges, and the comparator matches names on every call both
+/// answer), else the same text.
+pub fn same_name(a: &str, b: &str) -> bool {
+    std::ptr::eq(a, b) || a == b
 }
 
 impl std::fmt::Display for OutName {
@@ -107,7 +114,10 @@ impl Obs {
         self
     }
     pub fn out(&self, name: &str) -> Option<&Out> {
-        self.outs.iter().find(|(n, _)| n == name).map(|(_, o)| o)
+        self.outs
+            .iter()
+            .find(|(n, _)| same_name(n, name))
+            .map(|(_, o)| o)
     }
     pub fn ok(&self) -> bool {
         self.rc == ReturnCode::Success && !self.unsupported

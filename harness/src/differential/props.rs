@@ -84,7 +84,7 @@ pub fn completed_from(mut ops: Vec<Call>, end: &Gen) -> Vec<Call> {
 /// The model's trace of `ops`.
 pub fn run_model(start: &Gen, ops: &[Call]) -> Trace {
     trace(
-        &mut ModelEngine::new(&start.mirror, !start.mode.lifecycle),
+        &mut ModelEngine::new(start.mirror(), !start.mode.lifecycle),
         ops,
     )
 }
@@ -113,7 +113,7 @@ pub fn check_completed(
         || target.died.is_some()
         || all
             .iter()
-            .any(|op| op.leaves_traces(start.mirror.exact_values))
+            .any(|op| op.leaves_traces(start.mirror().exact_values))
     {
         engine.discard();
     }

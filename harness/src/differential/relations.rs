@@ -37,7 +37,11 @@ fn numbers(g: &Gen, op: &Call, b: &[u8]) -> Option<Vec<f64>> {
 /// The class and continuity of the variable handle `n` measures (the model's catalog).
 fn variable(g: &Gen, n: usize) -> Option<(PvarClass, bool, bool)> {
     let l = g.pvar_handles.get(n)?;
-    let p = g.mirror.catalog.pvars.get(usize::try_from(l.index).ok()?)?;
+    let p = g
+        .mirror()
+        .catalog
+        .pvars
+        .get(usize::try_from(l.index).ok()?)?;
     Some((p.class, p.continuous, p.readonly))
 }
 

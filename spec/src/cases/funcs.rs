@@ -87,22 +87,40 @@ macro_rules! funcs {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
         pub enum Func { $( #[serde(rename = $yaml)] $variant, )+ }
 
+        // Each column is an array indexed by the variant (`self as usize`), not a
+        // `match`: every generated call asks several of them, and a `match` of some
+        // seventy arms compiled to an indirect jump that mispredicted (cachegrind:
+        // ~157k mispredicts in `outs` alone per 4,096-sequence search).
         impl Func {
             pub const ALL: &'static [Func] = &[$(Func::$variant),+];
             /// Each function's group, by declaration order ([`Func::group`]).
             const GROUPS: &'static [Group] = &[$(Group::of_c_name($c)),+];
+            const YAML: &'static [&'static str] = &[$($yaml),+];
+            const C_NAME: &'static [&'static str] = &[$($c),+];
+            const PARAMS: &'static [&'static [(&'static str, Param)]] =
+                &[$(&[$(($p, Param::$t)),*]),+];
+            const OUTS: &'static [&'static [&'static str]] = &[$(&[$($o),*]),+];
+            const C_ARGS: &'static [Option<&'static str>] = &[$(funcs!(@some $($c_args)?)),+];
+            const C_FN: &'static [&'static str] = &[$(
+                match funcs!(@some $($c_fn)?) { Some(f) => f, None => $c }
+            ),+];
+            const SINCE: &'static [Option<MpiVersion>] = &[$(funcs!(@some $(MpiVersion $since)?)),+];
+            const STRINGS_OF: &'static [Option<SubjectKind>] = &[$(funcs!(@kind $($strings)?)),+];
+            const ALLOCATES: &'static [Option<SubjectKind>] = &[$(funcs!(@kind $($allocates)?)),+];
+            const DEPTH: &'static [i32] = &[$(funcs!(@depth $($depth)?)),+];
+            const RULE: &'static [Option<&'static str>] = &[$(funcs!(@some $($rule)?)),+];
             /// The spelling in case files.
-            pub fn yaml(self) -> &'static str { match self { $(Func::$variant => $yaml),+ } }
+            pub fn yaml(self) -> &'static str { Self::YAML[self as usize] }
             /// The C name (evidence, run-wide return-code table); harness operations have
             /// none of their own and are shown by their case-file name.
-            pub fn c_name(self) -> &'static str { match self { $(Func::$variant => $c),+ } }
+            pub fn c_name(self) -> &'static str { Self::C_NAME[self as usize] }
             /// Parameters in prototype order.
             pub fn params(self) -> &'static [(&'static str, Param)] {
-                match self { $(Func::$variant => &[$(($p, Param::$t)),*]),+ }
+                Self::PARAMS[self as usize]
             }
             /// Names of the OUT values a case may `expect` or `save`.
             pub fn outs(self) -> &'static [&'static str] {
-                match self { $(Func::$variant => &[$($o),*]),+ }
+                Self::OUTS[self as usize]
             }
             pub fn from_yaml(s: &str) -> Option<Func> {
                 match s { $($yaml => Some(Func::$variant),)+ _ => None }
@@ -110,38 +128,38 @@ macro_rules! funcs {
             /// The C argument list of the call, or `None` when a reproducer cannot make
             /// it (the `c:` column).
             pub fn c_args(self) -> Option<&'static str> {
-                match self { $(Func::$variant => funcs!(@some $($c_args)?)),+ }
+                Self::C_ARGS[self as usize]
             }
             /// The C function a reproducer calls: the C name unless the `c_fn:` column
             /// says otherwise.
             pub fn c_fn(self) -> &'static str {
-                match self { $(Func::$variant => funcs!(@some $($c_fn)?).unwrap_or($c)),+ }
+                Self::C_FN[self as usize]
             }
             /// The MPI version that added the function, when later than MPI-3.1 (MPI_T
             /// functions only: the `since:` column).
             pub fn since(self) -> Option<MpiVersion> {
-                match self { $(Func::$variant => funcs!(@some $(MpiVersion $since)?)),+ }
+                Self::SINCE[self as usize]
             }
             /// The kind of catalog entry whose name and description the function's (buf,
             /// len) pairs return, if any: the strings a string check compares with.
             pub fn strings_of(self) -> Option<SubjectKind> {
-                match self { $(Func::$variant => funcs!(@kind $($strings)?)),+ }
+                Self::STRINGS_OF[self as usize]
             }
             /// The kind of entry the handle the call makes (its first OUT) is for, if it
             /// makes one the executor tracks.
             pub fn allocates(self) -> Option<SubjectKind> {
-                match self { $(Func::$variant => funcs!(@kind $($allocates)?)),+ }
+                Self::ALLOCATES[self as usize]
             }
             /// What a successful call adds to MPI_T's initialization count: 1 for
             /// MPI_T_init_thread, -1 for MPI_T_finalize (R-INIT-1, R-FIN-1), else 0.
             pub fn depth(self) -> i32 {
-                match self { $(Func::$variant => funcs!(@depth $($depth)?)),+ }
+                Self::DEPTH[self as usize]
             }
             /// The rule (specs/clauses.yaml) a divergence in the call's outcome cites
             /// unless its state says more (the differential comparator's `rule_of`; a
             /// case cites its own `rules:`), for the calls fuzz-props makes.
             pub fn rule(self) -> Option<&'static str> {
-                match self { $(Func::$variant => funcs!(@some $($rule)?)),+ }
+                Self::RULE[self as usize]
             }
         }
     };

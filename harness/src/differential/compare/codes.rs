@@ -133,7 +133,7 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         // the catalog was given, SUCCESS and NOT_SUPPORTED are both conformant
         // (specs/readings.yaml source_timestamp.support_is_not_declared).
         _ if op.func.rule() == Some("R-SRC-TS")
-            && !g.mirror.declared
+            && !g.mirror().declared
             && [&m.rc, &t.rc]
                 .iter()
                 .all(|c| **c == Success || **c == T(TErr::NotSupported)) =>

@@ -31,7 +31,7 @@ pub(super) struct Determined {
 
 /// Whether the value this read returns is fixed by the calls so far.
 pub(super) fn determined(g: &Gen, det: &Determined, op: &Call) -> bool {
-    if g.mirror.exact_values {
+    if g.mirror().exact_values {
         return true;
     }
     match op.sees {
@@ -55,7 +55,7 @@ pub(super) fn track(det: &mut Determined, g: &Gen, c: &Call, m: &Obs, t: &Obs) {
     let pvar = |n: usize| {
         g.pvar_handles
             .get(n)
-            .and_then(|l| g.mirror.catalog.pvars.get(l.index as usize))
+            .and_then(|l| g.mirror().catalog.pvars.get(l.index as usize))
     };
     if let (Some(Out::Int(mn)), Some(Out::Int(n))) =
         (m.out("update_number"), t.out("update_number"))

@@ -272,7 +272,7 @@ pub fn compare_known(
                 && m.rc == t.rc
                 && d.level == Level::Must
                 && !d.convention
-                && !g.mirror.declared
+                && !g.mirror().declared
             {
                 d.level = Level::Should;
                 d.what.push_str(&format!(

@@ -11,7 +11,7 @@ use super::strings::compare_str;
 use super::{rule_of, Ctx, Divergence};
 use crate::cases::SubjectKind;
 use crate::differential::gen::Gen;
-use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
+use crate::differential::obs::{same_name, Obs, Out, PVAR_FLAGS};
 use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::relations;
 use crate::differential::target::SENTINEL;
@@ -31,9 +31,11 @@ pub(super) fn compare_outs(
     if let Some(d) = vocabulary(cx, m, t) {
         return Some(d);
     }
-    for (name, mo) in &m.outs {
-        // Every name is on both sides (`vocabulary` above).
-        let Some(to) = t.out(name) else {
+    for (i, (name, mo)) in m.outs.iter().enumerate() {
+        // Every name is on both sides (`vocabulary` above), most often at the same
+        // position (both engines record a function's OUTs in the table's order).
+        let same_place = t.outs.get(i).filter(|(n, _)| same_name(n, name));
+        let Some(to) = same_place.map(|(_, o)| o).or_else(|| t.out(name)) else {
             continue;
         };
         match (mo, to) {
@@ -101,7 +103,7 @@ pub(super) fn compare_outs(
             (Out::Ints(mv), Out::Ints(tv)) if name == "indices" => {
                 let k = mv.len();
                 let sentinel = |x: &i64| *x == i64::from(SENTINEL);
-                let ok = if g.mirror.declared {
+                let ok = if g.mirror().declared {
                     tv.len() >= k && tv[..k] == mv[..] && tv[k..].iter().all(sentinel)
                 } else {
                     // R-CAT: a library's categories may change as it registers
@@ -167,7 +169,7 @@ pub(super) fn compare_outs(
                 // between the two calls". With the catalog declared (the same in both
                 // engines), the model's number moving says the categories changed.
                 if let (true, Some(mp), Some(tp)) = (
-                    g.mirror.declared,
+                    g.mirror().declared,
                     det.model_update_number,
                     det.update_number,
                 ) {
@@ -192,11 +194,11 @@ pub(super) fn compare_outs(
                 if name.starts_with("num_")
                     && op.is_get_info()
                     && matches!(op.entry(), Some((Kind::Category, _)))
-                    && !g.mirror.declared => {}
+                    && !g.mirror().declared => {}
             (Out::Int(_), Out::Int(_))
                 if name == "num"
                     && matches!(op.entry(), Some((Kind::Category, _)))
-                    && !g.mirror.declared => {}
+                    && !g.mirror().declared => {}
             // A pvar's count is read back only from a handle; unless the catalog was
             // declared, the model's count is a guess (1).
             (Out::Int(_), Out::Int(_))
@@ -208,7 +210,7 @@ pub(super) fn compare_outs(
                             ..
                         }
                     )
-                    && !g.mirror.declared => {}
+                    && !g.mirror().declared => {}
             // R-PVAR-2 states the flags as 0 and 1; a C logical flag is true when
             // nonzero (MPI-4.1 §2.6.3): the other reading, SHOULD (specs/readings.yaml
             // pvar_flags.nonzero_is_true), as in the spec suite.
@@ -244,7 +246,7 @@ pub(super) fn compare_outs(
     }
     // Outputs only the target has: a write past a read buffer or a member array.
     for (name, to) in &t.outs {
-        if m.out(name).is_none() && target_only(name) {
+        if target_only(name) && m.out(name).is_none() {
             // The rule that sizes the buffer: a category's member array, a cvar's or a
             // pvar's read buffer (R-PREAD-1 for readreset too).
             let rule = match op.sees {
@@ -286,13 +288,18 @@ fn vocabulary(cx: &Ctx<'_>, m: &Obs, t: &Obs) -> Option<Divergence> {
             .map(|(n, _)| n.as_str())
             .filter(|n| !target_only(n))
     }
-    let lacks = |a: &Obs, b: &Obs| names(a).any(|n| !names(b).any(|x| x == n));
+    // The same names in the same order: one pass, the usual case.
+    let mut pairs = names(m).zip(names(t));
+    if names(m).count() == names(t).count() && pairs.all(|(a, b)| same_name(a, b)) {
+        return None;
+    }
+    let lacks = |a: &Obs, b: &Obs| names(a).any(|n| !names(b).any(|x| same_name(x, n)));
     if !lacks(m, t) && !lacks(t, m) {
         return None;
     }
     let only = |a: &Obs, b: &Obs| -> Vec<String> {
         names(a)
-            .filter(|n| !names(b).any(|x| x == *n))
+            .filter(|n| !names(b).any(|x| same_name(x, n)))
             .map(str::to_string)
             .collect()
     };
@@ -325,7 +332,7 @@ fn same_value(g: &Gen, op: &Call, m: &[u8], t: &[u8]) -> bool {
         };
         return text(m) == text(t);
     }
-    if m.len() != t.len() && !g.mirror.declared {
+    if m.len() != t.len() && !g.mirror().declared {
         return !m.iter().all(|x| *x == 0) || t.iter().all(|x| *x == 0);
     }
     m == t

@@ -149,7 +149,7 @@ fn a_stale_session_after_the_last_finalize_may_say_either_error() {
 fn readreset_of_a_readonly_non_atomic_pvar_may_say_either_refusal() {
     let g = start();
     let index = g
-        .mirror
+        .mirror()
         .catalog
         .pvars
         .iter()
@@ -181,7 +181,7 @@ fn readreset_of_a_readonly_non_atomic_pvar_may_say_either_refusal() {
 }
 
 fn pvar(g: &Gen, continuous: bool) -> i32 {
-    g.mirror
+    g.mirror()
         .catalog
         .pvars
         .iter()
@@ -275,8 +275,8 @@ fn avoided_entries_get_no_handle() {
     g.apply(&make::session_create());
     let alloc = |index| make::pvar_handle_alloc(Ref::Made(0), index);
     assert!(!g.valid(&alloc(first as i32)));
-    let other = (first as i32 + 1..g.mirror.count(Kind::Pvar))
-        .find(|i| g.mirror.catalog.pvars[*i as usize].bind == Bind::NoObject)
+    let other = (first as i32 + 1..g.mirror().count(Kind::Pvar))
+        .find(|i| g.mirror().catalog.pvars[*i as usize].bind == Bind::NoObject)
         .expect("another unbound pvar");
     assert!(g.valid(&alloc(other)));
 }

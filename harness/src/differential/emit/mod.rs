@@ -334,7 +334,7 @@ fn item_name(start: &Gen, run: &[Call], enumtype: u16, item: i32) -> Option<Stri
         g.apply(op);
     }
     let e = g.enums.get(usize::from(enumtype))?;
-    let e = g.mirror.catalog.enums.iter().find(|x| &x.name == e)?;
+    let e = g.mirror().catalog.enums.iter().find(|x| &x.name == e)?;
     Some(e.items.get(usize::try_from(item).ok()?)?.name.clone())
 }
 

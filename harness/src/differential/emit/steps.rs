@@ -179,7 +179,7 @@ impl Writer<'_> {
     }
 
     fn size(s: Str) -> Value {
-        match (s.cap, s.len) {
+        match (s.cap(), s.len_in()) {
             (None, _) => "null_buf".into(),
             (Some(_), None) => "null_len".into(),
             (Some(c), Some(_)) => i64::from(c).into(),
@@ -194,7 +194,7 @@ impl Writer<'_> {
             // Each OUT argument NULL in turn, then all of them.
             s.for_all = Some(WrittenForAll::NullOuts);
         }
-        for (name, a) in &c.args {
+        for (name, a) in c.named_args() {
             match *a {
                 // A pair passed as NULL is one of the `for_all: null_outs` rounds.
                 A::Str(Str::NONE) if c.null_outs => {}

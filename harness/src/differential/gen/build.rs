@@ -118,14 +118,8 @@ impl Gen {
             5 => Str::sized(0),
             // As the case language's `null_buf` / `null_len` pass them (so an emitted
             // case replays the same call): the length is strlen+1.
-            6 => Str {
-                cap: None,
-                len: Some(len as i32),
-            },
-            7 => Str {
-                cap: Some(len),
-                len: None,
-            },
+            6 => Str::new(None, Some(len as i32)),
+            7 => Str::new(Some(len), None),
             8 => Str::sized(2),
             _ => Str::sized(64),
         }
@@ -166,7 +160,7 @@ impl Gen {
     }
 
     fn strings_of(&self, k: Kind, i: i32) -> (usize, usize) {
-        let c = &self.mirror.catalog;
+        let c = &self.mirror().catalog;
         let u = usize::try_from(i).unwrap_or(usize::MAX);
         let d = |d: &Option<String>| d.as_deref().map_or(0, str::len);
         match k {
@@ -194,7 +188,7 @@ impl Gen {
     fn data(&self, a: u16) -> Data {
         // Only the reference is written arbitrary numbers: a vendor's configuration is
         // written back what was read from it.
-        if self.mirror.exact_values && a % 3 == 2 {
+        if self.mirror().exact_values && a % 3 == 2 {
             Data::Int(i32::from(a % 100))
         } else {
             Data::Readback
@@ -224,7 +218,8 @@ impl Gen {
                 Some((f, v)) if f == name => v.clone(),
                 _ => self.arg(e, &call, name, role, n(*i), p),
             };
-            call.args.push((name, arg));
+            // `i` is the parameter's position in the prototype (`plan::Entry::params`).
+            call.args.push((*i as u8, arg));
             drawn.push(j);
         }
         // Back to prototype order.
@@ -249,7 +244,7 @@ impl Gen {
 
     fn arg(&self, e: &Entry, call: &Call, name: &str, role: &Role, k: u16, p: Pick) -> A {
         let Pick { a, c, .. } = p;
-        let m = &self.mirror;
+        let m = self.mirror();
         match role {
             Role::Index(kind) => A::Index(*kind, self.index_arg(e, *kind, k, c)),
             Role::Item => {
@@ -372,7 +367,7 @@ impl Gen {
                 .copied()
                 .filter(|n| table[usize::from(*n)].read)
                 .collect();
-            if !read.is_empty() || !self.mirror.exact_values {
+            if !read.is_empty() || !self.mirror().exact_values {
                 live = read;
             }
         }
@@ -407,6 +402,6 @@ impl Gen {
             return None;
         };
         let name = self.enums.get(usize::from(*e))?;
-        self.mirror.catalog.enums.iter().find(|x| &x.name == name)
+        self.mirror().catalog.enums.iter().find(|x| &x.name == name)
     }
 }

@@ -65,7 +65,7 @@ impl Gen {
         };
         let l = self.pvar_handles.get(usize::from(h))?;
         let p = self
-            .mirror
+            .mirror()
             .catalog
             .pvars
             .get(usize::try_from(l.index).ok()?)?;
@@ -105,7 +105,7 @@ impl Gen {
         self.pvar_handles
             .get(usize::from(h))
             .and_then(|l| {
-                self.mirror
+                self.mirror()
                     .catalog
                     .pvars
                     .get(usize::try_from(l.index).ok()?)
@@ -178,7 +178,7 @@ impl Gen {
             let n = self
                 .enums
                 .get(c.int("enumtype") as usize)
-                .and_then(|e| self.mirror.catalog.enums.iter().find(|x| &x.name == e))
+                .and_then(|e| self.mirror().catalog.enums.iter().find(|x| &x.name == e))
                 .map_or(0, |x| x.items.len() as i32);
             let item = c.int("item") as i32;
             if item < 0 || item >= n {

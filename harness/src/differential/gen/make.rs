@@ -75,7 +75,7 @@ pub fn get_info(kind: Kind, i: i32, name: Str, desc: Str) -> Call {
         return c;
     }
     let mut c = Call::new(func, args, Sees::Info(kind));
-    c.args.push(("desc", A::Str(desc)));
+    c.push_arg("desc", A::Str(desc));
     c
 }
 

@@ -38,6 +38,7 @@ use super::{HandleKind, Mirror};
 use crate::cases::funcs::Group;
 use mpit_reference::spec::Bind;
 use mpit_reference::spec::Datatype;
+use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
 /// One object a sequence made, as the generator predicts it.
@@ -99,22 +100,37 @@ impl Unbound {
     }
 }
 
+/// The objects of a handle kind a sequence made, shared between a state and its
+/// clones until one changes it (`Arc::make_mut`): the property search clones the state
+/// for every call it draws (`props::Machine::transitions`), and most calls change no
+/// table, so a clone was mostly copies of tables that stayed as they were.
+pub type Table = Rc<Vec<Life>>;
+
+/// What every state of a sequence shares and none changes: the mirror and its entries a
+/// handle can be allocated for. Behind one `Rc`, so that a clone of a state bumps one
+/// count that is not atomic: the search clones a state for every call it draws, and
+/// atomic counts there (two `Arc`s, and the tables' when they were `Arc`s) were
+/// measurable in the property search (issue 18, the bench).
+struct Fixed {
+    mirror: Arc<Mirror>,
+    unbound: Arc<Unbound>,
+}
+
 /// The generator's state.
 #[derive(Clone)]
 pub struct Gen {
-    pub mirror: Arc<Mirror>,
-    unbound: Arc<Unbound>,
+    fixed: Rc<Fixed>,
     pub mode: Mode,
     /// `MPI_T_init_thread` calls of the sequence not yet finalized (outside lifecycle
     /// mode the worker's own init is underneath: the sequence never finalizes it).
     pub depth: u32,
-    pub cvar_handles: Vec<Life>,
-    pub sessions: Vec<Life>,
-    pub pvar_handles: Vec<Life>,
-    pub registrations: Vec<Life>,
+    pub cvar_handles: Table,
+    pub sessions: Table,
+    pub pvar_handles: Table,
+    pub registrations: Table,
     /// Enum names in the order get_info first returned them (the numbers of
     /// `A::Enumtype`).
-    pub enums: Vec<String>,
+    pub enums: Rc<Vec<String>>,
     /// `MPI_Init` was called (the entries that appear at it are numbered).
     pub mpi: bool,
     /// Event instances delivered so far (the numbers of `HandleKind::Instance`).
@@ -126,7 +142,7 @@ pub struct Gen {
     /// Each listed call's tickets in this state as running totals (`pick`), worked out
     /// on the first pick:
     /// proptest reads a transition's value more than once, and each read picks again.
-    tickets: std::cell::OnceCell<Arc<[u32]>>,
+    tickets: std::cell::OnceCell<Rc<[u32]>>,
 }
 
 impl std::fmt::Debug for Gen {
@@ -154,15 +170,14 @@ impl Gen {
         // Made once per mirror, not per sequence (a sequence is a few dozen calls).
         let unbound = mirror.unbound();
         Gen {
-            mirror,
-            unbound,
+            fixed: Rc::new(Fixed { mirror, unbound }),
             mode,
             depth: 0,
-            cvar_handles: Vec::new(),
-            sessions: Vec::new(),
-            pvar_handles: Vec::new(),
-            registrations: Vec::new(),
-            enums: Vec::new(),
+            cvar_handles: Table::default(),
+            sessions: Table::default(),
+            pvar_handles: Table::default(),
+            registrations: Table::default(),
+            enums: Rc::default(),
             mpi: false,
             instances: 0,
             reinit: false,
@@ -171,10 +186,15 @@ impl Gen {
         }
     }
 
+    /// The mirrored catalog the sequence is generated for.
+    pub fn mirror(&self) -> &Arc<Mirror> {
+        &self.fixed.mirror
+    }
+
     /// Entries of a kind numbered at this point: the mirror's, and after `MPI_Init`
     /// those a declared catalog adds then.
     pub fn count(&self, k: Kind) -> i32 {
-        let m = &self.mirror;
+        let m = self.mirror();
         m.count(k) + if self.mpi { m.late(k) } else { 0 }
     }
 
@@ -194,7 +214,7 @@ impl Gen {
     /// The datatype of the variable a read (`cvar_read`, `pvar_read[reset]`) of a
     /// handle the sequence made reads.
     pub fn read_datatype(&self, c: &Call) -> Option<Datatype> {
-        let cat = &self.mirror.catalog;
+        let cat = &self.mirror().catalog;
         let Sees::Read(kind, Ref::Made(n)) = c.sees else {
             return None;
         };
@@ -210,10 +230,10 @@ impl Gen {
     /// counted: [`Gen::instances`]).
     fn table_mut(&mut self, k: HandleKind) -> Option<&mut Vec<Life>> {
         match k {
-            HandleKind::Cvar => Some(&mut self.cvar_handles),
-            HandleKind::Session => Some(&mut self.sessions),
-            HandleKind::Pvar => Some(&mut self.pvar_handles),
-            HandleKind::Registration => Some(&mut self.registrations),
+            HandleKind::Cvar => Some(Rc::make_mut(&mut self.cvar_handles)),
+            HandleKind::Session => Some(Rc::make_mut(&mut self.sessions)),
+            HandleKind::Pvar => Some(Rc::make_mut(&mut self.pvar_handles)),
+            HandleKind::Registration => Some(Rc::make_mut(&mut self.registrations)),
             HandleKind::Instance => None,
         }
     }
@@ -235,7 +255,7 @@ impl Gen {
     pub fn continuous(&self, index: i32) -> bool {
         usize::try_from(index)
             .ok()
-            .and_then(|i| self.mirror.catalog.pvars.get(i))
+            .and_then(|i| self.mirror().catalog.pvars.get(i))
             .is_some_and(|p| p.continuous)
     }
 
@@ -287,11 +307,14 @@ impl Gen {
                     .filter(|e| !self.enums.iter().any(|x| x == e))
                     .map(str::to_owned);
                 if let Some(e) = new {
-                    self.enums.push(e);
+                    Rc::make_mut(&mut self.enums).push(e);
                 }
             }
             Sees::Alloc { kind, index } => self.alloc(c, kind, index),
-            Sees::Read(kind, Ref::Made(n)) => {
+            // Changed (and so copied, when shared) only the first time.
+            Sees::Read(kind, Ref::Made(n))
+                if !self.table(kind).get(usize::from(n)).is_none_or(|l| l.read) =>
+            {
                 if let Some(l) = self.table_mut(kind).and_then(|t| t.get_mut(usize::from(n))) {
                     l.read = true;
                 }
@@ -303,7 +326,7 @@ impl Gen {
         if let Some(A::Flag(set)) = c.arg("callback") {
             if let Ref::Made(n) = c.handle("registration") {
                 if Self::live(&self.registrations, Ref::Made(n)) {
-                    let l = &mut self.registrations[usize::from(n)];
+                    let l = &mut Rc::make_mut(&mut self.registrations)[usize::from(n)];
                     let bit = 1u8 << (c.safety() as u8);
                     l.cbs = if *set { l.cbs | bit } else { l.cbs & !bit };
                 }
@@ -314,7 +337,7 @@ impl Gen {
         };
         if let Ref::Made(s) = c.handle("session") {
             let handle = c.handle("handle");
-            for (n, l) in self.pvar_handles.iter_mut().enumerate() {
+            for (n, l) in Rc::make_mut(&mut self.pvar_handles).iter_mut().enumerate() {
                 let named = match handle {
                     Ref::Made(h) => usize::from(h) == n,
                     Ref::All => l.session == s,
@@ -333,12 +356,11 @@ impl Gen {
         self.depth -= 1;
         if self.mode.lifecycle && self.depth == 0 {
             self.finalized = true;
-            for l in self
-                .cvar_handles
+            for l in Rc::make_mut(&mut self.cvar_handles)
                 .iter_mut()
-                .chain(&mut self.sessions)
-                .chain(&mut self.pvar_handles)
-                .chain(&mut self.registrations)
+                .chain(Rc::make_mut(&mut self.sessions))
+                .chain(Rc::make_mut(&mut self.pvar_handles))
+                .chain(Rc::make_mut(&mut self.registrations))
             {
                 l.live = false;
             }
@@ -350,7 +372,7 @@ impl Gen {
         if !self.in_range(k, i) {
             return None;
         }
-        let c = &self.mirror.catalog;
+        let c = &self.mirror().catalog;
         let u = i as usize;
         match k {
             Kind::Cvar => c.cvars[u].enumtype.as_deref(),
@@ -384,8 +406,11 @@ impl Gen {
         let u = usize::from(n);
         if k == HandleKind::Session {
             if Self::live(&self.sessions, Ref::Made(n)) {
-                self.sessions[u].live = false;
-                for h in self.pvar_handles.iter_mut().filter(|h| h.session == n) {
+                Rc::make_mut(&mut self.sessions)[u].live = false;
+                for h in Rc::make_mut(&mut self.pvar_handles)
+                    .iter_mut()
+                    .filter(|h| h.session == n)
+                {
                     h.live = false;
                 }
             }

@@ -11,7 +11,7 @@ use crate::judge::policy::{self, Policy};
 
 impl Gen {
     fn supports(&self, f: &str) -> bool {
-        self.mirror.supports(f)
+        self.mirror().supports(f)
     }
 
     fn valid_ref(&self, table: &[Life], r: Ref) -> bool {
@@ -35,21 +35,21 @@ impl Gen {
     /// by what each is, and the table's columns: no function is named here.
     pub fn valid(&self, c: &Call) -> bool {
         // (The function's name is made only when there is a list to look it up in.)
-        let listed = !self.mirror.unsupported.is_empty();
+        let listed = !self.mirror().unsupported.is_empty();
         if listed && !c.needs_hooks() && !self.supports(c.func.c_name()) {
             return false;
         }
         self.gate_open(Gate::of(c.func))
-            && c.args.iter().all(|(name, a)| self.valid_arg(c, name, a))
+            && c.named_args().all(|(name, a)| self.valid_arg(c, name, a))
     }
 
     /// Whether a call behind this gate may come next (also what `pick` draws among).
     pub(super) fn gate_open(&self, g: Gate) -> bool {
         match g {
             // The reference's hooks, on its entries only.
-            Gate::Harness => self.mirror.hooks,
+            Gate::Harness => self.mirror().hooks,
             // MPI_Init, once, where the catalog says what it adds (R-CVAR-1).
-            Gate::Mpi => self.mode.lifecycle && self.mirror.declared && !self.mpi,
+            Gate::Mpi => self.mode.lifecycle && self.mirror().declared && !self.mpi,
             // R-INIT-1: nested, at most so deep.
             Gate::DepthUp => self.depth < 8,
             // R-FIN-1: after an init, unless lifecycle probes it.
@@ -67,9 +67,9 @@ impl Gen {
             // robustness mode for one out of range.
             A::Index(k, i) if matches!(c.sees, Sees::Alloc { .. }) => {
                 let unbound = match k {
-                    Kind::Cvar => &self.unbound.cvars,
-                    Kind::Pvar => &self.unbound.pvars,
-                    Kind::Event => &self.unbound.events,
+                    Kind::Cvar => &self.fixed.unbound.cvars,
+                    Kind::Pvar => &self.fixed.unbound.pvars,
+                    Kind::Event => &self.fixed.unbound.events,
                     _ => return false,
                 };
                 (unbound.contains(&i) && self.in_range(k, i)) || (r && !self.in_range(k, i))
@@ -90,7 +90,7 @@ impl Gen {
                     return false;
                 };
                 let n = self
-                    .mirror
+                    .mirror()
                     .catalog
                     .enums
                     .iter()

@@ -8,7 +8,7 @@
 //! (`emit/steps.rs`) writes the arguments, and the comparator and the writer's
 //! expectations ask the call what it is. One vocabulary from generation to report.
 
-use super::{Act, Data, Kind, Ref, Str};
+use super::{Act, Data, Kind, Ref, Str, Text};
 use crate::cases::funcs::{Func, Group, Param};
 use crate::cases::Neutral;
 use crate::differential::HandleKind;
@@ -32,7 +32,7 @@ pub enum A {
     /// A (buf, len) pair.
     Str(Str),
     /// A name passed in.
-    Text(Box<str>),
+    Text(Text),
     Level(ThreadLevel),
     Class(PvarClass),
     Safety(CbSafety),
@@ -85,17 +85,21 @@ pub enum Sees {
     Raise(i32),
 }
 
-/// A call's arguments by parameter name: at most five (`event_register_callback`),
-/// inline, since a sequence holds dozens of calls and the shrinker copies it often.
-pub type Args = ArrayVec<(&'static str, A), 5>;
+/// A call's arguments: each one's parameter, as its position in the function's
+/// prototype (`Func::params`; [`Call::named_args`] gives the names), and its value. At
+/// most five (`event_register_callback`), inline, since a sequence holds dozens of calls
+/// and the shrinker copies it often: a position rather than the name (a 16-byte `&str`)
+/// keeps a call small (see `Str`).
+pub type Args = ArrayVec<(u8, A), 5>;
 
 /// One call of the function table: the entry it calls, its arguments by parameter
-/// name (`Func::params`), and what both engines observe of its OUTs. The target engine
-/// passes these arguments (and [`Call::implied`]), the YAML writer writes them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// ([`Args`]: positions in `Func::params`), and what both engines observe of its OUTs.
+/// The target engine passes these arguments (and [`Call::implied`]), the YAML writer
+/// writes them; both by name ([`Call::named_args`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "CallWire")]
 pub struct Call {
     pub func: Func,
-    #[serde(serialize_with = "args_out", deserialize_with = "args_in")]
     pub args: Args,
     /// Every OUT argument of the function not passed above is NULL (R-CVAR-3); a
     /// written case passes each NULL in turn, then all (`for_all: null_outs`).
@@ -104,14 +108,41 @@ pub struct Call {
 }
 
 impl Call {
-    /// A call of `func` with these arguments, observed by `sees`.
+    /// A call of `func` with these arguments by parameter name, observed by `sees`.
     pub fn new(func: Func, args: impl IntoIterator<Item = (&'static str, A)>, sees: Sees) -> Call {
-        Call {
+        let mut c = Call {
             func,
-            args: args.into_iter().collect(),
+            args: Args::new(),
             null_outs: false,
             sees,
+        };
+        for (name, a) in args {
+            c.push_arg(name, a);
         }
+        c
+    }
+
+    /// Passes `a` as parameter `name`, which the table gives the function: the
+    /// generator's entries and calls name only those (`op::tests` makes each), so
+    /// another name is a bug in the harness, not an input.
+    pub fn push_arg(&mut self, name: &str, a: A) {
+        let Some(p) = position(self.func, name) else {
+            panic!("{} has no parameter `{name}`", self.func.c_name());
+        };
+        self.args.push((p, a));
+    }
+
+    /// The name of the parameter at position `p` of the prototype.
+    pub fn param_name(&self, p: u8) -> &'static str {
+        self.func
+            .params()
+            .get(usize::from(p))
+            .map_or("", |(n, _)| *n)
+    }
+
+    /// The arguments with their parameters' names, in the order passed.
+    pub fn named_args(&self) -> impl Iterator<Item = (&'static str, &A)> + '_ {
+        self.args.iter().map(|(p, a)| (self.param_name(*p), a))
     }
 
     /// Arguments the target engine passes and a written case leaves out: the value
@@ -120,25 +151,18 @@ impl Call {
     /// length, or none with `null_outs`, whose NULL arguments make it moot (no array is
     /// asked for through a NULL `num_elements`).
     pub fn implied(&self) -> Args {
-        let passed = |n: &str| self.args.iter().any(|(p, _)| *p == n);
         let mut implied = Args::new();
-        for (n, p) in self.func.params() {
-            // The name is matched before the neutral value is asked for: every call the
-            // target engine makes comes through here, and only these two are implied.
-            let a = match (*n, p) {
-                ("info", Param::Handle) => match self.func.neutral(n) {
-                    Neutral::Constant("MPI_INFO_NULL") => A::InfoNull,
-                    _ => continue,
-                },
-                ("capacity", Param::Int) => match self.func.neutral(n) {
-                    Neutral::Int(len) => A::Int(if self.null_outs { 0 } else { len }),
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            if !passed(n) {
-                implied.push((n, a));
+        for &(i, arg) in implied_of(self.func) {
+            if self.args.iter().any(|(p, _)| *p == i) {
+                continue;
             }
+            implied.push((
+                i,
+                match arg {
+                    Implied::InfoNull => A::InfoNull,
+                    Implied::Capacity(len) => A::Int(if self.null_outs { 0 } else { len }),
+                },
+            ));
         }
         implied
     }
@@ -148,8 +172,8 @@ impl Call {
     /// `event_handle_free`'s registration, passed by value and freed, R-EVT-FREE).
     pub fn frees(&self) -> Option<(HandleKind, Ref)> {
         let out = self.func.outs().first()?;
-        self.args.iter().find_map(|(n, a)| match a {
-            A::Handle(k, r) if n == out => Some((*k, *r)),
+        self.named_args().find_map(|(n, a)| match a {
+            A::Handle(k, r) if n == *out => Some((*k, *r)),
             _ => None,
         })
     }
@@ -248,31 +272,99 @@ impl Call {
     }
 }
 
-/// The argument names as the table spells them, for the calls a worker receives.
-fn param_name(s: &str) -> Option<&'static str> {
-    Func::ALL
-        .iter()
-        .flat_map(|f| f.params())
-        .map(|(n, _)| *n)
-        .find(|n| *n == s)
+/// A parameter a written case leaves out that the target engine passes ([`Call::implied`]).
+#[derive(Debug, Clone, Copy)]
+enum Implied {
+    /// `info`: `MPI_INFO_NULL`.
+    InfoNull,
+    /// `capacity`: arrays of this many elements (none with `null_outs`).
+    Capacity(i64),
 }
 
-fn args_out<S: Serializer>(args: &Args, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(args.iter())
+/// Each function's implied parameters with their positions, read off the table and
+/// `Func::neutral` once: every call the target engine makes asks.
+fn implied_of(f: Func) -> &'static [(u8, Implied)] {
+    static IMPLIED: OnceLock<Vec<Vec<(u8, Implied)>>> = OnceLock::new();
+    let all = IMPLIED.get_or_init(|| {
+        Func::ALL
+            .iter()
+            .map(|f| {
+                let implied = |(n, p): &(&str, Param)| match (*n, p) {
+                    ("info", Param::Handle) => match f.neutral(n) {
+                        Neutral::Constant("MPI_INFO_NULL") => Some(Implied::InfoNull),
+                        _ => None,
+                    },
+                    ("capacity", Param::Int) => match f.neutral(n) {
+                        Neutral::Int(len) => Some(Implied::Capacity(len)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                (0..)
+                    .zip(f.params())
+                    .filter_map(|(i, p)| implied(p).map(|a| (i, a)))
+                    .collect()
+            })
+            .collect()
+    });
+    all.get(f as usize).map_or(&[], Vec::as_slice)
 }
 
-fn args_in<'de, D: Deserializer<'de>>(d: D) -> Result<Args, D::Error> {
-    use serde::de::Error;
-    let v: Vec<(String, A)> = Vec::deserialize(d)?;
-    if v.len() > 5 {
-        return Err(D::Error::custom("more than five arguments"));
+/// The position of parameter `name` in `f`'s prototype.
+fn position(f: Func, name: &str) -> Option<u8> {
+    let i = f.params().iter().position(|(n, _)| *n == name)?;
+    u8::try_from(i).ok()
+}
+
+/// A call as a worker receives it and a report keeps it: the arguments by parameter
+/// name, `[["index", {...}], ...]`.
+impl Serialize for Call {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Named<'a>(&'a Call);
+        impl Serialize for Named<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.named_args())
+            }
+        }
+        let mut st = s.serialize_struct("Call", 4)?;
+        st.serialize_field("func", &self.func)?;
+        st.serialize_field("args", &Named(self))?;
+        st.serialize_field("null_outs", &self.null_outs)?;
+        st.serialize_field("sees", &self.sees)?;
+        st.end()
     }
-    v.into_iter()
-        .map(|(n, a)| match param_name(&n) {
-            Some(n) => Ok((n, a)),
-            None => Err(D::Error::custom(format!("no parameter `{n}` in the table"))),
+}
+
+/// What [`Call`]'s `Serialize` writes, read back; each name must be a parameter of the
+/// function.
+#[derive(Deserialize)]
+struct CallWire {
+    func: Func,
+    args: Vec<(String, A)>,
+    null_outs: bool,
+    sees: Sees,
+}
+
+impl TryFrom<CallWire> for Call {
+    type Error = String;
+    fn try_from(w: CallWire) -> Result<Call, String> {
+        if w.args.len() > 5 {
+            return Err("more than five arguments".into());
+        }
+        let mut args = Args::new();
+        for (n, a) in w.args {
+            let p = position(w.func, &n)
+                .ok_or_else(|| format!("{} has no parameter `{n}`", w.func.c_name()))?;
+            args.push((p, a));
+        }
+        Ok(Call {
+            func: w.func,
+            args,
+            null_outs: w.null_outs,
+            sees: w.sees,
         })
-        .collect()
+    }
 }
 
 fn out_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
@@ -291,7 +383,7 @@ fn out_name<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
 impl Call {
     /// The argument passed as parameter `name`, if any.
     pub fn arg(&self, name: &str) -> Option<&A> {
-        self.args.iter().find(|(n, _)| *n == name).map(|(_, a)| a)
+        self.named_args().find(|(n, _)| *n == name).map(|(_, a)| a)
     }
 
     /// The handle OUT of an allocation or a free: the function's first OUT (the
@@ -382,11 +474,11 @@ impl Call {
 /// A (buf, len) pair as evidence shows it: `(buf[13], len 13)`, `NULL` for either.
 impl std::fmt::Display for Str {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.cap {
+        match self.cap() {
             Some(c) => write!(f, "(buf[{c}], ")?,
             None => write!(f, "(NULL, ")?,
         }
-        match self.len {
+        match self.len_in() {
             Some(l) => write!(f, "len {l})"),
             None => write!(f, "NULL)"),
         }
@@ -398,7 +490,7 @@ impl std::fmt::Display for Str {
 impl std::fmt::Display for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}(", self.func.c_name())?;
-        for (k, (n, a)) in self.args.iter().enumerate() {
+        for (k, (n, a)) in self.named_args().enumerate() {
             let sep = if k == 0 { "" } else { ", " };
             match a {
                 A::Index(_, i) => write!(f, "{sep}{n}: {i}")?,

@@ -69,8 +69,8 @@ pub struct TargetEngine<'a> {
 
 fn arg(s: Str) -> StrArg {
     StrArg {
-        cap: s.cap.map(|c| c as usize),
-        len: s.len,
+        cap: s.cap().map(|c| c as usize),
+        len: s.len_in(),
     }
 }
 
@@ -269,13 +269,12 @@ impl<'a> TargetEngine<'a> {
             .args
             .iter()
             .chain(&c.implied())
-            .map(|(n, a)| (*n, self.arg(a)))
+            .map(|(p, a)| (c.param_name(*p), self.arg(a)))
             .collect();
         if c.null_outs {
             let sized = |n: &str| {
-                c.args
-                    .iter()
-                    .any(|(x, a)| *x == n && matches!(a, A::Str(s) if *s != Str::NONE))
+                c.named_args()
+                    .any(|(x, a)| x == n && matches!(a, A::Str(s) if *s != Str::NONE))
             };
             let nulls: Vec<&'static str> = c
                 .func
