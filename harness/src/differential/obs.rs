@@ -69,9 +69,9 @@ impl PartialEq<str> for OutName {
     }
 }
 
-/// Two OUT names are the same: the same literal (both engines name most OUTs with
-/// literals the linker merges, and the comparator matches names on every call both
-/// answer), else the same text.
+/// Two OUT names are the same: compared by address first (one comparison when both
+/// engines name the OUT with the same literal; the comparator matches names on every
+/// call both answer), else by text.
 pub fn same_name(a: &str, b: &str) -> bool {
     std::ptr::eq(a, b) || a == b
 }

@@ -289,8 +289,8 @@ fn vocabulary(cx: &Ctx<'_>, m: &Obs, t: &Obs) -> Option<Divergence> {
             .filter(|n| !target_only(n))
     }
     // The same names in the same order: one pass, the usual case.
-    let mut pairs = names(m).zip(names(t));
-    if names(m).count() == names(t).count() && pairs.all(|(a, b)| same_name(a, b)) {
+    if names(m).count() == names(t).count() && names(m).zip(names(t)).all(|(a, b)| same_name(a, b))
+    {
         return None;
     }
     let lacks = |a: &Obs, b: &Obs| names(a).any(|n| !names(b).any(|x| same_name(x, n)));

@@ -101,7 +101,7 @@ impl Unbound {
 }
 
 /// The objects of a handle kind a sequence made, shared between a state and its
-/// clones until one changes it (`Arc::make_mut`): the property search clones the state
+/// clones until one changes it (`Rc::make_mut`): the property search clones the state
 /// for every call it draws (`props::Machine::transitions`), and most calls change no
 /// table, so a clone was mostly copies of tables that stayed as they were.
 pub type Table = Rc<Vec<Life>>;
@@ -313,7 +313,10 @@ impl Gen {
             Sees::Alloc { kind, index } => self.alloc(c, kind, index),
             // Changed (and so copied, when shared) only the first time.
             Sees::Read(kind, Ref::Made(n))
-                if !self.table(kind).get(usize::from(n)).is_none_or(|l| l.read) =>
+                if self
+                    .table(kind)
+                    .get(usize::from(n))
+                    .is_some_and(|l| !l.read) =>
             {
                 if let Some(l) = self.table_mut(kind).and_then(|t| t.get_mut(usize::from(n))) {
                     l.read = true;
