@@ -130,12 +130,6 @@ impl From<&str> for Text {
     }
 }
 
-impl From<String> for Text {
-    fn from(s: String) -> Text {
-        Text(Box::new(s))
-    }
-}
-
 /// As the string: evidence shows `name: "x"`.
 impl std::fmt::Debug for Text {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

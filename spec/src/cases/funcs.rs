@@ -433,10 +433,12 @@ impl Func {
     }
 
     pub fn param(self, name: &str) -> Option<Param> {
-        self.params()
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, p)| *p)
+        self.position(name).map(|i| self.params()[i].1)
+    }
+
+    /// Where parameter `name` is in the prototype ([`Func::params`]).
+    pub fn position(self, name: &str) -> Option<usize> {
+        self.params().iter().position(|(n, _)| *n == name)
     }
 }
 

@@ -293,10 +293,8 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
     let func = Func::from_yaml(&e.call).ok_or_else(|| format!("no function `{}`", e.call))?;
     let at = |m: String| format!("{}: {m}", e.call);
     let param = |n: &str| {
-        func.params()
-            .iter()
-            .map(|(p, _)| *p)
-            .find(|p| *p == n)
+        func.position(n)
+            .map(|i| func.params()[i].0)
             .ok_or_else(|| at(format!("no parameter `{n}`")))
     };
     let mut hints = BTreeMap::new();

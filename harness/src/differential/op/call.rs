@@ -310,10 +310,9 @@ fn implied_of(f: Func) -> &'static [(u8, Implied)] {
     all.get(f as usize).map_or(&[], Vec::as_slice)
 }
 
-/// The position of parameter `name` in `f`'s prototype.
+/// The position of parameter `name` in `f`'s prototype, as [`Args`] keeps it.
 fn position(f: Func, name: &str) -> Option<u8> {
-    let i = f.params().iter().position(|(n, _)| *n == name)?;
-    u8::try_from(i).ok()
+    u8::try_from(f.position(name)?).ok()
 }
 
 /// A call as a worker receives it and a report keeps it: the arguments by parameter
