@@ -2,9 +2,12 @@
 //! how much of it the suite covers. A rule is *cited* when a case cites its id in
 //! `rules:` or the map lists a case for it; every case the map names must exist. A
 //! citation is not a check: a rule is *judged* by a report only where a case citing it
-//! produced a verdict there (pass, fail, warn, crash or timeout; for a MUST rule at
-//! level must), so `coverage` also counts the rules the published reports judged, on
-//! the reference and on the real libraries apart ([`Coverage::judge`]).
+//! ran its check on a subject and came to a pass or a fail (for a MUST rule at level
+//! must; a warn for the other strengths too), not on a check that held vacuously (a
+//! `for_all` over no entry: `exercised: false`), so `coverage` also counts the rules
+//! the published reports judged, on the reference and on the real libraries apart
+//! ([`Coverage::judge`]). A MUST rule whose cases only crashed or hung on a library is
+//! not judged there; it is listed apart.
 //! Rules only the cross-rank run checks (`ranks:`, a run with `--launcher`) count only
 //! when asked (`coverage --with-launcher`): a run without a launcher does not check them.
 
@@ -50,6 +53,9 @@ pub struct Judged {
     pub reference: BTreeSet<String>,
     /// Rule → the real libraries whose report judged it.
     pub real: BTreeMap<String, Vec<String>>,
+    /// MUST rule → the real libraries where its cases only crashed or hung (and no
+    /// library judged it).
+    pub crash_only: BTreeMap<String, Vec<String>>,
     /// The real libraries' names, in the order given.
     pub targets: Vec<String>,
     /// Rule → what its cases' results were on the real libraries (`skip`, `warn
@@ -75,6 +81,20 @@ fn is_verdict(s: Status) -> bool {
         s,
         Status::Pass | Status::Fail | Status::Warn | Status::Crash | Status::Timeout
     )
+}
+
+/// One result as coverage sees it: status, level, `exercised` (false: held vacuously).
+type Seen = (Status, Level, Option<bool>);
+
+/// Whether a result judged a rule of `strength`: the check ran to its end on a
+/// subject it had something to check on (not vacuously), and said pass or fail; a
+/// MUST rule at level must, a rule of another strength at any level, warn included.
+fn judges(strength: Strength, s: Status, l: Level, exercised: Option<bool>) -> bool {
+    let came_to = match strength {
+        Strength::Must => matches!(s, Status::Pass | Status::Fail) && l == Level::Must,
+        _ => matches!(s, Status::Pass | Status::Fail | Status::Warn),
+    };
+    came_to && exercised != Some(false)
 }
 
 /// `with_launcher`: count the rules the cross-rank run checks.
@@ -142,29 +162,54 @@ pub fn measure(c: &Clauses, suite: &Suite, with_launcher: bool) -> Result<Covera
 }
 
 impl Coverage {
-    /// The rules `report` judged: those with a result of a covering case that is a
-    /// verdict, at level must for a MUST rule.
+    /// The rules `report` judged: those with a result of a covering case that
+    /// [`judges`] them.
     pub fn judged_by(&self, report: &Report) -> BTreeSet<String> {
-        let mut by_case: BTreeMap<&str, Vec<(Status, Level)>> = BTreeMap::new();
-        for r in &report.results {
-            by_case
-                .entry(r.case.as_str())
-                .or_default()
-                .push((r.status, r.level));
-        }
+        let by_case = Self::by_case(report);
         self.rows
             .iter()
             .filter(|row| {
                 row.cases.iter().any(|c| {
                     by_case.get(c.as_str()).is_some_and(|rs| {
-                        rs.iter().any(|(s, l)| {
-                            is_verdict(*s) && (row.strength != Strength::Must || *l == Level::Must)
+                        rs.iter().any(|(s, l, e)| judges(row.strength, *s, *l, *e))
+                    })
+                })
+            })
+            .map(|r| r.rule.clone())
+            .collect()
+    }
+
+    /// The MUST rules whose cases gave `report` a crash or a timeout at level must and
+    /// no pass or fail: checked only as far as the library let them.
+    pub fn crash_only_in(&self, report: &Report) -> BTreeSet<String> {
+        let by_case = Self::by_case(report);
+        let judged = self.judged_by(report);
+        self.rows
+            .iter()
+            .filter(|row| row.strength == Strength::Must && !judged.contains(&row.rule))
+            .filter(|row| {
+                row.cases.iter().any(|c| {
+                    by_case.get(c.as_str()).is_some_and(|rs| {
+                        rs.iter().any(|(s, l, _)| {
+                            matches!(s, Status::Crash | Status::Timeout) && *l == Level::Must
                         })
                     })
                 })
             })
             .map(|r| r.rule.clone())
             .collect()
+    }
+
+    /// Each case's results: status, level, and whether the check held vacuously.
+    fn by_case(report: &Report) -> BTreeMap<&str, Vec<Seen>> {
+        let mut by_case: BTreeMap<&str, Vec<_>> = BTreeMap::new();
+        for r in &report.results {
+            by_case
+                .entry(r.case.as_str())
+                .or_default()
+                .push((r.status, r.level, r.exercised));
+        }
+        by_case
     }
 
     /// Per rule, the results of its value cases in `report` whose value moved.
@@ -196,6 +241,9 @@ impl Coverage {
             for rule in self.judged_by(r) {
                 j.real.entry(rule).or_default().push(name.clone());
             }
+            for rule in self.crash_only_in(r) {
+                j.crash_only.entry(rule).or_default().push(name.clone());
+            }
             for (rule, n) in self.moved_in(r) {
                 j.moved.entry(rule).or_default().1 += n;
             }
@@ -210,6 +258,7 @@ impl Coverage {
                 }
             }
         }
+        j.crash_only.retain(|rule, _| !j.real.contains_key(rule));
         self.judged = Some(j);
     }
 
@@ -308,6 +357,12 @@ impl Coverage {
                     } else {
                         "not judged on the reference either"
                     };
+                    let crashed = j.crash_only.get(rule).map_or(String::new(), |libs| {
+                        format!(
+                            " (checked only as far as a crash or hang: {})",
+                            libs.join(", ")
+                        )
+                    });
                     let seen = j.real_results.get(rule).filter(|m| !m.is_empty()).map_or(
                         "no results".to_string(),
                         |m| {
@@ -318,7 +373,7 @@ impl Coverage {
                         },
                     );
                     out.push_str(&format!(
-                        "  {rule}: {on_ref}; on the real libraries its cases ({}) gave {seen}\n",
+                        "  {rule}: {on_ref}; on the real libraries its cases ({}) gave {seen}{crashed}\n",
                         cases.join(", ")
                     ));
                 }

@@ -51,6 +51,8 @@ faults! {
     PvarGetIndexIgnoresClass = "pvar-get-index-ignores-class", "indices", "R-PVAR-4", "pvar_get_index returns the first pvar of that name whatever the class";
     BadIndexWrongCode = "bad-index-wrong-code", "indices", "R-RC-1", "an out-of-range index returns MPI_T_ERR_INVALID_NAME instead of INVALID_INDEX";
     IndexShiftAfterGrowth = "index-shift-after-growth", "indices", "R-CVAR-1", "variables that appear at MPI_Init are inserted first, moving every other index";
+    ReinitLosesCvars = "reinit-loses-cvars", "indices", "R-CVAR-1", "the last MPI_T_finalize while MPI is initialized frees the control variables: after the next MPI_T_init_thread, cvar_get_num returns 0 (the storage mpich#7954 freed, seen from the catalog)";
+    ReinitRenumbersCvars = "reinit-renumbers-cvars", "indices", "R-CVAR-1", "after a full MPI_T_finalize and a new MPI_T_init_thread the cvars come back in another order: index i answers for the variable that was i+1 (every index renamed)";
     NullOutRejected = "null-out-rejected", "indices", "R-CVAR-3", "cvar_get_info with a NULL verbosity pointer returns MPI_T_ERR_INVALID instead of ignoring it";
     NullOutDerefCvar = "null-out-deref-cvar", "indices", "R-CVAR-3", "cvar_get_info writes bind without checking for NULL (crash)";
     NullOutDerefPvar = "null-out-deref-pvar", "indices", "R-CVAR-3", "pvar_get_info writes atomic without checking for NULL (crash)";
@@ -65,6 +67,7 @@ faults! {
     HandleNotNulled = "handle-not-nulled", "cvars", "R-CVAR-7", "cvar_handle_free leaves the handle unchanged";
     WriteConstantAccepted = "write-constant-accepted", "cvars", "R-CVAR-9", "a write to a CONSTANT cvar succeeds";
     CharCountExcludesNul = "char-count-excludes-nul", "cvars", "R-TYPE-2", "an MPI_CHAR cvar's count does not leave room for the NUL";
+    ReinitZeroesCvars = "reinit-zeroes-cvars", "cvars", "R-SCOPE-2", "a full MPI_T_finalize frees the cvars' values: after a new MPI_T_init_thread every cvar reads as zero and a string cvar as the empty string, the CONSTANT one included";
     StaleCvarHandleAccepted = "stale-cvar-handle-accepted", "cvars", "R-CVAR-7", "a freed cvar handle still reads";
     ForeignSessionHandleAccepted = "foreign-session-handle-accepted", "pvars", "R-PH-1", "a pvar handle used with another session is accepted";
     CounterNotZeroedByReset = "counter-not-zeroed-by-reset", "pvars", "R-PRESET-1", "reset leaves COUNTER/AGGREGATE/TIMER values unchanged";
@@ -97,6 +100,7 @@ faults! {
     CrashInCall = "crash-in-call", "cvars", "R-GEN-1", "cvar_read of an MPI_CHAR cvar crashes (SIGSEGV)";
     ReadresetReadonlyNoWrite = "readreset-readonly-no-write", "conforming", "R-PRR-1", "readreset of a read-only, non-atomic pvar answers NO_WRITE rather than NO_ATOMIC (two errors: either code conforms)";
     EmptyDescriptions = "empty-descriptions", "conforming", "R-STR-6", "no variable, category, event or source has a description (\"\" of length 1: descriptions are optional), except cvars of GROUP/ALL scopes, whose description R-SCOPE-1 requires";
+    EnumInvalidIndex = "enum-invalid-index", "conforming", "R-ENUM-2", "enum_get_info and enum_get_item answer MPI_T_ERR_INVALID_INDEX, the table's code for an invalid enumeration, for an enumtype the library never returned (the reference otherwise answers MPI_T_ERR_INVALID: both are codes of the table, and the argument is an invalid parameter value, R-GEN-3)";
     LongNames = "long-names", "conforming", "R-STR-6", "every cvar, pvar and category name is padded to 2000 characters (no length limit; unique as before), longer than any fixed buffer a tool may pass";
 }
 

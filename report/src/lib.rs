@@ -227,6 +227,21 @@ pub struct Summary {
     pub waived: usize,
 }
 
+impl Summary {
+    /// The counts as the run's last lines say them: each status that occurred, in the
+    /// statuses' order, then the total (`12491 pass, 2 fail, 1604 warn, 131 skip (14228
+    /// total)`).
+    pub fn line(&self) -> String {
+        let by: Vec<String> = self
+            .by_status
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(s, n)| format!("{n} {s}"))
+            .collect();
+        format!("{} ({} total)", by.join(", "), self.total)
+    }
+}
+
 fn zero_counts() -> BTreeMap<Status, usize> {
     Status::ALL.iter().map(|s| (*s, 0)).collect()
 }

@@ -27,7 +27,7 @@ pub struct FuzzPropsArgs {
     #[command(flatten)]
     pub target: TargetArgs,
     /// Sequences to generate (split across the modes: most with MPI_T held
-    /// initialized, an eighth from an uninitialized fresh process, and with
+    /// initialized, a quarter from an uninitialized fresh process, and with
     /// --robustness half as many with invalid arguments).
     #[arg(long, default_value_t = 256)]
     pub cases: u32,
@@ -226,7 +226,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
                 robustness: false,
                 lifecycle: true,
             },
-            (a.cases / 8).max(4),
+            (a.cases / 4).max(4),
         ),
     ];
     if a.robustness {

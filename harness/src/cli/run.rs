@@ -216,17 +216,9 @@ fn print_summary(r: &Report, json: &Path) {
         let [e, s, f] = c.rows().map(|(k, c)| report::capability_cell(c, k));
         outln!("capabilities: events {e}, sources {s}, MPI-4.0 functions {f}");
     }
-    let by: Vec<String> = r
-        .summary
-        .by_status
-        .iter()
-        .filter(|(_, n)| **n > 0)
-        .map(|(s, n)| format!("{n} {s}"))
-        .collect();
     outln!(
-        "results: {} ({} total){}",
-        by.join(", "),
-        r.summary.total,
+        "results: {}{}",
+        r.summary.line(),
         if r.interrupted {
             " — interrupted"
         } else {

@@ -51,6 +51,7 @@ fn string_out(text: &str, a: Str, desc: bool, faults: &Faults) -> Out {
         buf: a.cap().map(|_| o.write),
         len: o.len,
         stray: Vec::new(),
+        stray_bytes: Vec::new(),
     })
 }
 

@@ -42,6 +42,9 @@ pub struct StrObs {
     /// Offsets written outside the buffer (target only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stray: Vec<i32>,
+    /// The bytes written there, in the order of `stray` (target only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stray_bytes: Vec<u8>,
 }
 
 /// An OUT parameter's name: an engine's literal, borrowed (no allocation per call

@@ -16,6 +16,20 @@ use crate::verdict::Status;
 use mpit_reference::profile::ReturnCode;
 use std::collections::BTreeMap;
 
+/// An expectation not met: what differs, and the entry of specs/readings.yaml whose
+/// other side the observation is when the judge itself knows it (a string convention
+/// finding: `judge::StrBroke::reading`), without an `or_reading:` in the case.
+pub(super) struct Miss {
+    pub(super) msg: String,
+    pub(super) reading: Option<&'static str>,
+}
+
+impl From<String> for Miss {
+    fn from(msg: String) -> Self {
+        Miss { msg, reading: None }
+    }
+}
+
 impl Exec<'_, '_> {
     /// Judges one observation; false when a failure should stop the sequence.
     pub(super) fn judge(
@@ -27,16 +41,23 @@ impl Exec<'_, '_> {
         outs: &BTreeMap<String, Val>,
     ) -> bool {
         let level = x.level.unwrap_or(self.case.level);
-        let Err(msg) = self.check(x, func, args, code, outs) else {
+        let Err(Miss { msg, reading }) = self.check(x, func, args, code, outs) else {
             return true;
         };
-        let finding = match &x.or_reading {
-            Some(r) if self.check(&r.expect, func, args, code, outs).is_ok() => Finding {
-                status: if self.ctx.strict {
-                    Status::Fail
-                } else {
-                    Status::Warn
-                },
+        let other = if self.ctx.strict {
+            Status::Fail
+        } else {
+            Status::Warn
+        };
+        let finding = match (reading, &x.or_reading) {
+            // The message cites the entry already (`StrBroke`'s wording).
+            (Some(id), _) => Finding {
+                status: other,
+                message: msg.clone(),
+                reading: Some(readings::cite(id)),
+            },
+            (None, Some(r)) if self.check(&r.expect, func, args, code, outs).is_ok() => Finding {
+                status: other,
                 message: format!(
                     "{msg} (the library follows another reading: {})",
                     readings::cite(&r.reading)
@@ -64,14 +85,13 @@ impl Exec<'_, '_> {
         args: &BTreeMap<&'static str, Arg>,
         code: &ReturnCode,
         outs: &BTreeMap<String, Val>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Miss> {
         let call = func.c_name();
         if let Some(want) = &x.rc {
             if !judge::rc_matches(want, code) {
-                return Err(format!(
-                    "{call} returned {code}, want {}",
-                    judge::rc_text(want)
-                ));
+                return Err(
+                    format!("{call} returned {code}, want {}", judge::rc_text(want)).into(),
+                );
             }
         }
         for (field, check) in [("name", x.name), ("desc", x.desc)] {
@@ -84,11 +104,16 @@ impl Exec<'_, '_> {
                 _ => StrArg::sized(4096),
             };
             let want = self.string_for(func, field).unwrap_or_default();
-            judge::string(check, arg, out, &want).map_err(|e| format!("{call} {field}: {e}"))?;
+            if let Err(b) = judge::strings::broke(check, arg, out, want.as_ref()) {
+                return Err(Miss {
+                    msg: format!("{call} {field}: {b}"),
+                    reading: b.reading(),
+                });
+            }
         }
         for (field, p) in &x.out {
             let Some(v) = outs.get(field) else {
-                return Err(format!("{call} has no OUT value {field}"));
+                return Err(format!("{call} has no OUT value {field}").into());
             };
             judge::pred(&p.0, v, &|e| self.value(e)).map_err(|e| {
                 // Datatype handles are numbers (Open MPI: addresses): name them.
@@ -126,12 +151,18 @@ impl Exec<'_, '_> {
             };
             match saved {
                 Val::Outs(before) => judge::same_outs(&before, outs).map_err(|e| {
-                    format!("{call}: {e} (R-CVAR-2: get_info answers never change)")
+                    // A query's answers never change (R-CVAR-2); another call's are the
+                    // case's own question (its rules say which).
+                    let why = match call.ends_with("_get_info") {
+                        true => "R-CVAR-2: get_info answers never change",
+                        false => "the same as an earlier call of the case returned",
+                    };
+                    format!("{call}: {e} ({why})")
                 })?,
                 other => {
-                    return Err(format!(
-                        "same_as needs a value saved with `all`, not {other}"
-                    ))
+                    return Err(
+                        format!("same_as needs a value saved with `all`, not {other}").into(),
+                    )
                 }
             }
         }

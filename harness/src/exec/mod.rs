@@ -83,6 +83,10 @@ struct Exec<'a, 'c> {
     erroneous_now: bool,
     /// `moved_from` observations: whether any value moved, and what the first move was.
     moved: Option<(bool, String)>,
+    /// A `for_all` that had nothing to go over (a kind with no entry, `range` of 0, an
+    /// empty `list`): its check held vacuously, so the result does not count as judging
+    /// the case's rules (`coverage`).
+    empty_loop: Option<&'static str>,
 }
 
 /// Runs `case` on `subject` (None for cases without `for_each`).
@@ -125,6 +129,7 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         log,
         erroneous_now: false,
         moved: None,
+        empty_loop: None,
     };
     for size in sizes {
         x.reset(size);
@@ -168,6 +173,14 @@ pub fn run(ctx: &Ctx, case: &Case, subject: Option<&Entry>, log: &mut RcLog) -> 
         (None, None) => {
             r.message = format!("{} calls as expected", x.evidence.len());
         }
+    }
+    if let (Some(kind), Status::Pass) = (x.empty_loop, r.status) {
+        r.exercised = Some(false);
+        r.message = format!(
+            "{}; a `for_all` step ({kind}) had nothing to go over: its check held vacuously",
+            r.message
+        );
+        return r;
     }
     if let Some((moved, how)) = x.moved {
         r.exercised = Some(moved);

@@ -46,6 +46,13 @@ impl Exec<'_, '_> {
         if code == ReturnCode::Success {
             self.track(func, args, &outs);
         }
+        // The first calls are kept, and the last slot holds the latest call until an
+        // expectation fails on it (`expect.rs` marks the last evidence): the failing call
+        // is always in the evidence, with what was expected of it.
+        let full = self.evidence.len() >= EVIDENCE_CAP;
+        if full && self.evidence.last().is_some_and(|e| e.expected.is_none()) {
+            self.evidence.pop();
+        }
         if self.evidence.len() < EVIDENCE_CAP {
             self.evidence.push(Evidence {
                 call: func.c_name().to_string(),

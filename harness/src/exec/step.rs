@@ -81,6 +81,16 @@ impl<'a, 'c> Exec<'a, 'c> {
                 .map(|i| (None, Some(Val::Int(i as i128))))
                 .collect(),
         };
+        // A loop with nothing to go over (no entry of the kind, a count of 0, an empty
+        // saved list): its check holds vacuously.
+        if items.is_empty() {
+            self.empty_loop = match &step.for_all {
+                Some(ForAll::Kind(k)) => Some(k.as_str()),
+                Some(ForAll::Range(_)) => Some("range"),
+                Some(ForAll::List(_)) => Some("list"),
+                _ => self.empty_loop,
+            };
+        }
         let collect = step.for_all.is_some();
         if collect {
             for var in step.save.keys() {
@@ -143,7 +153,7 @@ impl<'a, 'c> Exec<'a, 'c> {
                 };
                 if let Some(x) = &step.skip_unless {
                     if let Err(why) = self.check(x, func, &args, &code, &outs) {
-                        self.skipped = Some(why);
+                        self.skipped = Some(why.msg);
                         return false;
                     }
                 }

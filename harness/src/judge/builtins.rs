@@ -244,9 +244,12 @@ fn only_categories(inv: &Inventory) -> Inventory {
 fn extends(before: &Inventory, after: &Inventory) -> Result<(), String> {
     // Both the first entry that broke and every count that shrank: a re-init that loses
     // 72 cvars reads "cvar 416 ... changed ...; num_cvars shrank from 1259 to 1187".
+    // `num_enums` counts the distinct enumeration handles the variables return (no
+    // MPI_T call gives it): the variables and the enumerations by name say what matters.
     let shrunk: Vec<String> = before
         .globals
         .iter()
+        .filter(|(k, _)| k.as_str() != "num_enums")
         .filter_map(|(k, v)| {
             let now = after.globals.get(k).copied().unwrap_or(0);
             (now < *v).then(|| format!("{k} shrank from {v} to {now}"))
@@ -268,10 +271,14 @@ fn first_broken(before: &Inventory, after: &Inventory) -> Option<String> {
             continue;
         }
         // Items are numbered within their enum: match them by (enum, index).
+        // Enumerations have no index of MPI's (the inventory numbers them in the order the
+        // variables name them, and a library may hand out a new handle for one after a
+        // re-initialization): match them by their unique name (§15.3.5).
         let found = match b.kind {
             SubjectKind::Item => after
                 .of(SubjectKind::Item)
                 .find(|a| a.index == b.index && a.attrs.get("enum") == b.attrs.get("enum")),
+            SubjectKind::Enum => after.of(SubjectKind::Enum).find(|a| a.name == b.name),
             k => after.find(k, b.index),
         };
         let Some(a) = found else {

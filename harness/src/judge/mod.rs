@@ -15,7 +15,7 @@ pub mod policy;
 mod predicates;
 mod rc_set;
 pub mod return_codes;
-mod strings;
+pub mod strings;
 pub mod value;
 
 pub use builtins::builtin;

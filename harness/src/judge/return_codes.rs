@@ -63,8 +63,6 @@ pub const HANDLE_OUTSIDE_THE_INTERFACE: &str = "handle_outside_the_interface";
 pub const READRESET_READONLY_NON_ATOMIC: &str = "readreset_readonly_non_atomic";
 /// The `either:` entry of another session's handle on a variable that refuses the call.
 pub const FOREIGN_HANDLE_REFUSED_ANYWAY: &str = "foreign_handle_refused_anyway";
-/// The `either:` entry of a cvar write the variable refuses.
-pub const CVAR_WRITE_REFUSED: &str = "cvar_write_refused";
 
 /// The `levels:` conditions the comparator asks for (`Table::level`).
 pub const BAD_INDEX_TABLE_ONLY: &str = "bad_index_table_only";
@@ -270,6 +268,7 @@ mod tests {
     use crate::cases::funcs::Func;
     use crate::cases::Suite;
     use crate::readings;
+    use crate::readings::{get, EVENTS_HANDLE_AND_INDEX_CODES};
     use crate::specs::Source;
 
     /// Every case an `either:` entry names accepts exactly its codes at one step, and
@@ -312,7 +311,6 @@ mod tests {
             HANDLE_OUTSIDE_THE_INTERFACE,
             READRESET_READONLY_NON_ATOMIC,
             FOREIGN_HANDLE_REFUSED_ANYWAY,
-            CVAR_WRITE_REFUSED,
         ] {
             assert!(t.either.contains_key(name), "either: {name}");
         }
@@ -388,6 +386,15 @@ mod tests {
             sets > 0,
             "no written case accepts two codes: the check checked nothing"
         );
+    }
+
+    /// The event functions' codes rest on specs/readings.yaml
+    /// `events.handle_and_index_codes`: the group allows exactly its codes.
+    #[test]
+    fn the_event_group_is_the_readings_tolerance() {
+        let t = Table::bundled().expect("table parses");
+        let r = get(EVENTS_HANDLE_AND_INDEX_CODES).expect("the entry exists");
+        assert_eq!(t.groups["events"].codes, r.codes);
     }
 
     #[test]

@@ -23,8 +23,14 @@ pub enum StrBroke {
     /// R-STR-4: a NULL length pointer, and the buffer (these bytes) was written anyway.
     WrittenWithNullLen { buf: Vec<u8> },
     /// R-STR-3: n == 0, and the buffer was written anyway; `empty`: the string is
-    /// empty (a description: specs/readings.yaml desc.empty_description_zero_buffer).
+    /// empty (a description).
     WrittenAtZero { empty: bool },
+    /// n == 0 for an empty description, one NUL written at its offset 0 and `*len` = 1:
+    /// the second sentence of the conflict specs/readings.yaml
+    /// desc.empty_description_zero_buffer ("the first character for desc must be set to
+    /// the null character"), which the text does not rank below the first: the other
+    /// side, a `warn` (a failure under --strict), in both oracles.
+    NulAtZero,
     /// R-STR-1 (at most n-1 characters, then NUL) and R-STR-2 (the truncated prefix):
     /// the buffer of `n` bytes holds `got`, not the first `k` characters of `want`
     /// then NUL.
@@ -77,13 +83,31 @@ impl StrBroke {
         }
     }
 
+    /// The entry of specs/readings.yaml whose other side this is, if it is one: the
+    /// finding is then a `warn` naming the entry, a failure under --strict.
+    pub fn reading(&self) -> Option<&'static str> {
+        match self {
+            StrBroke::LenIsN { .. } => Some(STR2_LENGTH_OF_THE_TRUNCATED_STRING),
+            StrBroke::NulAtZero => Some(DESC_EMPTY_DESCRIPTION_ZERO_BUFFER),
+            _ => None,
+        }
+    }
+
+    /// n == 0 and an empty string: exactly one NUL at offset 0, inside a buffer that
+    /// has room for it (`buf`) or just past a 0-byte one (`stray`, `stray_bytes`).
+    pub fn nul_at_zero(buf: &[u8], stray: &[i32], stray_bytes: &[u8]) -> bool {
+        let inside = buf.first() == Some(&0) && buf[1..].iter().all(|c| *c == FILL);
+        let past = buf.is_empty() && stray == [0] && stray_bytes == [0];
+        (inside && stray.is_empty()) || past
+    }
+
     /// The rule id (specs/clauses.yaml) the finding is reported under.
     pub fn rule(&self) -> &'static str {
         match self {
             StrBroke::Outside { .. } | StrBroke::Content { .. } | StrBroke::Cut { .. } => "R-STR-1",
             StrBroke::EmptyName => "R-STR-6",
             StrBroke::WrittenWithNullLen { .. } => "R-STR-4",
-            StrBroke::WrittenAtZero { .. } => "R-STR-3",
+            StrBroke::WrittenAtZero { .. } | StrBroke::NulAtZero => "R-STR-3",
             StrBroke::Len { rule, .. } => rule,
             StrBroke::LenIsN { .. } => "R-STR-2",
         }
@@ -104,17 +128,21 @@ impl std::fmt::Display for StrBroke {
                 "len was NULL but the buffer was written: {}",
                 hex(buf, 32)
             ),
-            // An empty string here is a description (names are never empty, R-STR-6):
-            // the conflict with "desc[0] must be set to the null character" is decided
-            // for R-STR-3 (specs/readings.yaml).
             StrBroke::WrittenAtZero { empty: true } => write!(
                 f,
-                "n was 0 but the buffer was written (R-STR-3; {})",
-                cite(DESC_EMPTY_DESCRIPTION_ZERO_BUFFER)
+                "n was 0 but the buffer was written with more than the null character \
+                 (R-STR-3; neither sentence of {DESC_EMPTY_DESCRIPTION_ZERO_BUFFER} asks it)"
             ),
             StrBroke::WrittenAtZero { empty: false } => {
                 f.write_str("n was 0 but the buffer was written")
             }
+            // An empty string here is a description (names are never empty, R-STR-6).
+            StrBroke::NulAtZero => write!(
+                f,
+                "n was 0 and the first character was set to the null character, *len = 1 \
+                 (R-STR-3 says nothing is written; the library follows the other sentence: {})",
+                cite(DESC_EMPTY_DESCRIPTION_ZERO_BUFFER)
+            ),
             StrBroke::Content { n, got, k, want } => write!(
                 f,
                 "buffer of {n} holds {:?}, want the first {k} characters of {:?} then NUL (R-STR-1/2)",
@@ -159,6 +187,18 @@ pub fn broke(check: StrCheck, arg: StrArg, out: &StrOut, wb: &[u8]) -> Result<()
     // Bytes, not text: a library's string need not be UTF-8 (Intel MPI's descriptions
     // hold Latin-1 bytes), and lengths are in bytes.
     let l = wb.len() as i64 + 1;
+    // n == 0 for an empty description, and the NUL the description sentence asks for
+    // written at offset 0: the other side of a conflict the text leaves open, unless
+    // `*len` breaks both sentences (they agree on 1).
+    if l == 1 && arg.len == Some(0) {
+        let buf = out.buf.as_deref().unwrap_or(&[]);
+        if StrBroke::nul_at_zero(buf, &out.stray, &out.stray_bytes) {
+            return match out.len {
+                Some(1) => Err(StrBroke::NulAtZero),
+                got => Err(StrBroke::len(true, got.map(i64::from), Some(1), false)),
+            };
+        }
+    }
     if out.overrun {
         return Err(StrBroke::Outside {
             cap: arg.cap.unwrap_or(0),
@@ -237,6 +277,7 @@ mod tests {
             len,
             overrun: false,
             stray: vec![],
+            stray_bytes: vec![],
         }
     }
 
@@ -277,6 +318,7 @@ mod tests {
             len: Some(6),
             overrun: false,
             stray: vec![],
+            stray_bytes: vec![],
         };
         let b = broke(StrCheck::Truncated, StrArg::LEN_ONLY, &len_only, b"abcdef").unwrap_err();
         assert_eq!(
@@ -310,6 +352,7 @@ mod tests {
             len: None,
             overrun: false,
             stray: vec![],
+            stray_bytes: vec![],
         };
         assert_eq!(
             string(
@@ -328,6 +371,7 @@ mod tests {
             len: Some(3),
             overrun: false,
             stray: vec![],
+            stray_bytes: vec![],
         };
         assert_eq!(
             string(

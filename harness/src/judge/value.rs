@@ -79,11 +79,20 @@ pub fn hex(b: &[u8], cap: usize) -> String {
     s
 }
 
+/// Elements of a list a message shows.
+const LIST_SHOWN: usize = 16;
+
 impl std::fmt::Display for Val {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Val::Int(i) => write!(f, "{i}"),
             Val::Float(x) => write!(f, "{x}"),
+            // A message names a value; the evidence keeps it whole (`to_json`). A
+            // count of thousands of elements would bury the message.
+            Val::List(l) if l.len() > LIST_SHOWN => {
+                let head: Vec<String> = l[..LIST_SHOWN].iter().map(Val::to_string).collect();
+                write!(f, "[{}, … ({} more)]", head.join(","), l.len() - LIST_SHOWN)
+            }
             other => write!(f, "{}", other.to_json()),
         }
     }

@@ -93,14 +93,24 @@ impl Guarded {
     /// Offsets, relative to the buffer's start, of the canary and guard bytes the call
     /// changed: negative before the buffer, `>= len` past it. Empty when it kept inside.
     pub(super) fn stray(&self) -> Vec<i32> {
+        self.stray_written().map(|(at, _)| at).collect()
+    }
+
+    /// The bytes the call left at [`Guarded::stray`]'s offsets, in the same order.
+    pub(super) fn stray_bytes(&self) -> Vec<u8> {
+        self.stray_written().map(|(_, b)| b).collect()
+    }
+
+    /// (offset relative to the buffer's start, byte) of each changed canary or guard
+    /// byte.
+    fn stray_written(&self) -> impl Iterator<Item = (i32, u8)> + '_ {
         let all = self.all();
         let lo = self.start - CANARY;
         let hi = self.start + self.len;
         (lo..self.start)
             .chain(hi..self.fence)
-            .filter(|&k| all[k] != FILL)
-            .map(|k| (k as i64 - self.start as i64) as i32)
-            .collect()
+            .filter(move |&k| all[k] != FILL)
+            .map(move |k| ((k as i64 - self.start as i64) as i32, all[k]))
     }
 }
 

@@ -70,6 +70,11 @@ pub struct StrOut {
     /// Where: offsets relative to the buffer's start (negative = before it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stray: Vec<i32>,
+    /// The bytes written there, in the order of `stray` (a NUL at offset 0 of a 0-byte
+    /// buffer is what one of two conflicting sentences asks of an empty description:
+    /// specs/readings.yaml desc.empty_description_zero_buffer).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stray_bytes: Vec<u8>,
 }
 
 impl StrOut {
@@ -118,6 +123,11 @@ impl StrSlot {
             len: self.arg.len.map(|_| self.len),
             overrun: !stray.is_empty(),
             stray,
+            stray_bytes: self
+                .buf
+                .as_ref()
+                .map(Guarded::stray_bytes)
+                .unwrap_or_default(),
         }
     }
 }

@@ -51,12 +51,35 @@ impl CvarState {
 
 impl Model {
     fn cvar_visible(&self) -> usize {
+        // Fault `reinit-loses-cvars`: the storage went with the last MPI_T_finalize
+        // made while MPI was initialized.
+        if self.fault(Fault::ReinitLosesCvars) && self.world.finalized_under_mpi {
+            return 0;
+        }
         self.visible_count(&self.cat.cvars, |v| v.appears)
+    }
+
+    /// Fault `reinit-zeroes-cvars`: at a full MPI_T_finalize every value is freed, and
+    /// the next initialization finds zeroed storage.
+    pub(super) fn cvar_values_freed(&mut self) {
+        if !self.fault(Fault::ReinitZeroesCvars) {
+            return;
+        }
+        let cvars = &self.cat.cvars;
+        let zeroed = cvars
+            .iter()
+            .map(|v| Value::zero(v.datatype, v.count as usize))
+            .collect();
+        self.cvar.values = Arc::new(zeroed);
     }
 
     /// Catalog slot of visible index `i`. R-CVAR-1: indices never move, so this is the
     /// identity, except under fault `index-shift-after-growth`.
     fn cvar_slot(&self, i: usize) -> usize {
+        // Fault `reinit-renumbers-cvars`: from the first re-initialization on.
+        if self.fault(Fault::ReinitRenumbersCvars) && self.world.full_finalizes > 0 {
+            return (i + 1) % self.cvar_visible().max(1);
+        }
         if !self.fault(Fault::IndexShiftAfterGrowth) {
             return i;
         }

@@ -21,11 +21,18 @@ pub struct EnumItemInfo {
 impl Model {
     fn enum_slot(&self, h: EnumHandle) -> TResult<usize> {
         self.require_init()?;
-        let off = h.0.checked_sub(ENUM_BASE).ok_or(TErr::Invalid)?;
+        // Not an enum handle this implementation gave out (UB per R-GEN-3): "Invalid
+        // use of the interface or bad parameter values", or under the conforming probe
+        // `enum-invalid-index` the enumeration group's "The enumeration index is
+        // invalid" (MPI-3.1 §14.3.9's table).
+        let bad = match self.fault(Fault::EnumInvalidIndex) {
+            true => TErr::InvalidIndex,
+            false => TErr::Invalid,
+        };
+        let off = h.0.checked_sub(ENUM_BASE).ok_or(bad)?;
         let i = (off / 16) as usize;
         if off % 16 != 0 || i >= self.cat.enums.len() {
-            // Not an enum handle this implementation gave out (UB per R-GEN-3).
-            return Err(TErr::Invalid);
+            return Err(bad);
         }
         Ok(i)
     }

@@ -35,8 +35,12 @@ impl Model {
         self.init_count -= 1;
         if self.init_count == 0 {
             self.note_full_finalize();
-            // R-FIN-3: nothing promises handles or sessions survive full finalization.
+            // The text says nothing of handles and sessions across a full finalize (the
+            // catalog it keeps: §15.3.6, "not allowed to change the index of a control
+            // variable or to delete a variable"): the reference frees them, and a call
+            // with one afterwards passes an invalid parameter value (R-GEN-3).
             self.drop_runtime_objects();
+            self.cvar_values_freed();
             // The string convention holds in every initialization: this fault breaks it
             // only in the ones after the first.
             if self.fault(Fault::OverrunAfterReinit) {

@@ -769,7 +769,8 @@ mod tests {
     }
 
     /// R-INIT-1: every pvar routine is NOT_INITIALIZED before MPI_T_init_thread, and
-    /// R-FIN-3: sessions and handles do not survive full finalization.
+    /// Sessions and handles do not survive full finalization in the reference (the text
+    /// says nothing of them across it; a call with one is an invalid argument, R-GEN-3).
     #[test]
     fn r_init_1_not_initialized_and_finalize_drops_sessions() {
         let mut m = Model::new(Catalog::default_catalog(), Faults::none());

@@ -13,10 +13,12 @@ use crate::differential::op::{Call, Kind, Sees, A};
 use crate::differential::HandleKind;
 use crate::judge::inventory::two_errors_outside;
 use crate::judge::return_codes::{
-    Table, CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL, CVAR_WRITE_REFUSED,
-    FOREIGN_HANDLE_REFUSED_ANYWAY, HANDLE_OUTSIDE_THE_INTERFACE, READRESET_READONLY_NON_ATOMIC,
+    Table, CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL, FOREIGN_HANDLE_REFUSED_ANYWAY,
+    HANDLE_OUTSIDE_THE_INTERFACE, READRESET_READONLY_NON_ATOMIC,
 };
-use crate::readings::FIN1_CORRESPONDING_RETURN_CODE;
+use crate::readings::{
+    tolerates, CVAR_WRITE_A_WRITABLE_VARIABLE_MAY_REFUSE, FIN1_CORRESPONDING_RETURN_CODE,
+};
 use crate::verdict::Level;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::TErr;
@@ -94,13 +96,16 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         // silent, any return code conforms (specs/readings.yaml
         // pvar.start_of_a_started_handle).
         _ if g.repeat_start_stop(op) && matches!(t.rc, Success | T(_)) => return None,
-        // R-CVAR-9: a variable that cannot be set now or ever may say either (the
-        // policy's `either: cvar_write_refused`); a writable-scope variable may still
-        // refuse for its own reasons (specs/readings.yaml
-        // cvar_write.a_writable_variable_may_refuse).
+        // R-CVAR-9: a variable whose scope allows writing may succeed or refuse with
+        // either code, as the implementation alone knows (specs/readings.yaml
+        // cvar_write.a_writable_variable_may_refuse). A CONSTANT or READONLY one, where
+        // the model answers SET_NEVER, "cannot be set for the remainder of the
+        // application's execution": SET_NEVER only, SET_NOT_NOW is a divergence.
         _ if matches!(op.data(), Some((HandleKind::Cvar, ..)))
-            && (m.rc == Success || either(CVAR_WRITE_REFUSED, op, &m.rc))
-            && either(CVAR_WRITE_REFUSED, op, &t.rc) =>
+            && m.rc != T(TErr::CvarSetNever)
+            && [&m.rc, &t.rc]
+                .iter()
+                .all(|c| tolerates(CVAR_WRITE_A_WRITABLE_VARIABLE_MAY_REFUSE, &c.to_string())) =>
         {
             return None
         }

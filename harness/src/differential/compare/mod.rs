@@ -28,7 +28,6 @@ use super::op::{Call, Ref, A};
 use super::HandleKind;
 use crate::cases::clauses::Clauses;
 use crate::cases::funcs::Group;
-use crate::readings::FIN3_CATALOG_AFTER_REINIT;
 use crate::specs::Source;
 use crate::verdict::Level;
 use determined::{track, Determined};
@@ -64,10 +63,10 @@ pub struct Divergence {
     /// reproduce is written in the second (`cli/replayed.rs`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub two_readings: bool,
-    /// A rule every initialization keeps (the string convention, buffer bounds, handles
-    /// nulled by their free, `provided`, a growing update number), as opposed to what
-    /// the catalog holds: R-FIN-3 lets the catalog change across re-initialization,
-    /// never these.
+    /// A rule every call keeps whatever the catalog holds (the string convention,
+    /// buffer bounds, handles nulled by their free, `provided`, a growing update
+    /// number), as opposed to what the catalog says: the case written for it asserts
+    /// the convention, not the entry's other OUT values.
     #[serde(default)]
     pub convention: bool,
     /// Earlier calls whose divergence `--known` passed over: (step, rule, the code the
@@ -262,24 +261,6 @@ pub fn compare_known(
         };
         if let Some(mut d) = d {
             d.passed_over = passed_over;
-            // R-FIN-3 (specs/readings.yaml fin3.catalog_after_reinit): across a full
-            // finalize and re-initialization the catalog (its
-            // indices, entries, values) may change, a quality matter: what the calls
-            // say of it is then a SHOULD. The conventions every call keeps do not
-            // change with it (a write past a buffer, a handle not nulled, an illegal
-            // `provided`, a shrinking update number stay MUST).
-            if g.reinit
-                && m.rc == t.rc
-                && d.level == Level::Must
-                && !d.convention
-                && !g.mirror().declared
-            {
-                d.level = Level::Should;
-                d.what.push_str(&format!(
-                    " (after MPI_T was re-initialized: quality only, {})",
-                    FIN3_CATALOG_AFTER_REINIT
-                ));
-            }
             return Some(d);
         }
         track(&mut det, &g, op, m, t);

@@ -16,6 +16,18 @@ use crate::verdict::Level;
 /// What broke in the target's pair `ts`, judged against the model's `ms` (the
 /// convention's bytes and `*len`), or `None`.
 fn broke(ms: &StrObs, ts: &StrObs) -> Option<StrBroke> {
+    // n == 0 for an empty description (the convention writes nothing and says 1): the
+    // NUL the description sentence asks for at offset 0 is the other side of a conflict
+    // (specs/readings.yaml desc.empty_description_zero_buffer), unless `*len` breaks
+    // both sentences.
+    if let (Some(w), Some(1), Some(b)) = (&ms.buf, ms.len, &ts.buf) {
+        if w.is_empty() && StrBroke::nul_at_zero(b, &ts.stray, &ts.stray_bytes) {
+            return Some(match ts.len {
+                Some(1) => StrBroke::NulAtZero,
+                got => StrBroke::len(true, got.map(i64::from), Some(1), false),
+            });
+        }
+    }
     // R-STR-1: nothing outside the buffer.
     if !ts.stray.is_empty() {
         return Some(StrBroke::Outside {
@@ -74,11 +86,12 @@ pub(super) fn compare_str(
     t: &Obs,
 ) -> Option<Divergence> {
     let b = broke(ms, ts)?;
-    // Careful implementers hold the other reading of R-STR-2; the literal one decides
-    // under --strict (specs/readings.yaml): a SHOULD.
-    let level = match b {
-        StrBroke::LenIsN { .. } => Level::Should,
-        _ => Level::Must,
+    // The other side of an entry of specs/readings.yaml (the other reading of R-STR-2,
+    // the other sentence of the empty description's conflict): careful implementers
+    // hold it, the literal one decides under --strict. A SHOULD naming the entry.
+    let level = match b.reading() {
+        Some(_) => Level::Should,
+        None => Level::Must,
     };
     Some(cx.div(b.rule(), level, format!("{field}: {b}"), m, t))
 }

@@ -139,7 +139,7 @@ impl Gen {
             return null_out_unstated;
         }
         // A handle, session or registration not valid here: undefined, unless the
-        // function's text names the code for a NULL or freed one (R-EVT-FREE).
+        // function's text names the code for a freed one (R-EVT-FREE).
         for (_, a) in &c.args {
             let A::Handle(k, r) = *a else { continue };
             // R-EVT-INST: an instance is valid only during its callback.
@@ -156,11 +156,21 @@ impl Gen {
                     false => return undefined,
                 }
             }
-            let explicit_code =
-                policy::has(f, Policy::HandleExplicit) && !matches!(r, Ref::Foreign(_));
+            // The function's own sentence names the code for a handle that no longer
+            // matches a valid allocated one: one the sequence made and freed. A NULL
+            // (0, which no name of the standard defines for a registration) or a
+            // handle of another kind is no handle at all: undefined (R-GEN-3).
+            let explicit_code = policy::has(f, Policy::HandleExplicit) && matches!(r, Ref::Made(_));
             if !Self::live(table, r) && !explicit_code {
                 return undefined;
             }
+        }
+        // An enumtype no get_info returned (MPI_T_ENUM_NULL or garbage): an invalid
+        // parameter value, undefined (R-GEN-3); the table's code for it is the
+        // enumeration group's INVALID_INDEX ("The enumeration index is invalid").
+        if matches!(c.arg("enumtype"), Some(A::Enumtype(e)) if usize::from(*e) >= self.enums.len())
+        {
+            return undefined;
         }
         // An index out of range: explicit where the function's text names the code
         // (R-EVT-IDX, R-SRC-TS), else only the table lists it (SHOULD). Not the

@@ -135,8 +135,8 @@ pub struct Gen {
     pub mpi: bool,
     /// Event instances delivered so far (the numbers of `HandleKind::Instance`).
     pub instances: u16,
-    /// MPI_T was fully finalized and initialized again (lifecycle): nothing requires
-    /// the catalog to be the same as before (R-FIN-3, quality only).
+    /// MPI_T was fully finalized and initialized again (lifecycle): the catalog is the
+    /// same as before (MPI-4.1 §15.3.6, R-CVAR-1), so the generator asks it again.
     pub reinit: bool,
     finalized: bool,
     /// Each listed call's tickets in this state as running totals (`pick`), worked out
@@ -299,7 +299,11 @@ impl Gen {
                     .count();
                 self.instances = self.instances.saturating_add(n as u16);
             }
-            Sees::Info(_) | Sees::NameOnly => {
+            // Only a get_info that returns its enumtype gives the sequence an
+            // enumeration: the name alone, or every OUT NULL, gives none, so a later
+            // enum_get_info could only pass MPI_T_ENUM_NULL, which is no valid argument
+            // (an invalid parameter value: R-GEN-3).
+            Sees::Info(_) if !c.null_outs => {
                 // Copied only when new (most get_info calls return a known one).
                 let new = c
                     .entry()
@@ -353,8 +357,8 @@ impl Gen {
         }
     }
 
-    /// A finalize of the sequence's init; after the last one in lifecycle mode nothing
-    /// survives (R-FIN-3).
+    /// A finalize of the sequence's init; after the last one in lifecycle mode no
+    /// handle or session survives (the text keeps the catalog, says nothing of them).
     fn finalize_one(&mut self) {
         self.depth -= 1;
         if self.mode.lifecycle && self.depth == 0 {

@@ -110,6 +110,7 @@ impl Gen {
         set(Cond::TwoHandles, live >= 2);
         set(Cond::PvarHandle, live >= 1);
         set(Cond::Reinit, self.reinit && self.depth > 0);
+        set(Cond::Finalized, self.finalized && self.depth == 0);
         set(
             Cond::AroundInit,
             self.mode.lifecycle && self.mirror().declared && self.depth > 0,
@@ -121,7 +122,7 @@ impl Gen {
         let _every_one_set = |c: Cond| match c {
             Cond::Stopped | Cond::Started | Cond::Probe | Cond::OneSession => (),
             Cond::OneHandle | Cond::TwoHandles | Cond::PvarHandle | Cond::Reinit => (),
-            Cond::AroundInit | Cond::Lifecycle | Cond::Hooks => (),
+            Cond::Finalized | Cond::AroundInit | Cond::Lifecycle | Cond::Hooks => (),
         };
         holds
     }

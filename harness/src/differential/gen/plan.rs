@@ -29,6 +29,7 @@ pub enum Cond {
     TwoHandles,
     PvarHandle,
     Reinit,
+    Finalized,
     AroundInit,
     Lifecycle,
     Hooks,
@@ -36,7 +37,7 @@ pub enum Cond {
 
 impl Cond {
     /// Every condition, in declaration order (`c as usize` is its position).
-    pub const ALL: [Cond; 11] = [
+    pub const ALL: [Cond; 12] = [
         Cond::Stopped,
         Cond::Started,
         Cond::Probe,
@@ -45,6 +46,7 @@ impl Cond {
         Cond::TwoHandles,
         Cond::PvarHandle,
         Cond::Reinit,
+        Cond::Finalized,
         Cond::AroundInit,
         Cond::Lifecycle,
         Cond::Hooks,

@@ -69,6 +69,7 @@ fn str_out(o: &StrOut) -> Out {
         buf: o.buf.clone(),
         len: o.len,
         stray: o.stray.clone(),
+        stray_bytes: o.stray_bytes.clone(),
     })
 }
 
@@ -104,6 +105,7 @@ pub fn str_of(v: &mut Vals, k: &str) -> Out {
             buf: s.buf,
             len: s.len,
             stray: s.stray,
+            stray_bytes: s.stray_bytes,
         }),
         _ => str_out(&StrOut::default()),
     }

@@ -441,6 +441,7 @@ mod tests {
             len,
             overrun: false,
             stray: vec![],
+            stray_bytes: vec![],
         }
     }
 

@@ -1,16 +1,14 @@
 /*
- * Reproducer of a `crash` result of mpit-conform, case errors.bad_handle.event_free_null (must),
+ * Reproducer of a `fail` result of mpit-conform, case lifecycle.reinit.works (must),
  * subject: none.
  *
- * Found on: MPICH Version:      5.0.2 (.targets/mpich5/lib/libmpi.so.12)
- *   ABI family mpich, sha256 ad61552225906fe1f388a398c7a32eb0f826973150dafa2011d6e9a012efb7d7
- * Case: event_handle_free of a NULL registration returns MPI_T_ERR_INVALID_HANDLE
- * Clause: MPI-4.1 §15.3.8 R-EVT-FREE R-RC-1
- *   R-EVT-FREE (MPI-4.1 §15.3.8): "event_handle_free returns MPI_SUCCESS, INVALID_HANDLE on an invalid registration; the free callback runs once"
- *   R-RC-1 (MPI-4.1 §15.3.10): "Every MPI_T procedure returns an integer return code"
- * mpit-conform saw: worker killed by SIGSEGV in MPI_T_event_handle_free(free_callback: false, registration: 0)
- * The crash is the evidence: this program makes the same calls, and when the
- * deviation reproduces it dies (or hangs) in the same call.
+ * Found on: Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022 (/usr/lib/x86_64-linux-gnu/libmpi.so.40)
+ *   ABI family openmpi, sha256 daaa3633ea55e6fbf2e3752230cd1fd2748c80e8bf5b360a0ca04f1a2572341b
+ * Case: MPI_T can be initialized again after it was fully finalized (and keeps its variables)
+ * Clause: MPI-4.1 §15.3.4 R-FIN-3 R-CVAR-1
+ *   R-FIN-3 (MPI-4.1 §15.3.4): "Re-initialization after full finalization is allowed"
+ *   R-CVAR-1 (MPI-4.1 §15.3.6): "Indices run 0..num-1; the count may grow; an index never changes and a variable is never deleted"
+ * mpit-conform saw: MPI_T_cvar_get_num num: 1187 is not >= 1259
  *
  * Build and run with the library's own compiler wrapper:
  *   mpicc repro.c -o repro && ./repro
@@ -585,88 +583,155 @@ static UNUSED int read_in_signal_handler(MPI_T_pvar_session s, MPI_T_pvar_handle
     return sig_rc;
 }
 
-#if MPI_VERSION >= 4
-/* ---- Callbacks an event case registers (MPI-4.0 events, §15.3.8) ---------------------- */
-static UNUSED void repro_event_cb(MPI_T_event_instance e, MPI_T_event_registration r, MPI_T_cb_safety s, void *user)
-{
-    (void)e; (void)r; (void)s; (void)user;
-}
-static UNUSED void repro_free_cb(MPI_T_event_registration r, MPI_T_cb_safety s, void *user)
-{
-    (void)r; (void)s; (void)user;
-}
-static UNUSED void repro_dropped_cb(MPI_Count count, MPI_T_event_registration r, int source, MPI_T_cb_safety s, void *user)
-{
-    (void)count; (void)r; (void)source; (void)s; (void)user;
-}
-
-static UNUSED int event_entry(int i, entry_t *e)
-{
-    int nl = sizeof e_name, dl = sizeof e_desc, num = 0;
-    memset(e, 0, sizeof *e);
-    e->index = i;
-    if (MPI_T_event_get_info(i, e_name, &nl, &e->verbosity, NULL, NULL, &num, NULL, NULL, e_desc, &dl, &e->bind) != MPI_SUCCESS) return 0;
-    snprintf(e->name, sizeof e->name, "%s", e_name);
-    snprintf(e->desc, sizeof e->desc, "%s", e_desc);
-    e->len = (int)strlen(e->name) + 1;
-    e->desc_len = (int)strlen(e->desc) + 1;
-    return 1;
-}
-
-/* A source by name (MPI-4.1 has no MPI_T_source_get_index): every index is tried. */
-static UNUSED int source_named(const char *name, entry_t *e)
-{
-    int n = 0;
-    MPI_T_source_get_num(&n);
-    for (int i = 0; i < n; i++) {
-        int nl = sizeof e_name, dl = sizeof e_desc;
-        MPI_T_source_order order;
-        MPI_Count tps, max;
-        if (MPI_T_source_get_info(i, e_name, &nl, e_desc, &dl, &order, &tps, &max, NULL) != MPI_SUCCESS) continue;
-        if (strcmp(e_name, name) != 0) continue;
-        memset(e, 0, sizeof *e);
-        e->index = i;
-        snprintf(e->name, sizeof e->name, "%s", e_name);
-        snprintf(e->desc, sizeof e->desc, "%s", e_desc);
-        e->len = (int)strlen(e->name) + 1;
-        e->desc_len = (int)strlen(e->desc) + 1;
-        return 1;
-    }
-    return 0;
-}
-#endif
-
 /* ---- The case ------------------------------------------------------------------ */
+static int v_cvars;
+static int v_categories;
+static int v_pvars;
 
 int main(void)
 {
     int rc = MPI_SUCCESS;
     (void)rc;
-    printf("mpit-conform reproducer: errors.bad_handle.event_free_null on (no subject)\n");
-#if MPI_VERSION < 4 || (MPI_VERSION == 4 && MPI_SUBVERSION < 0)
-    not_applicable("the rule is from MPI 4.0; this mpi.h is older");
-#else
+    printf("mpit-conform reproducer: lifecycle.reinit.works on (no subject)\n");
     {
-        int provided = -1;
-        rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-        show_call("MPI_T_init_thread(MPI_THREAD_SINGLE, &provided)", rc);
-        if (rc != MPI_SUCCESS) { deviation(1, "MPI_T_init_thread failed (R-INIT-1)"); goto done; }
-        t_depth++;
         {
-            MPI_T_event_registration a_registration = (MPI_T_event_registration)(intptr_t)(0);
-            rc = MPI_T_event_handle_free(a_registration, NULL, NULL);
-            show_call("MPI_T_event_handle_free(registration=0, free_callback=NULL)", rc);
+            int a_required = MPI_THREAD_SINGLE;
+            int o_provided; memset(&o_provided, FILL, sizeof o_provided);
+            rc = MPI_T_init_thread(a_required, &o_provided);
+            show_call("MPI_T_init_thread(required=MPI_THREAD_SINGLE)", rc);
+            if (rc == MPI_SUCCESS) t_depth++;
+            printf("      provided = %lld\n", (long long)(o_provided));
             const char *why = NULL;
-            if (!why && !(rc == MPI_T_ERR_INVALID_HANDLE)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_T_ERR_INVALID_HANDLE", rc_name(rc)); why = whybuf; }
-            if (why && failed(1, "MPI_T_event_handle_free", why)) goto done;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_init_thread", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_cvar_get_num(&o_num);
+            show_call("MPI_T_cvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_cvar_get_num", why)) goto done;
+            v_cvars = o_num;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_category_get_num(&o_num);
+            show_call("MPI_T_category_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_category_get_num", why)) goto done;
+            v_categories = o_num;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_pvar_get_num(&o_num);
+            show_call("MPI_T_pvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_pvar_get_num", why)) goto done;
+            v_pvars = o_num;
+        }
+        {
+            rc = MPI_T_finalize();
+            show_call("MPI_T_finalize()", rc);
+            if (rc == MPI_SUCCESS) t_depth--;
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_finalize", why)) goto done;
+        }
+        {
+            int a_required = MPI_THREAD_SINGLE;
+            int o_provided; memset(&o_provided, FILL, sizeof o_provided);
+            rc = MPI_T_init_thread(a_required, &o_provided);
+            show_call("MPI_T_init_thread(required=MPI_THREAD_SINGLE)", rc);
+            if (rc == MPI_SUCCESS) t_depth++;
+            printf("      provided = %lld\n", (long long)(o_provided));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (!why && !((o_provided == MPI_THREAD_SINGLE || o_provided == MPI_THREAD_FUNNELED || o_provided == MPI_THREAD_SERIALIZED || o_provided == MPI_THREAD_MULTIPLE))) { snprintf(whybuf, sizeof whybuf, "provided: %lld is not one of [MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE]", (long long)(o_provided)); why = whybuf; }
+            if (why && failed(1, "MPI_T_init_thread", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_cvar_get_num(&o_num);
+            show_call("MPI_T_cvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_cvar_get_num", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_cvar_get_num(&o_num);
+            show_call("MPI_T_cvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(o_num >= v_cvars)) { snprintf(whybuf, sizeof whybuf, "num: %lld is not >= $cvars", (long long)(o_num)); why = whybuf; }
+            if (why && failed(1, "MPI_T_cvar_get_num", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_category_get_num(&o_num);
+            show_call("MPI_T_category_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_category_get_num", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_category_get_num(&o_num);
+            show_call("MPI_T_category_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(o_num >= v_categories)) { snprintf(whybuf, sizeof whybuf, "num: %lld is not >= $categories", (long long)(o_num)); why = whybuf; }
+            if (why && failed(1, "MPI_T_category_get_num", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_pvar_get_num(&o_num);
+            show_call("MPI_T_pvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_pvar_get_num", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_pvar_get_num(&o_num);
+            show_call("MPI_T_pvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(o_num >= v_pvars)) { snprintf(whybuf, sizeof whybuf, "num: %lld is not >= $pvars", (long long)(o_num)); why = whybuf; }
+            if (why && failed(1, "MPI_T_pvar_get_num", why)) goto done;
+        }
+        {
+            rc = MPI_T_finalize();
+            show_call("MPI_T_finalize()", rc);
+            if (rc == MPI_SUCCESS) t_depth--;
+            const char *why = NULL;
+            if (!why && !(rc == MPI_SUCCESS)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_SUCCESS", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_finalize", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_cvar_get_num(&o_num);
+            show_call("MPI_T_cvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(rc == MPI_T_ERR_NOT_INITIALIZED)) { snprintf(whybuf, sizeof whybuf, "returned %s, want MPI_T_ERR_NOT_INITIALIZED", rc_name(rc)); why = whybuf; }
+            if (why && failed(1, "MPI_T_cvar_get_num", why)) goto done;
         }
         while (t_depth > 0 && MPI_T_finalize() == MPI_SUCCESS) t_depth--;
     }
-#endif
     goto done;
 done:
-    printf("clause: MPI-4.1 §15.3.8 R-EVT-FREE R-RC-1\n");
-    printf("mpit-conform saw on MPICH Version:      5.0.2: worker killed by SIGSEGV in MPI_T_event_handle_free(free_callback: false, registration: 0)\n");
+    printf("clause: MPI-4.1 §15.3.4 R-FIN-3 R-CVAR-1\n");
+    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: MPI_T_cvar_get_num num: 1187 is not >= 1259\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     fflush(stdout);
