@@ -1,10 +1,12 @@
 //! The builder: what to run and under which bounds.
 
+use crate::orphans::{self, Registered};
 use crate::Error;
 use std::ffi::{OsStr, OsString};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +28,8 @@ pub struct Cmd {
     pub(crate) timeout: Option<Duration>,
     pub(crate) stop: Option<Arc<AtomicBool>>,
     pub(crate) cap: usize,
+    /// Descriptors the next child inherits under their numbers ([`Cmd::pass_fd`]).
+    passed: Vec<OwnedFd>,
 }
 
 impl Cmd {
@@ -39,6 +43,7 @@ impl Cmd {
             timeout: None,
             stop: None,
             cap: DEFAULT_CAPTURE_LIMIT,
+            passed: Vec::new(),
         }
     }
 
@@ -122,20 +127,38 @@ impl Cmd {
         self
     }
 
+    /// Passes `fd` to the child: it inherits the descriptor under the number returned
+    /// (for its arguments), and no other child does (the spawns of this crate take turns
+    /// while one is inheritable). This process's copy is closed once the child is
+    /// started; keep a duplicate (`try_clone`) to go on using what it refers to.
+    pub fn pass_fd(&mut self, fd: OwnedFd) -> i32 {
+        let n = fd.as_raw_fd();
+        self.passed.push(fd);
+        n
+    }
+
     /// The program as given.
     pub fn program(&self) -> &OsStr {
         &self.program
     }
 
-    /// The std command for the spawn: its own process group, the given stdio.
-    pub(crate) fn std(&self, stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Command {
+    /// Spawns the child: its own process group, the given stdio, tagged and registered
+    /// for the sweep of orphans (`orphans`), with the passed descriptors. They are
+    /// closed here whatever the outcome.
+    pub(crate) fn spawn(
+        &mut self,
+        stdin: Stdio,
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> Result<(Child, Registered), Error> {
         let mut c = self.describe();
         c.stdin(stdin)
             .stdout(stdout)
             .stderr(stderr)
             // Own process group: a kill reaches whatever the child started.
             .process_group(0);
-        c
+        let passed = std::mem::take(&mut self.passed);
+        orphans::spawn(&mut c, &passed).map_err(|e| self.spawn_error(e))
     }
 
     /// Program, arguments, environment and directory as a std command (not spawned).

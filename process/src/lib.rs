@@ -7,6 +7,12 @@
 //! - it gets a **process group of its own**, so that a kill reaches whatever it started
 //!   (a library's daemons, a launcher's ranks, a compiler's passes), and once its
 //!   leader has ended, the rest of the group is killed too (nothing outlives a child);
+//!   the leader is also killed by its pid, should it have moved to another group;
+//! - in a program that adopts its orphans ([`adopt_orphans`]: mpit-conform's supervisor),
+//!   what **left the group** (a daemon that called setsid) comes back to this process
+//!   when its parent dies, carrying the child's [`TAG`], and is killed once the child is
+//!   reaped (`orphans.rs`);
+//! - it may be **passed a descriptor** ([`Cmd::pass_fd`]), which it alone inherits;
 //! - past its **deadline** ([`Cmd::timeout`]) or when its **stop flag** is set
 //!   ([`Cmd::stop_on`], [`ctrl_c`]) the whole group gets SIGKILL, and the result says
 //!   [`Ended::TimedOut`] or [`Ended::Interrupted`] rather than "killed by SIGKILL";
@@ -32,6 +38,7 @@ mod capture;
 mod cmd;
 mod ended;
 mod interrupt;
+mod orphans;
 mod run;
 mod running;
 #[allow(unsafe_code)]
@@ -44,6 +51,7 @@ pub use capture::Captured;
 pub use cmd::{Cmd, DEFAULT_CAPTURE_LIMIT};
 pub use ended::{signal_name, Ended, Exit, Usage};
 pub use interrupt::{ctrl_c, on_ctrl_c};
+pub use orphans::{adopt_orphans, sweep_orphans, TAG};
 pub use run::Outcome;
 pub use running::Running;
 pub use tail::{Tail, KEEP_LINES, LINE_CAP};

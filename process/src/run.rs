@@ -48,9 +48,8 @@ impl Cmd {
     }
 
     fn run_inner(&mut self, stop: Option<&AtomicBool>) -> Result<Outcome, Error> {
-        let mut std = self.std(Stdio::null(), Stdio::piped(), Stdio::piped());
         let started = Instant::now();
-        let mut child = std.spawn().map_err(|e| self.spawn_error(e))?;
+        let (mut child, registered) = self.spawn(Stdio::null(), Stdio::piped(), Stdio::piped())?;
         let id = child.id();
         let pid = i32::try_from(id).unwrap_or(0);
         let out = child.stdout.take().map(|r| Draining::start(r, self.cap));
@@ -73,6 +72,9 @@ impl Cmd {
         // Whatever the leader left running in its group (its leader is not reaped yet).
         sys::kill_group(pid);
         let reaped = sys::wait4(pid);
+        if reaped.is_ok() {
+            registered.reaped();
+        }
         let (raw, usage) = match (seen, reaped) {
             (_, Ok(r)) => r,
             (Err(source), Err(_)) | (Ok(_), Err(source)) => {

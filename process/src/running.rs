@@ -3,6 +3,7 @@
 //! is the starting, the signalling, the killing of the group and the reaping. A child
 //! dropped while alive is killed with its group and reaped.
 
+use crate::orphans::Registered;
 use crate::{sys, Cmd, Ended, Error, Exit, Tail};
 use std::process::{ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,6 +13,8 @@ use std::time::{Duration, Instant};
 /// A started child: piped stdin and stdout, stderr drained into a [`Tail`].
 pub struct Running {
     pid: i32,
+    /// Its entry in the registry of children (swept for orphans once reaped).
+    registered: Registered,
     started: Instant,
     stdin: Option<ChildStdin>,
     stdout: Option<ChildStdout>,
@@ -30,9 +33,8 @@ impl Cmd {
     /// kept as a [`Tail`]. The command's deadline and stop flag are honoured by
     /// [`Running::try_wait`] and the waits built on it.
     pub fn start(&mut self) -> Result<Running, Error> {
-        let mut std = self.std(Stdio::piped(), Stdio::piped(), Stdio::piped());
         let started = Instant::now();
-        let mut child = std.spawn().map_err(|e| self.spawn_error(e))?;
+        let (mut child, registered) = self.spawn(Stdio::piped(), Stdio::piped(), Stdio::piped())?;
         let pid = i32::try_from(child.id()).unwrap_or(0);
         let tail = match child.stderr.take() {
             Some(e) => Tail::drain(e),
@@ -40,6 +42,7 @@ impl Cmd {
         };
         Ok(Running {
             pid,
+            registered,
             started,
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),
@@ -140,6 +143,7 @@ impl Running {
     fn reap(&mut self, why: Option<Ended>) -> Result<Exit, Error> {
         sys::kill_group(self.pid);
         let (raw, usage) = sys::wait4(self.pid).map_err(|source| self.wait_error(source))?;
+        self.registered.reaped();
         let e = Exit {
             pid: self.pid(),
             ended: Ended::classify(raw, why),

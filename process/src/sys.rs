@@ -1,8 +1,9 @@
 //! Every `unsafe` of the crate: kill(2) and killpg(2), waitid(2) with `WNOWAIT` (has the
 //! child ended? without reaping it), wait4(2) (reaping, with the child's rusage),
-//! getrusage(2), and SIGPIPE's action and per-thread mask (signal(2),
-//! pthread_sigmask(3)). std reaps with waitpid, offers no rusage and signals a child's leader
-//! only, never its group.
+//! getrusage(2), SIGPIPE's action and per-thread mask (signal(2), pthread_sigmask(3)),
+//! prctl(2) `PR_SET_CHILD_SUBREAPER` (orphans come back to this process), getpgid(2),
+//! and fcntl(2) `FD_CLOEXEC` (a descriptor passed to one child). std reaps with waitpid,
+//! offers no rusage and signals a child's leader only, never its group.
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
@@ -22,15 +23,69 @@ fn usage_of(r: &libc::rusage) -> Usage {
     }
 }
 
-/// SIGKILL to the process group `pgid`. The caller promises that the group's leader (a
-/// child of this process, `pgid` its pid) is not reaped yet, so the id still names the
-/// group this crate created.
+/// SIGKILL to the process group `pgid` and to its leader `pgid` itself, which may have
+/// left the group (setpgid(2) into another group of the session: a library's doing). The
+/// caller promises that the leader (a child of this process, `pgid` its pid) is not
+/// reaped yet, so the id still names the group this crate created and the process.
 pub(crate) fn kill_group(pgid: i32) {
     if pgid > 0 {
-        // SAFETY: killpg(2) takes plain integers and touches no memory of ours; the
-        // group is the one created for a child whose leader is still unreaped.
-        unsafe { libc::killpg(pgid, libc::SIGKILL) };
+        // SAFETY: killpg(2) and kill(2) take plain integers and touch no memory of ours;
+        // the group is the one created for a child whose leader is still unreaped.
+        unsafe {
+            libc::killpg(pgid, libc::SIGKILL);
+            libc::kill(pgid, libc::SIGKILL);
+        }
     }
+}
+
+/// The process group of `pid` (an unreaped child: the caller's promise), if it has one.
+pub(crate) fn group_of(pid: i32) -> Option<i32> {
+    // SAFETY: getpgid(2) takes a plain integer.
+    let g = unsafe { libc::getpgid(pid) };
+    (g > 0).then_some(g)
+}
+
+/// Reaps the child `pid` if it has ended (wait4 `WNOHANG`): whether it was reaped.
+pub(crate) fn reap_if_ended(pid: i32) -> bool {
+    let mut status: libc::c_int = 0;
+    // SAFETY: `status` is a valid out-parameter of this frame; rusage may be NULL.
+    let got = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, std::ptr::null_mut()) };
+    got == pid
+}
+
+/// Makes this process the reaper of its orphaned descendants (prctl(2)
+/// `PR_SET_CHILD_SUBREAPER`): a process whose parent dies is re-parented here, not to
+/// init, so that it can be found and killed. Not inherited by children.
+pub(crate) fn become_subreaper() -> io::Result<()> {
+    // SAFETY: prctl(2) with PR_SET_CHILD_SUBREAPER takes plain integers.
+    match unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+/// Sets or clears `FD_CLOEXEC` on `fd` (a descriptor this process owns): a descriptor
+/// without it is inherited by the next child started.
+pub(crate) fn set_inheritable(fd: std::os::fd::BorrowedFd<'_>, on: bool) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let fd = fd.as_raw_fd();
+    // SAFETY: fcntl(2) F_GETFD/F_SETFD on a descriptor the caller borrows (open for the
+    // duration of the call) takes and returns plain integers.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFD);
+        if flags < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let flags = if on {
+            flags & !libc::FD_CLOEXEC
+        } else {
+            flags | libc::FD_CLOEXEC
+        };
+        if libc::fcntl(fd, libc::F_SETFD, flags) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
 }
 
 /// Sends `sig` to the process `pid` (an unreaped child: the caller's promise).

@@ -250,3 +250,42 @@ fn a_program_that_cannot_start_is_an_error() {
     }
     assert!(Cmd::new("/nonexistent/x").start().is_err());
 }
+
+#[test]
+fn a_child_that_leaves_its_group_is_still_killed_past_its_deadline() {
+    // The leader moves itself into the test's own process group (as a library may do
+    // with setpgid(2)): killing its group no longer reaches it, killing it by pid does.
+    let mut c = Cmd::new("perl");
+    c.args(["-e", "setpgrp(0, getpgrp(getppid())) or die; sleep 30"])
+        .timeout(Duration::from_millis(300));
+    let o = c.run().unwrap();
+    assert_eq!(o.exit.ended, Ended::TimedOut(Duration::from_millis(300)));
+    assert!(o.exit.wall < Duration::from_secs(10), "{:?}", o.exit.wall);
+    let mut r = Cmd::new("perl")
+        .args(["-e", "setpgrp(0, getpgrp(getppid())) or die; sleep 30"])
+        .start()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    let t0 = Instant::now();
+    assert_eq!(r.kill().unwrap().ended, Ended::Signaled(9));
+    assert!(t0.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn a_passed_descriptor_is_the_childs_under_its_number() {
+    let (mine, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    let mut c = Cmd::new("sh");
+    let n = c.pass_fd(theirs.into());
+    c.arg("-c").arg(format!("echo passed >&{n}"));
+    let o = c.run().unwrap();
+    assert!(o.exit.ended.success(), "{:?}", o.stderr.text());
+    let mut got = String::new();
+    BufReader::new(&mine).read_line(&mut got).unwrap();
+    assert_eq!(got, "passed\n");
+    // This process's copy was closed with the spawn: the next child has no such number.
+    let o = sh(&format!(
+        "test -e /proc/self/fd/{n} && echo open || echo closed"
+    ))
+    .run();
+    assert_eq!(o.unwrap().stdout.text(), "closed\n");
+}
