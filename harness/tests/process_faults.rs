@@ -5,164 +5,19 @@
 //! segment and no process behind.
 
 mod common;
+#[path = "common/process_runs.rs"]
+mod process_runs;
 
 use common::*;
+use process_runs::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::Output;
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
-/// A scratch directory of the test's own, used as the run's TMPDIR (so anything a
-/// worker leaves in the temp dir is seen) and for the reports.
-struct Scratch {
-    dir: PathBuf,
-}
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("mpit-pf-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("tmp")).unwrap();
-        Scratch { dir }
-    }
-    fn tmp(&self) -> PathBuf {
-        self.dir.join("tmp")
-    }
-    fn out(&self) -> PathBuf {
-        self.dir.join("out")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-fn shm() -> BTreeSet<String> {
-    std::fs::read_dir("/dev/shm")
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Processes that still carry the run's tag in their environment.
-fn tagged(tag: &str) -> Vec<String> {
-    let want = format!("MPIT_TEST_TAG={tag}");
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(env) = std::fs::read(e.path().join("environ")) else {
-            continue;
-        };
-        if env.split(|b| *b == 0).any(|v| v == want.as_bytes()) {
-            found.push(e.file_name().to_string_lossy().into_owned());
-        }
-    }
-    found
-}
-
-struct Run {
-    out: Output,
-    report: Value,
-    took: Duration,
-}
-
-/// Runs the suite on the reference with `faults`, checks that every report was written
-/// and nothing was left behind, and returns the exit and the report.
-fn suite(name: &str, faults: &str, extra: &[&str]) -> Run {
-    let lib = reference_lib();
-    let s = Scratch::new(name);
-    let tag = format!("{name}-{}", std::process::id());
-    let shm_before = shm();
-    let junit = s.dir.join("junit.xml");
-    let mut c = bin();
-    c.args(["--lib", lib.to_str().unwrap(), "-q", "--timeout", "2"])
-        .arg("--out")
-        .arg(s.out())
-        .arg("--junit")
-        .arg(&junit)
-        .args(extra)
-        .env("MPIT_REFERENCE_FAULTS", faults)
-        .env("MPIT_TEST_TAG", &tag)
-        .env("TMPDIR", s.tmp());
-    let t0 = Instant::now();
-    let out = c.output().expect("run mpit-conform");
-    let took = t0.elapsed();
-    let err = String::from_utf8_lossy(&out.stderr);
-    for f in ["report.json", "report.md", "report.html"] {
-        assert!(s.out().join(f).is_file(), "{name}: no {f}; stderr: {err}");
-    }
-    assert!(junit.is_file(), "{name}: no JUnit file");
-    let report: Value =
-        serde_json::from_slice(&std::fs::read(s.out().join("report.json")).unwrap()).unwrap();
-    // Nothing left behind: the temp dir is empty, no new /dev/shm entry, no process.
-    let left: Vec<_> = std::fs::read_dir(s.tmp()).unwrap().flatten().collect();
-    assert!(left.is_empty(), "{name}: left in TMPDIR: {left:?}");
-    let new_shm: Vec<_> = shm().difference(&shm_before).cloned().collect();
-    assert!(new_shm.is_empty(), "{name}: left in /dev/shm: {new_shm:?}");
-    let orphans = tagged(&tag);
-    assert!(orphans.is_empty(), "{name}: processes left: {orphans:?}");
-    Run { out, report, took }
-}
-
-/// The suite on the reference without a fault, run once for the tests that compare.
-fn clean() -> &'static Run {
-    static CLEAN: OnceLock<Run> = OnceLock::new();
-    CLEAN.get_or_init(|| {
-        let r = suite("clean", "", &[]);
-        assert_eq!(r.out.status.code(), Some(0));
-        r
-    })
-}
-
-fn results(r: &Value) -> &Vec<Value> {
-    r["results"].as_array().expect("results")
-}
-
-fn count(r: &Value, status: &str) -> usize {
-    results(r).iter().filter(|x| x["status"] == status).count()
-}
-
-fn with<'a>(r: &'a Value, case: &str, status: &str) -> Vec<&'a Value> {
-    results(r)
-        .iter()
-        .filter(|x| x["case"] == case && x["status"] == status)
-        .collect()
-}
-
-fn text(v: &Value) -> String {
-    v.to_string()
-}
-
-/// (case, subject) of a result.
-fn key(x: &Value) -> (String, String) {
-    let s = |k: &str| x[k].as_str().unwrap_or_default().to_string();
-    (s("case"), s("subject"))
-}
-
-/// (case, subject, status) of every result.
-fn verdicts(r: &Value) -> BTreeSet<(String, String, String)> {
-    results(r)
-        .iter()
-        .map(|x| {
-            let (case, subject) = key(x);
-            (
-                case,
-                subject,
-                x["status"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
+use std::path::Path;
+use std::time::Duration;
 
 #[test]
 fn a_crash_in_one_entrys_get_info_loses_that_entry_only() {
-    let r = suite("crash-get-info", "crash-in-get-info", &[]);
+    let r = faulty_run("crash-get-info", "crash-in-get-info", &[]);
     assert_eq!(r.out.status.code(), Some(1));
     let lost = with(&r.report, "cvars.catalog.read", "crash");
     assert!(
@@ -182,7 +37,7 @@ fn a_crash_in_one_entrys_get_info_loses_that_entry_only() {
 
 #[test]
 fn a_hang_in_one_entrys_get_info_loses_that_entry_only() {
-    let r = suite("hang-get-info", "hang-in-get-info", &[]);
+    let r = faulty_run("hang-get-info", "hang-in-get-info", &[]);
     assert_eq!(r.out.status.code(), Some(1));
     let lost = with(&r.report, "cvars.catalog.read", "timeout");
     assert!(
@@ -208,7 +63,7 @@ fn a_crash_or_hang_in_init_is_the_report() {
         ),
         ("hang-in-init", "timeout", "timed out in MPI_T_init_thread"),
     ] {
-        let r = suite(fault, fault, &[]);
+        let r = faulty_run(fault, fault, &[]);
         assert_eq!(r.out.status.code(), Some(1), "{fault}");
         let culprit = with(&r.report, "lifecycle.thread_level.provided_legal", status);
         assert_eq!(culprit.len(), 1, "{fault}");
@@ -232,7 +87,7 @@ fn exit_and_abort_inside_a_call_are_crashes_of_that_call() {
         ),
         ("abort-in-call", ["SIGABRT", "MPI_T_cvar_handle_free"]),
     ] {
-        let r = suite(fault, fault, &[]);
+        let r = faulty_run(fault, fault, &[]);
         assert_eq!(r.out.status.code(), Some(1), "{fault}");
         let crashes: Vec<_> = results(&r.report)
             .iter()
@@ -256,7 +111,7 @@ fn a_library_thread_that_dies_is_told_apart_from_the_call() {
     // so which jobs die depends on the machine's speed and load: the test compares
     // with a clean run instead of counting passes (CI's loaded debug build saw fewer
     // than 500, this machine's 616 to 642 of 1,392).
-    let r = suite("thread-crash", "thread-crash", &[]);
+    let r = faulty_run("thread-crash", "thread-crash", &[]);
     assert_eq!(r.out.status.code(), Some(1));
     let died = |x: &Value| text(x).contains("on a thread of the library's own");
     let crashes: Vec<_> = results(&r.report)
@@ -308,16 +163,20 @@ fn a_library_thread_that_dies_is_told_apart_from_the_call() {
 
 #[test]
 fn a_crash_at_the_workers_exit_is_the_last_jobs() {
-    let r = suite("crash-at-exit", "crash-at-exit", &[]);
+    let r = faulty_run("crash-at-exit", "crash-at-exit", &[]);
     assert_eq!(r.out.status.code(), Some(1));
     let at_exit: Vec<_> = results(&r.report)
         .iter()
         .filter(|x| x["subject"] == "(at the worker's exit)")
         .collect();
     assert!(!at_exit.is_empty());
+    // The call in flight is the worker's exit (its page says so, whatever handler ran).
     assert!(at_exit.iter().all(|x| x["status"] == "crash"
         && text(x).contains("at the worker's exit, after its last job")
-        && text(x).contains("no MPI_T call was in flight")));
+        && text(x).contains("killed by SIGSEGV in exit (")
+        && x["evidence"][0]["call"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("exit ("))));
     // Everything else is judged as without the fault.
     assert!(count(&r.report, "pass") > 1000);
 }
@@ -326,7 +185,7 @@ fn a_crash_at_the_workers_exit_is_the_last_jobs() {
 fn noise_on_stdout_and_stderr_and_a_closed_stdout_change_no_verdict() {
     let clean = clean();
     for fault in ["noisy-output", "close-stdout"] {
-        let r = suite(fault, fault, &[]);
+        let r = faulty_run(fault, fault, &[]);
         assert_eq!(r.out.status.code(), Some(0), "{fault}");
         assert_eq!(verdicts(&r.report), verdicts(&clean.report), "{fault}");
     }
@@ -335,7 +194,7 @@ fn noise_on_stdout_and_stderr_and_a_closed_stdout_change_no_verdict() {
 #[test]
 fn max_time_bounds_a_run_and_still_writes_the_report() {
     // A library that hangs: the run stops at --max-time with a whole report.
-    let r = suite("max-time", "hang-in-get-info", &["--max-time", "3s"]);
+    let r = faulty_run("max-time", "hang-in-get-info", &["--max-time", "3s"]);
     assert_eq!(r.out.status.code(), Some(1));
     assert!(r.took < Duration::from_secs(20), "took {:?}", r.took);
     assert_eq!(r.report["interrupted"], true);
@@ -347,7 +206,7 @@ fn max_time_bounds_a_run_and_still_writes_the_report() {
 fn max_time_before_the_catalog_is_read_still_writes_the_report() {
     // The start hangs past --max-time (1 s, before the 2 s --timeout): every selected
     // case is a timeout "not run".
-    let r = suite("max-time-start", "hang-in-init", &["--max-time", "1s"]);
+    let r = faulty_run("max-time-start", "hang-in-init", &["--max-time", "1s"]);
     assert_eq!(r.out.status.code(), Some(1));
     assert!(r.took < Duration::from_secs(10), "took {:?}", r.took);
     assert_eq!(r.report["stopped_by"], "--max-time 1s");
@@ -393,7 +252,7 @@ fn catalog_names_what_it_could_not_read_and_exits_1() {
 
 #[test]
 fn a_library_that_is_not_mpi_still_exits_2() {
-    let s = Scratch::new("not-mpi");
+    let s = RunScratch::new("not-mpi");
     // A shared library that loads but has no MPI_T: bad input, not a finding.
     let libm = [
         "/lib/x86_64-linux-gnu/libm.so.6",

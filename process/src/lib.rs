@@ -69,15 +69,15 @@ pub fn default_sigpipe() {
     sys::default_sigpipe()
 }
 
-/// Writes `line` and a newline to a child's stdin and flushes it. A child that has ended
-/// (a library thread crashed it, it exited after its last answer) makes this an error
-/// (EPIPE) for the caller to report as the child's end, never a SIGPIPE that ends this
-/// process without a report under [`default_sigpipe`]: SIGPIPE is blocked in the calling
-/// thread first (the signal stays pending on that thread and is dropped with it).
-pub fn send_line(stdin: &mut std::process::ChildStdin, line: &str) -> std::io::Result<()> {
-    use std::io::Write;
+/// Writes `line` and a newline to a child's stdin (or another channel to it, such as a
+/// socket) and flushes it. A child that has ended (a library thread crashed it, it
+/// exited after its last answer) makes this an error (EPIPE) for the caller to report as
+/// the child's end, never a SIGPIPE that ends this process without a report under
+/// [`default_sigpipe`]: SIGPIPE is blocked in the calling thread first (the signal stays
+/// pending on that thread and is dropped with it).
+pub fn send_line(to: &mut impl std::io::Write, line: &str) -> std::io::Result<()> {
     sys::block_sigpipe_in_thread();
-    writeln!(stdin, "{line}").and_then(|()| stdin.flush())
+    writeln!(to, "{line}").and_then(|()| to.flush())
 }
 
 /// This process's own resource usage (all its threads), getrusage(2) `RUSAGE_SELF`.

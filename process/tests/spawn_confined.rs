@@ -26,7 +26,11 @@ const FORBIDDEN: &[&str] = &[
 
 /// Test-only code inside ffi that forks to watch a fault kill a process (the fault is
 /// what is tested, not a child's supervision).
-const FORK_TESTS: &[&str] = &["library/src/ffi/guarded.rs", "library/src/ffi/in_flight.rs"];
+const FORK_TESTS: &[&str] = &[
+    "library/src/ffi/guarded.rs",
+    "library/src/ffi/in_flight.rs",
+    "library/src/ffi/page.rs",
+];
 
 /// The reference playing a hostile vendor library (`faults::hostile`): its forks and
 /// waits are the library behaviour a test puts the supervisor through, in a worker,

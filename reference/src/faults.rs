@@ -5,6 +5,8 @@
 use std::collections::BTreeSet;
 use std::fmt;
 
+pub mod hostile;
+
 macro_rules! faults {
     ($($variant:ident = $name:literal, $area:literal, $rule:literal, $what:literal;)+) => {
         /// One injectable spec violation.
@@ -144,7 +146,9 @@ impl Faults {
     pub fn parse(spec: &str) -> Result<Self, UnknownFault> {
         let mut set = BTreeSet::new();
         for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            if ProcessFault::from_name(name).is_some() {
+            if ProcessFault::from_name(name).is_some()
+                || hostile::HostileFault::from_name(name).is_some()
+            {
                 continue;
             }
             set.insert(Fault::from_name(name).ok_or_else(|| UnknownFault(name.to_string()))?);

@@ -26,16 +26,30 @@ pub struct RunUsage {
     pub supervisor_hwm_kb: u64,
     /// Its reaped workers (RUSAGE_CHILDREN: CPU summed, maxrss the largest).
     pub workers: Usage,
+    /// The supervisor's open descriptors when the run started (its Ctrl-C handler
+    /// installed) and when it ended: every worker's pipes, page and rendezvous closed.
+    #[serde(default)]
+    pub fds_start: u64,
+    #[serde(default)]
+    pub fds_end: u64,
 }
 
 impl RunUsage {
-    pub fn now() -> RunUsage {
+    /// Now, for a run that started with `fds_start` descriptors open.
+    pub fn now(fds_start: u64) -> RunUsage {
         RunUsage {
             supervisor: usage_self(),
             supervisor_hwm_kb: vm_hwm_kb().unwrap_or(0),
             workers: usage_children(),
+            fds_start,
+            fds_end: open_fds(),
         }
     }
+}
+
+/// This process's open descriptors (`/proc/self/fd`, less the one reading it).
+pub fn open_fds() -> u64 {
+    std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count().saturating_sub(1) as u64)
 }
 
 /// This process's peak resident set (`VmHWM` in /proc/self/status), KiB.

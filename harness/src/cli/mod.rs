@@ -38,6 +38,8 @@ use crate::specs;
 use crate::target::{self, AbiChoice};
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use mpit_process::adopt_orphans;
+use mpit_reference::faults::hostile::HostileFault;
 use mpit_reference::faults::Faults;
 use mpit_reference::faults::ProcessFault;
 use mpit_reference::profile::AbiProfile;
@@ -212,6 +214,11 @@ enum Cmd {
         /// reference does not pick; no oracle may flag them.
         #[arg(long, conflicts_with = "process")]
         conforming: bool,
+        /// List the hostile-library faults instead (its own signal handlers, blocked
+        /// signals, closed descriptors, daemons, exit handlers, limits: what real
+        /// libraries do to their process; every death must still name its call).
+        #[arg(long, conflicts_with_all = ["process", "conforming"])]
+        hostile: bool,
     },
     /// Make an ABI profile (YAML for --abi) from a vendor's MPI header: compiles and runs
     /// a small C program against the header; never links or loads libmpi.
@@ -286,6 +293,16 @@ enum Format {
 
 pub fn main() -> Result<u8> {
     let cli = Cli::parse();
+    // A supervisor starts every child through mpit_process (spawn_confined.rs holds it),
+    // so it can take back what leaves their process groups (a library's setsid daemon).
+    // Workers and probes load the library and supervise nothing.
+    let worker = matches!(
+        cli.cmd,
+        Some(Cmd::SuiteWorker { .. } | Cmd::RankWorker { .. } | Cmd::BenchProbe { .. })
+    );
+    if !worker {
+        let _ = adopt_orphans();
+    }
     match cli.cmd {
         Some(Cmd::SuiteWorker { hello }) => {
             let h = serde_json::from_str(&hello).context("malformed worker hello")?;
@@ -310,10 +327,12 @@ pub fn main() -> Result<u8> {
         Some(Cmd::Faults {
             process,
             conforming,
+            hostile,
         }) => {
-            match (process, conforming) {
-                (true, _) => out!("{}", ProcessFault::listing()),
-                (_, true) => out!("{}", Faults::conforming_listing()),
+            match (process, conforming, hostile) {
+                (true, _, _) => out!("{}", ProcessFault::listing()),
+                (_, true, _) => out!("{}", Faults::conforming_listing()),
+                (_, _, true) => out!("{}", HostileFault::listing()),
                 _ => out!("{}", Faults::listing()),
             }
             Ok(exit_code::OK)

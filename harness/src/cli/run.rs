@@ -2,7 +2,7 @@
 //! line to the reports on disk and the exit code.
 
 use super::RunArgs;
-use crate::bench::suite::RunUsage;
+use crate::bench::suite::{open_fds, RunUsage};
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
 use crate::coverage;
@@ -71,6 +71,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     let stop = Arc::new(AtomicBool::new(false));
     // Ctrl-C: stop the workers, write what there is, marked interrupted.
     let _ = on_ctrl_c(stop.clone());
+    let fds_start = open_fds();
     let progress = if a.quiet {
         Progress::Quiet
     } else if std::io::stderr().is_terminal() {
@@ -159,7 +160,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     }
     if let Some(f) = &a.bench_stats {
         // Last, so the peak RSS covers writing the reports too.
-        let u = RunUsage::now();
+        let u = RunUsage::now(fds_start);
         std::fs::write(f, serde_json::to_string(&u)?)
             .with_context(|| format!("--bench-stats {}", f.display()))?;
     }

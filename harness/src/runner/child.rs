@@ -1,36 +1,47 @@
 //! The supervisor's handle on one worker process: started by `mpit_process` (a process
 //! group of its own, killed as a whole, reaped with wait4) with the library family's
-//! environment, spoken to over the worker's private channel (its stdin/stdout, which
-//! the worker moves away from the library before loading it), the library's output
+//! environment, spoken to over the worker's private channel (`channel.rs`: its
+//! stdin/stdout, which the worker moves away from the library before loading it, and
+//! the connection it comes back on when the library takes them), the library's output
 //! (the worker's stderr) drained into a bounded [`Tail`], its death or silence
-//! explained as a [`Death`] that names the call in flight. The protocol's per-call
-//! deadline is kept here: each announced call starts it anew.
+//! explained as a [`Death`] that names the call in flight. The call in flight is read
+//! from the worker's page (`target::ffi::page`), a memfd the worker maps before loading
+//! the library: whatever the library does to signals, handlers and descriptors, the
+//! page is read after every death. The protocol's per-call deadline is kept here: each
+//! announced call starts it anew.
 
+use super::channel::{self, Channel, Heard};
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::target::ffi::in_flight;
+use crate::target::ffi::page::{self, Record, Taken};
 use crate::target::{worker_env, WorkerEnv};
 use crate::verdict::{Evidence, Status};
-use mpit_process::send_line;
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use serde::Serialize;
-use std::io::{BufRead, BufReader};
-use std::process::ChildStdin;
+use std::fs::File;
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// How long a worker told to quit may take to exit (its library's exit handlers and
+/// destructors) before it is killed, and its exit reported as a timeout.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
 
 /// A running worker process.
 pub struct Worker {
     /// Killed with its group and reaped when dropped (before `_env` goes).
     proc: Running,
-    stdin: ChildStdin,
-    rx: Receiver<Result<FromWorker, String>>,
+    channel: Channel,
+    /// The worker's page of the call in flight (`None`: it could not be made).
+    page: Option<File>,
     /// The library's output (the worker's stdout and stderr), its last lines.
     output: Tail,
     /// The call the worker last announced (`FromWorker::Calling`) and has not yet come
-    /// back from: its start, or a catalog entry.
+    /// back from: its start, or a catalog entry (what names a death without a page).
     calling: Option<String>,
+    /// When the process was seen to have ended while its channel had not.
+    died: Option<Instant>,
     /// The worker's private environment; dropped (directory removed) after the kill.
     _env: WorkerEnv,
     /// The run's stop flag (Ctrl-C, --max-time): a wait for this worker ends early.
@@ -42,6 +53,9 @@ pub struct Worker {
 pub enum Broke {
     /// Killed by a signal (its name), or ended by the library (`exit(N) ...`).
     Crash(String),
+    /// The library took the worker's channel (closed or replaced its descriptors) and
+    /// the worker could not come back: it exited.
+    Taken(Taken),
     Timeout,
     /// The run was interrupted (Ctrl-C, --max-time) while waiting for the worker.
     Interrupted,
@@ -80,6 +94,8 @@ pub struct Death {
     pub call: Option<String>,
     /// Whether the signal came from another thread than the one calling the library.
     pub other_thread: bool,
+    /// The call returned, but the library had taken the worker's channel for good.
+    pub returned: bool,
     /// The library's last lines of output.
     pub output: Vec<String>,
 }
@@ -130,10 +146,19 @@ impl Worker {
         let env = worker_env(&hello.lib);
         let exe = std::env::current_exe()
             .map_err(|e| Start::CannotRun(format!("cannot find own executable: {e}")))?;
-        let json = serde_json::to_string(hello).map_err(|e| Start::CannotRun(e.to_string()))?;
+        let mut cmd = Cmd::new(exe);
+        let mut hello = hello.clone();
+        // The page: this end kept to be read, a duplicate passed to the worker alone.
+        let page = page::create().ok();
+        if let Some(dup) = page.as_ref().and_then(|p| p.try_clone().ok()) {
+            hello.page = Some(cmd.pass_fd(OwnedFd::from(dup)));
+        }
+        let (listener, name) = channel::rendezvous().unzip();
+        hello.rendezvous = name;
+        let json = serde_json::to_string(&hello).map_err(|e| Start::CannotRun(e.to_string()))?;
         let born = Instant::now();
         // Own process group: a kill reaches whatever the library started too.
-        let mut proc = Cmd::new(exe)
+        let mut proc = cmd
             .arg("__suite-worker")
             .arg(json)
             .envs(env.vars())
@@ -144,24 +169,13 @@ impl Worker {
             return Err(Start::CannotRun("worker pipes missing".into()));
         };
         let output = proc.tail().clone();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            // The channel is the worker's alone: every line is a message.
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(m) = FromWorker::parse(&line) {
-                    if tx.send(m).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
         let mut w = Worker {
             proc,
-            stdin,
-            rx,
+            channel: Channel::new(stdin, stdout, listener),
+            page,
             output,
             calling: None,
+            died: None,
             _env: env,
             stop,
         };
@@ -201,48 +215,88 @@ impl Worker {
         let line = serde_json::to_string(m).map_err(|e| Broke::Other(e.to_string()))?;
         // The worker may have died since its last answer: the write is then an error,
         // told as its death (`send_line` keeps SIGPIPE from ending this process).
-        send_line(&mut self.stdin, &line).map_err(|_| self.ended())
+        self.channel.send(&line).map_err(|_| self.ended())
+    }
+
+    /// What the worker's page says (nothing when it has none).
+    pub fn record(&self) -> Record {
+        read_page(&self.page)
+    }
+
+    /// How many times the library took the worker's channel and the worker came back.
+    pub fn restored(&self) -> u32 {
+        self.channel.restored()
     }
 
     /// The next protocol message within `timeout` (each `Calling` announcement starts
     /// the wait anew: the deadline is per call). The wait is cut into short slices so
     /// that Ctrl-C does not wait out a hanging vendor call: when the stop flag is set
-    /// the worker's process group is killed and the wait ends.
+    /// the worker's process group is killed and the wait ends. A worker that died
+    /// without its channel ending (a daemon of the library's holds it) is seen within a
+    /// slice, and its last lines are still read.
     pub fn next(&mut self, timeout: Duration) -> Result<FromWorker, Broke> {
         const SLICE: Duration = Duration::from_millis(50);
+        // After its channel's end, a worker exits or comes back on its rendezvous.
+        const POLL: Duration = Duration::from_millis(2);
+        // The last lines of a worker that died come within this.
+        const LAST_LINES: Duration = Duration::from_millis(200);
         let mut deadline = Instant::now() + timeout;
         loop {
+            if let Some(at) = self.died {
+                self.channel.accept(&|| read_page(&self.page));
+                if self.channel.ended || at.elapsed() >= LAST_LINES {
+                    return Err(self.ended());
+                }
+            }
             let left = deadline.saturating_duration_since(Instant::now());
-            match self.rx.recv_timeout(left.min(SLICE)) {
-                Ok(Ok(FromWorker::Calling(c))) => {
+            let wait = match (self.died, self.channel.ended) {
+                (Some(at), _) => LAST_LINES.saturating_sub(at.elapsed()),
+                (None, true) => POLL,
+                (None, false) => SLICE,
+            };
+            match self.channel.hear(wait.min(left), || read_page(&self.page)) {
+                Heard::Message(Ok(FromWorker::Calling(c))) => {
                     self.calling = Some(c);
                     deadline = Instant::now() + timeout;
                 }
-                Ok(Ok(m)) => {
+                Heard::Message(Ok(m)) => {
                     self.calling = None;
                     return Ok(m);
                 }
-                Ok(Err(e)) => return Err(Broke::Other(e)),
-                Err(RecvTimeoutError::Timeout) if self.stop.load(Ordering::SeqCst) => {
-                    self.kill();
-                    return Err(Broke::Interrupted);
-                }
-                Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => {
-                    self.query_in_flight();
-                    self.kill();
-                    return Err(Broke::Timeout);
-                }
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return Err(self.ended()),
+                Heard::Message(Err(e)) => return Err(Broke::Other(e)),
+                Heard::Ended | Heard::Nothing => {}
+            }
+            if self.stop.load(Ordering::SeqCst) {
+                self.kill();
+                return Err(Broke::Interrupted);
+            }
+            if self.died.is_some() {
+                continue;
+            }
+            if Instant::now() >= deadline {
+                self.kill();
+                return Err(Broke::Timeout);
+            }
+            if matches!(self.proc.try_wait(), Ok(Some(_))) {
+                self.died = Some(Instant::now());
             }
         }
     }
 
-    /// How the process ended (it closed its channel).
+    /// How the process ended (it closed its channel, or died).
     fn ended(&mut self) -> Broke {
         let status = self.wait_exit(Duration::from_secs(5));
         self.kill();
+        let rec = self.record();
         match status.map(|e| e.ended) {
+            // The worker's own exit: its channel was gone (and the page says whether
+            // the library took it).
+            Some(Ended::Exited(c)) if rec.exited == Some(c) => match rec.taken {
+                Some(t) => Broke::Taken(t),
+                None => Broke::Other(format!(
+                    "worker exited with {c}: its channel to the supervisor closed"
+                )),
+            },
             Some(Ended::Signaled(sig)) => Broke::Crash(signal_name(sig)),
             // A Rust panic is the harness's own failure; any other exit in the middle
             // of a job is the library ending the process (MPI_Abort, exit()), which is
@@ -286,12 +340,15 @@ impl Worker {
         }
     }
 
-    /// Why the worker stopped, with the call in flight and the library's last words.
-    pub fn death(&self, b: Broke) -> Death {
-        let tail = self.last_output();
+    /// The call in flight and whether another thread died: the page's, else (no page)
+    /// the marker line of the worker's handler or the last call announced.
+    fn in_flight(&self, tail: &[String]) -> (bool, Option<String>) {
+        if self.page.is_some() {
+            let rec = self.record();
+            return (rec.other_thread, rec.call);
+        }
         let marked = in_flight::find(tail.iter().map(String::as_str)).map(str::to_string);
-        let (other_thread, marked) = match marked {
-            Some(m) if m == in_flight::NONE => (false, None),
+        let (other, marked) = match marked {
             Some(m) => match m.strip_prefix(in_flight::OTHER_THREAD) {
                 Some(rest) => (
                     true,
@@ -301,18 +358,38 @@ impl Worker {
             },
             None => (false, None),
         };
-        let call = marked.or_else(|| self.calling.clone());
+        (other, marked.or_else(|| self.calling.clone()))
+    }
+
+    /// Why the worker stopped, with the call in flight and the library's last words.
+    pub fn death(&self, b: Broke) -> Death {
+        let tail = self.last_output();
+        let (other_thread, mut call) = self.in_flight(&tail);
         let marker = in_flight::MARKER.trim_end();
         let output: Vec<String> = tail
             .into_iter()
             .filter(|l| !l.trim_start().starts_with(marker))
             .collect();
         let status = match &b {
-            Broke::Crash(_) => Status::Crash,
+            Broke::Crash(_) | Broke::Taken(_) => Status::Crash,
             Broke::Timeout => Status::Timeout,
             Broke::Interrupted | Broke::Other(_) => Status::Error,
         };
+        let returned = matches!(b, Broke::Taken(_));
         let what = match (b, &call, other_thread) {
+            (Broke::Taken(t), _, _) => {
+                let what = format!(
+                    "the library {} the worker's descriptors {}: its channel to the supervisor \
+                     is gone and could not be re-established",
+                    t.how.verb(),
+                    t.call.as_deref().map_or_else(
+                        || "while no MPI_T call was in flight".to_string(),
+                        |c| format!("in {c}")
+                    )
+                );
+                call = t.call;
+                what
+            }
             (Broke::Crash(s), _, true) => format!(
                 "worker killed by {s} on a thread of the library's own, not in an MPI_T call{}",
                 call.as_ref()
@@ -335,6 +412,7 @@ impl Worker {
             message,
             call,
             other_thread,
+            returned,
             output,
         }
     }
@@ -347,30 +425,10 @@ impl Worker {
     fn what(b: Broke) -> String {
         match b {
             Broke::Crash(s) => format!("worker killed by {s}"),
+            Broke::Taken(t) => format!("the library {} the worker's descriptors", t.how.verb()),
             Broke::Timeout => "worker timed out".into(),
             Broke::Interrupted => "interrupted".into(),
             Broke::Other(s) => s,
-        }
-    }
-
-    /// Asks a silent worker for the call it hangs in, and gives it a moment to answer
-    /// (the marker line lands in the output's tail).
-    fn query_in_flight(&self) {
-        if self.proc.signal(in_flight::QUERY).is_err() {
-            return;
-        }
-        let deadline = Instant::now() + Duration::from_millis(200);
-        let marker = in_flight::MARKER.trim_end();
-        while Instant::now() < deadline {
-            if self
-                .output
-                .lines()
-                .iter()
-                .any(|l| l.trim_start().starts_with(marker))
-            {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(2));
         }
     }
 
@@ -381,16 +439,31 @@ impl Worker {
 
     /// Asks the worker to quit, then makes sure of it. A worker that dies by a signal
     /// on its way out (a library destructor, an atexit handler, a thread of the
-    /// library's) is told back as its death.
+    /// library's), or does not end within [`EXIT_WAIT`], is told back as its death.
     pub fn quit(mut self) -> Option<Death> {
         let _ = self.send(&ToWorker::Quit);
-        let status = self.wait_exit(Duration::from_secs(2));
+        let status = self.wait_exit(EXIT_WAIT);
         self.kill();
-        let sig = status.and_then(|e| e.ended.signal())?;
-        let mut d = self.death(Broke::Crash(signal_name(sig)));
+        let b = match status.map(|e| e.ended) {
+            Some(Ended::Signaled(sig)) => Broke::Crash(signal_name(sig)),
+            Some(_) => return None,
+            None => Broke::Timeout,
+        };
+        let mut d = self.death(b);
+        if d.status == Status::Timeout {
+            let late = format!("worker did not end within {EXIT_WAIT:?}, in");
+            d.message = d.message.replacen("worker timed out in", &late, 1);
+        }
         d.message = format!("at the worker's exit, after its last job: {}", d.message);
         Some(d)
     }
+}
+
+/// What a worker's page says (nothing without one, or when it cannot be read).
+fn read_page(page: &Option<File>) -> Record {
+    page.as_ref()
+        .and_then(|p| Record::read(p).ok())
+        .unwrap_or_default()
 }
 
 pub use mpit_process::signal_name;

@@ -4,6 +4,7 @@
 
 pub mod capabilities;
 pub mod capability_probe;
+mod channel;
 pub mod child;
 pub mod deadline;
 pub mod plan;
@@ -91,6 +92,14 @@ pub fn lanes(cores: usize, facts: &TargetFacts) -> usize {
     cores * (wall.div_ceil(busy) as usize).min(4)
 }
 
+/// `specs` with an absolute path (as given when it cannot be made one).
+fn absolute(specs: &Source) -> Source {
+    match specs {
+        Source::Dir(d) => Source::Dir(std::path::absolute(d).unwrap_or_else(|_| d.clone())),
+        Source::Bundled => Source::Bundled,
+    }
+}
+
 /// Runs the suite against one library; `ctrl_c` interrupts it, and so does
 /// `cfg.max_time` (then the report is whole: what did not finish is `timeout`).
 pub fn run(cfg: &Config, ctrl_c: Arc<AtomicBool>) -> Result<Report, RunError> {
@@ -132,12 +141,16 @@ fn run_until(
             abi: cfg.abi.clone(),
             force: cfg.force,
             strict: cfg.strict,
-            specs: cfg.specs.clone(),
+            // Absolute: a library may change the worker's directory (chdir) before the
+            // worker loads an area's cases.
+            specs: absolute(&cfg.specs),
             mpi_init: false,
             single_job: false,
             base_init: true,
             skip: Default::default(),
             env: cfg.env.clone(),
+            page: None,
+            rendezvous: None,
         },
         jobs: cfg.jobs.unwrap_or(cores),
         timeout: cfg.timeout,

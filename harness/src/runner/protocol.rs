@@ -42,6 +42,14 @@ pub struct Hello {
     /// the catalog the reference serves, and no injected fault).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<(String, String)>,
+    /// The descriptor of the worker's page of the call in flight (`target::ffi::page`),
+    /// inherited from the supervisor; set by `child.rs` for each worker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<i32>,
+    /// The abstract socket the worker comes back on when the library takes its channel
+    /// (`target::ffi::stdio`); set by `child.rs` for each worker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendezvous: Option<String>,
 }
 
 impl Hello {
@@ -59,6 +67,8 @@ impl Hello {
             base_init: true,
             skip: Default::default(),
             env: Vec::new(),
+            page: None,
+            rendezvous: None,
         }
     }
 }

@@ -60,7 +60,10 @@ pub fn failed(cfg: &Config, selected: &[&Case], d: &Death, sha256: String) -> Re
     first.evidence.push(d.evidence(cfg.timeout));
     let caps = super::capabilities::unstarted(&d.message, vec![d.evidence(cfg.timeout)]);
     let mut results = vec![first];
-    let why = format!("not run: {call} did not return ({})", d.status);
+    let why = match d.returned {
+        true => format!("not run: {}", d.message),
+        false => format!("not run: {call} did not return ({})", d.status),
+    };
     for c in selected.iter().filter(|c| c.id != case) {
         let clause = c.clause_text();
         results.push(CaseResult::new(

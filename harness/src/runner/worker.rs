@@ -14,31 +14,34 @@ use crate::exec::{self, Ctx};
 use crate::exit_code;
 use crate::judge::inventory::{self, Inventory};
 use crate::judge::return_codes::RcLog;
-use crate::target::ffi::{in_flight, stdio};
+use crate::target::ffi::{in_flight, page, stdio};
 use crate::target::reading::Guard;
 use crate::target::{catalog, AbiChoice, Target};
 use mpit_process::usage_self;
 use mpit_reference::profile::ReturnCode;
 use mpit_reference::spec::ThreadLevel;
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
-use std::sync::{Mutex, OnceLock};
+use std::io::{BufRead, BufReader};
 
-/// The worker's end of the channel to the supervisor.
-static CHANNEL: OnceLock<Mutex<File>> = OnceLock::new();
+/// What the worker is in once its last job is done: the call its page names if the
+/// library kills it in its exit handlers or destructors.
+pub const AT_EXIT: &str = "exit (the library's exit handlers and destructors)";
 
 fn send(m: &FromWorker) {
     let mut line = m.line();
     line.push('\n');
-    let sent = CHANNEL
-        .get()
-        .and_then(|c| c.lock().ok())
-        .is_some_and(|mut out| out.write_all(line.as_bytes()).is_ok());
-    // A closed channel means the supervisor is gone; nothing to do but stop.
-    if !sent {
-        std::process::exit(exit_code::WORKER_ORPHANED);
+    // A channel that cannot be written (nor re-established) means the supervisor is
+    // gone, or the library took it for good: nothing to do but stop, saying so.
+    if stdio::send(line.as_bytes()).is_err() {
+        orphaned();
     }
+}
+
+/// Exits because the channel to the supervisor is gone; the page says it was the
+/// worker's own exit, not the library's.
+fn orphaned() -> ! {
+    page::exiting(exit_code::WORKER_ORPHANED);
+    std::process::exit(exit_code::WORKER_ORPHANED)
 }
 
 /// Announces a call of the start or of a catalog read (`FromWorker::Calling`) and leaves
@@ -50,17 +53,19 @@ fn calling(call: &str) {
 
 /// Serves until `Quit` or end of input; returns the exit code.
 pub fn serve(hello: &Hello) -> i32 {
-    // The protocol leaves fds 0 and 1 before the library can touch them.
-    let input = match stdio::take_protocol() {
-        Ok(ch) => {
-            let _ = CHANNEL.set(Mutex::new(ch.output));
-            ch.input
-        }
-        Err(e) => {
-            eprintln!("mpit-conform worker: cannot set up its channel: {e}");
+    // The call in flight goes to the supervisor's page, mapped before the library can
+    // touch the descriptor that brought it.
+    if let Some(fd) = hello.page {
+        if let Err(e) = page::attach(fd) {
+            eprintln!("mpit-conform worker: cannot map its page: {e}");
             return 2;
         }
-    };
+    }
+    // The protocol leaves fds 0 and 1 before the library can touch them.
+    if let Err(e) = stdio::take_protocol(hello.rendezvous.as_deref()) {
+        eprintln!("mpit-conform worker: cannot set up its channel: {e}");
+        return 2;
+    }
     // A crash or abort inside a vendor call names the call (ffi::in_flight).
     in_flight::install();
     // The cases of each area, loaded when a job of that area first comes.
@@ -128,8 +133,8 @@ pub fn serve(hello: &Hello) -> i32 {
     // Not announced: the supervisor waits for a job's results then, and a crash names
     // the spot through the in-flight marker all the same.
     let own_read = |t: &Target| inventory::read_guarded(t, &mut Guard::new(&hello.skip, &|_| {}));
-    for line in BufReader::new(input).lines() {
-        let Ok(line) = line else { break };
+    for line in BufReader::new(stdio::Input).lines() {
+        let Ok(line) = line else { orphaned() };
         let msg: ToWorker = match serde_json::from_str(&line) {
             Ok(m) => m,
             Err(_) => continue,
@@ -237,8 +242,11 @@ pub fn serve(hello: &Hello) -> i32 {
     // Leave MPI as a program should (R-FIN-4 is about MPI_T; MPI wants its finalize),
     // unless a case already finalized it.
     if hello.mpi_init && matches!(t.lib.finalized(), Some((_, false))) {
+        in_flight::set(Some("MPI_Finalize (the worker's own, after its last job)"));
         t.lib.mpi_finalize();
     }
+    // Left set: what runs from here on is the library's exit.
+    in_flight::set(Some(AT_EXIT));
     0
 }
 

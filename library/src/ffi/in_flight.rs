@@ -1,21 +1,34 @@
 //! The call in flight, told to the supervisor when the library kills the worker.
 //!
 //! A vendor reading "crash" wants the call that crashed, not only the case. Before each
-//! call the executor stores its text here (no system call: a copy into a static buffer of
-//! atomics). When the library kills the process — a fatal signal, or `exit()` from its
-//! abort path — a handler writes one line `@@mpit-in-flight <call>` to stderr, where the
-//! supervisor's tail of the worker's stderr finds it (`runner::pool`). The handler only
-//! reads atomics and calls write(2) and raise(2), which are async-signal-safe.
+//! call the executor stores its text here (no system call: a copy into atomics), and
+//! clears it after. In a worker the text lives in the page the supervisor reads after
+//! the worker's death (`page`): that record is the source of truth, whatever the
+//! library does to signals and descriptors. Elsewhere (an in-process fuzzer) it lives in
+//! a static buffer.
+//!
+//! As an extra, handlers of the worker's own report what they see: on a fatal signal
+//! (or `exit()` from a library's abort path) they record the signal and whether it hit
+//! another thread than the caller's in the page, and write one line
+//! `@@mpit-in-flight <call>` to stderr for a reader of the library's output. They only
+//! read and write atomics and call write(2) and raise(2), which are async-signal-safe. A
+//! library that installs handlers of its own replaces them; the page still names the
+//! call.
+//!
+//! After each call, the worker's channel to the supervisor is checked (`stdio`): a
+//! library that closed or replaced its descriptors is caught in the act, and the call
+//! named.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU8, AtomicUsize, Ordering};
+use super::{page, stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU8, Ordering};
 
 /// The marker the supervisor looks for at the start of a stderr line.
 pub const MARKER: &str = "@@mpit-in-flight ";
 
-const CAP: usize = 480;
+const CAP: usize = page::CAP;
 static TEXT: [AtomicU8; CAP] = [const { AtomicU8::new(0) }; CAP];
 /// Bytes of `TEXT` in use; 0 = no call in flight.
-static LEN: AtomicUsize = AtomicUsize::new(0);
+static LEN: AtomicU32 = AtomicU32::new(0);
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 /// The thread that installed the handlers: the one that calls the library. A signal on
 /// any other thread is one of the library's own threads dying (or a helper of ours),
@@ -26,21 +39,35 @@ static CALLER: AtomicI32 = AtomicI32::new(0);
 /// one that calls the library, before the call in flight on the calling thread (if any).
 pub const OTHER_THREAD: &str = "!other-thread";
 
-/// Records the call about to be made (`None` after it returned). Long texts are cut.
-pub fn set(call: Option<&str>) {
-    LEN.store(0, Ordering::Release);
-    if let Some(c) = call {
-        let b = c.as_bytes();
-        let n = b.len().min(CAP);
-        for (slot, byte) in TEXT.iter().zip(&b[..n]) {
-            slot.store(*byte, Ordering::Relaxed);
-        }
-        LEN.store(n, Ordering::Release);
+/// The text and its length: the page's in a worker, else this process's buffer.
+fn slots() -> (&'static [AtomicU8], &'static AtomicU32) {
+    match page::get() {
+        Some(p) => (p.text(), &p.words[page::LEN_W]),
+        None => (&TEXT, &LEN),
     }
 }
 
-/// Whether the handlers are installed (only they read the text: a process without them,
-/// such as an in-process fuzzer, need not make it).
+/// Records the call about to be made (`None` after it returned: then the worker's
+/// channel is checked, see the module's doc). Long texts are cut.
+pub fn set(call: Option<&str>) {
+    let (text, len) = slots();
+    if call.is_none() && page::get().is_some() && !stdio::intact() {
+        // Named while the call is still the one in flight.
+        stdio::recover();
+    }
+    len.store(0, Ordering::Release);
+    if let Some(c) = call {
+        let b = c.as_bytes();
+        let n = b.len().min(CAP);
+        for (slot, byte) in text.iter().zip(&b[..n]) {
+            slot.store(*byte, Ordering::Relaxed);
+        }
+        len.store(n as u32, Ordering::Release);
+    }
+}
+
+/// Whether the handlers are installed (only they and the page read the text: a process
+/// without them, such as an in-process fuzzer, need not make it).
 pub fn installed() -> bool {
     INSTALLED.load(Ordering::Relaxed)
 }
@@ -48,9 +75,10 @@ pub fn installed() -> bool {
 /// [`set`] with the text formatted straight into the buffer: no allocation, and
 /// formatting stops where the buffer is full (the same text `set` keeps).
 pub fn set_fmt(call: std::fmt::Arguments<'_>) {
-    LEN.store(0, Ordering::Release);
-    let n = write_into(&TEXT, call);
-    LEN.store(n, Ordering::Release);
+    let (text, len) = slots();
+    len.store(0, Ordering::Release);
+    let n = write_into(text, call);
+    len.store(n as u32, Ordering::Release);
 }
 
 /// Formats `call` into `buf` up to its length; the bytes written.
@@ -73,36 +101,33 @@ fn write_into(buf: &[AtomicU8], call: std::fmt::Arguments<'_>) -> usize {
     w.1
 }
 
-/// The signal the supervisor sends a worker that is silent past its deadline, before
-/// killing it: the worker answers with the marker line of the call it hangs in (or
-/// [`NONE`] when none is in flight) and goes on.
-pub const QUERY: libc::c_int = libc::SIGUSR1;
-
-/// What the marker says when a [`QUERY`] finds no call in flight.
-pub const NONE: &str = "!none";
-
-/// Writes the marker line if a call is in flight, or if the signal came from another
-/// thread than the caller's. Async-signal-safe.
-fn report() {
+/// Records `sig` (and whether it hit another thread than the caller's) in the page, and
+/// writes the marker line if a call is in flight or another thread died.
+/// Async-signal-safe.
+fn report(sig: libc::c_int) {
     // SAFETY: gettid(2) takes no arguments and is async-signal-safe.
     let other = unsafe { libc::gettid() } != CALLER.load(Ordering::Relaxed);
-    write_marker(other, false);
+    if let Some(p) = page::get() {
+        if sig != 0 {
+            p.words[page::SIGNAL_W].store(sig as u32, Ordering::Relaxed);
+        }
+        if other {
+            p.words[page::FLAGS_W].fetch_or(page::OTHER_THREAD, Ordering::Release);
+        }
+    }
+    write_marker(other);
 }
 
-/// The marker line: the call in flight, tagged when `other` (another thread died), or
-/// [`NONE`] when `always` and nothing is in flight. Async-signal-safe.
-fn write_marker(other: bool, always: bool) {
-    let n = LEN.load(Ordering::Acquire);
-    if n == 0 && !other && !always {
+/// The marker line: the call in flight, tagged when `other` (another thread died).
+/// Async-signal-safe.
+fn write_marker(other: bool) {
+    let (text, len) = slots();
+    let n = (len.load(Ordering::Acquire) as usize).min(CAP);
+    if n == 0 && !other {
         return;
     }
     let mut line = [0u8; CAP + 48];
     let mut k = format_head(&mut line);
-    if n == 0 && always && !other {
-        let tag = NONE.as_bytes();
-        line[k..k + tag.len()].copy_from_slice(tag);
-        k += tag.len();
-    }
     if other {
         let tag = OTHER_THREAD.as_bytes();
         line[k..k + tag.len()].copy_from_slice(tag);
@@ -110,7 +135,7 @@ fn write_marker(other: bool, always: bool) {
         line[k] = b' ';
         k += 1;
     }
-    for slot in &TEXT[..n] {
+    for slot in &text[..n] {
         line[k] = slot.load(Ordering::Relaxed);
         k += 1;
     }
@@ -129,22 +154,16 @@ fn format_head(line: &mut [u8]) -> usize {
 }
 
 extern "C" fn on_signal(sig: libc::c_int) {
-    report();
+    report(sig);
     // SA_RESETHAND restored the default action: re-raising ends the process by the same
     // signal, so the supervisor still sees e.g. SIGSEGV.
     // SAFETY: raise(2) is async-signal-safe.
     unsafe { libc::raise(sig) };
 }
 
-extern "C" fn on_query(_: libc::c_int) {
-    // Whatever thread the process-directed signal landed on, the call in flight is the
-    // calling thread's.
-    write_marker(false, true);
-}
-
 extern "C" fn on_exit() {
     // A library's abort path (MPI_Abort → exit(1)) runs atexit handlers.
-    report();
+    report(0);
 }
 
 /// Installs the handlers (once per process): SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT on
@@ -181,12 +200,6 @@ pub fn install() {
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
-        // SA_RESTART: the library's system calls go on after the query.
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_query as extern "C" fn(libc::c_int) as usize;
-        sa.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(QUERY, &sa, std::ptr::null_mut());
         libc::atexit(on_exit);
     }
 }

@@ -27,6 +27,7 @@ mod event;
 mod guarded;
 pub mod in_flight;
 mod mpi;
+pub mod page;
 mod pvar;
 mod raw;
 mod recorder;

@@ -32,6 +32,7 @@ mod cvar;
 mod enums;
 mod event;
 mod hooks;
+mod hostile;
 mod init;
 pub mod linked;
 mod mpi;
@@ -93,6 +94,7 @@ fn build_model() -> Result<Model, String> {
             eprint!("{}", Faults::listing());
             eprint!("{}", Faults::conforming_listing());
             eprint!("{}", crate::faults::ProcessFault::listing());
+            eprint!("{}", crate::faults::hostile::HostileFault::listing());
             Faults::none()
         }
         Ok(s) => Faults::parse(&s).map_err(|e| e.to_string())?,

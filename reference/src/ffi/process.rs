@@ -38,6 +38,7 @@ fn hang() -> ! {
 
 /// Misbehaves at `p` if a process fault says so; returns otherwise.
 pub(crate) fn strike(p: Point) {
+    super::hostile::strike(p);
     let on = active();
     if on.is_empty() {
         return;
