@@ -154,3 +154,44 @@ fn bench_bad_input_is_one_line_and_exit_2() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("no-such-library"), "{err}");
 }
+
+#[test]
+fn the_soak_counts_what_a_long_life_leaves_and_finds_nothing() {
+    // A short soak (the measured one is 200 runs and 10 minutes: reports/bench/SOAK.md),
+    // with a temporary directory of its own so that nobody else's files are counted.
+    let lib = reference_lib();
+    let out = scratch("soak");
+    let tmp = out.join("tmp");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    let o = run(
+        &[
+            "bench",
+            "--soak",
+            "--reference",
+            lib.to_str().expect("utf-8"),
+            "--soak-runs",
+            "2",
+            "--soak-fuzz-secs",
+            "2",
+            "--out",
+            out.to_str().expect("utf-8"),
+        ],
+        &[("TMPDIR", tmp.to_str().expect("utf-8"))],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{}{err}", stdout(&o));
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("soak.json")).expect("soak.json"))
+            .expect("soak.json parses");
+    let phases = s["phases"].as_array().expect("phases");
+    assert_eq!(phases.len(), 2);
+    for p in phases {
+        assert!(p["units"].as_u64().unwrap_or(0) > 0, "{p}");
+        assert!(p["workers"].as_u64().unwrap_or(0) > 0, "{p}");
+        for k in ["fds", "processes", "zombies", "temp"] {
+            assert_eq!(p["after"][k], p["before"][k], "{k}: {p}");
+        }
+    }
+    let md = std::fs::read_to_string(out.join("SOAK.md")).expect("SOAK.md");
+    assert!(md.contains("no leak"), "{md}");
+}

@@ -10,5 +10,7 @@ pub const OK: u8 = 0;
 pub const FINDINGS: u8 = 1;
 /// Could not run (bad input, library not loadable).
 pub const CANNOT_RUN: u8 = 2;
-/// A worker whose channel to the supervisor closed (the supervisor is gone).
+/// A worker whose channel to the supervisor closed (the supervisor is gone) or was taken
+/// for good by the library; recorded in the worker's page before it exits, so the
+/// supervisor does not take it for the library's `exit(3)`.
 pub const WORKER_ORPHANED: i32 = 3;

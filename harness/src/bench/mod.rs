@@ -13,6 +13,7 @@ pub mod floor;
 pub mod markdown;
 pub mod probe;
 pub mod scale;
+pub mod soak;
 pub mod spawn;
 pub mod suite;
 pub mod throughput;

@@ -1,9 +1,11 @@
 //! `mpit-conform bench`: the command line of `crate::bench` (inputs checked here, before
 //! any process starts).
 
+use crate::bench::soak::SoakOptions;
 use crate::bench::{self, LibSpec, Options, Settings};
 use crate::exit_code;
 use anyhow::{bail, Result};
+use mpit_process::ctrl_c;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -75,6 +77,17 @@ pub struct BenchArgs {
     /// Seconds one suite run may take before it is killed.
     #[arg(long, default_value_t = 900)]
     run_timeout: u64,
+    /// Instead of the bench, the soak (leaks over a long life: SOAK.md and soak.json):
+    /// the suite on the reference --soak-runs times in this one process, then
+    /// fuzz-props in its lifecycle mode for --soak-fuzz-secs; exit 1 if a count grew.
+    #[arg(long)]
+    soak: bool,
+    /// Suite runs of the soak (the measurement of issue 47: 200).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    soak_runs: u64,
+    /// Seconds of fuzz-props lifecycle sequences of the soak (issue 47: 600).
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    soak_fuzz_secs: u64,
 }
 
 /// Relative to the working directory (the bench is run from the checkout): the binary
@@ -91,6 +104,9 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
             .map(|d| d.join("libmpit_reference.so"))
             .unwrap_or_default(),
     };
+    if a.soak {
+        return soak(a, reference, argv);
+    }
     let mut notes = Vec::new();
     let mut libs = vec![LibSpec {
         name: "reference".into(),
@@ -176,6 +192,44 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
         o.out.join("bench.json").display()
     );
     Ok(exit_code::OK)
+}
+
+/// `bench --soak`: the soak on the reference, its figures written beside the bench's.
+fn soak(a: &BenchArgs, reference: PathBuf, argv: &[String]) -> Result<u8> {
+    if !reference.exists() {
+        bail!("{}: no such file", reference.display());
+    }
+    let o = SoakOptions {
+        lib: reference,
+        runs: a.soak_runs as usize,
+        fuzz: Duration::from_secs(a.soak_fuzz_secs),
+        command: command_line(argv),
+    };
+    let s = bench::soak::soak(&o, &ctrl_c())?;
+    bench::soak::write(&s, &a.out)?;
+    for p in &s.phases {
+        outln!(
+            "{}: {} units, {} workers, {:.0} s; descriptors {} → {}, processes {} → {}, \
+             zombies {} → {}, temp entries {} → {}",
+            p.name,
+            p.units,
+            p.workers,
+            p.wall_s,
+            p.before.fds,
+            p.after.fds,
+            p.before.processes,
+            p.after.processes,
+            p.before.zombies,
+            p.after.zombies,
+            p.before.temp,
+            p.after.temp
+        );
+    }
+    outln!("bench: {}", a.out.join("SOAK.md").display());
+    Ok(match s.leak_free() {
+        true => exit_code::OK,
+        false => exit_code::FINDINGS,
+    })
 }
 
 fn names(libs: &[LibSpec]) -> String {

@@ -295,10 +295,11 @@ pub fn main() -> Result<u8> {
     let cli = Cli::parse();
     // A supervisor starts every child through mpit_process (spawn_confined.rs holds it),
     // so it can take back what leaves their process groups (a library's setsid daemon).
-    // Workers and probes load the library and supervise nothing.
+    // The workers load the library and supervise nothing (a bench probe may start
+    // workers of its own: it adopts too).
     let worker = matches!(
         cli.cmd,
-        Some(Cmd::SuiteWorker { .. } | Cmd::RankWorker { .. } | Cmd::BenchProbe { .. })
+        Some(Cmd::SuiteWorker { .. } | Cmd::RankWorker { .. })
     );
     if !worker {
         let _ = adopt_orphans();
