@@ -235,21 +235,38 @@ process_faults! {
 impl ProcessFault {
     /// One line per process fault: `name  description`.
     pub fn listing() -> String {
-        ProcessFault::ALL
-            .iter()
-            .map(|f| format!("{:<38} {}\n", f.name(), f.description()))
-            .collect()
+        lines_of(
+            ProcessFault::ALL,
+            ProcessFault::name,
+            ProcessFault::description,
+        )
     }
 
     /// The process faults named in `MPIT_REFERENCE_FAULTS` (other names are the
     /// model's, checked by [`Faults::parse`]).
     pub fn from_env() -> BTreeSet<ProcessFault> {
-        std::env::var(crate::ENV_FAULTS)
-            .unwrap_or_default()
-            .split(',')
-            .filter_map(|n| ProcessFault::from_name(n.trim()))
-            .collect()
+        named_in_env(ProcessFault::from_name)
     }
+}
+
+/// One line per fault of `all`: `name  description` (the process families' listings).
+fn lines_of<F: Copy>(
+    all: &[F],
+    name: fn(F) -> &'static str,
+    what: fn(F) -> &'static str,
+) -> String {
+    all.iter()
+        .map(|f| format!("{:<38} {}\n", name(*f), what(*f)))
+        .collect()
+}
+
+/// The faults of one family named in `MPIT_REFERENCE_FAULTS` (`from_name` knows them).
+fn named_in_env<F: Ord>(from_name: fn(&str) -> Option<F>) -> BTreeSet<F> {
+    std::env::var(crate::ENV_FAULTS)
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|n| from_name(n.trim()))
+        .collect()
 }
 
 #[cfg(test)]

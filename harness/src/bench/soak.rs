@@ -15,7 +15,7 @@ use crate::differential::props::{self, Search};
 use crate::differential::{Mirror, Mode};
 use crate::report::{self, now_rfc3339};
 use crate::runner::remote::Remote;
-use crate::runner::{self, Config, Progress};
+use crate::runner::{self, Config};
 use crate::specs::Source;
 use mpit_process::{sweep_orphans, TAG};
 use mpit_reference::catalog::Catalog;
@@ -206,21 +206,7 @@ fn suites(
     scratch: &Path,
     stop: &Arc<AtomicBool>,
 ) -> Result<(u64, u64, BTreeMap<String, u64>), BenchError> {
-    let cfg = Config {
-        lib: lib.to_path_buf(),
-        abi: "auto".into(),
-        force: false,
-        strict: false,
-        jobs: None,
-        timeout: Duration::from_secs(10),
-        specs: Source::Bundled,
-        cases: Vec::new(),
-        areas: Vec::new(),
-        progress: Progress::Quiet,
-        launcher: None,
-        max_time: None,
-        env: Vec::new(),
-    };
+    let cfg = Config::quiet(lib.to_path_buf(), Source::Bundled);
     let mut outcomes = BTreeMap::new();
     let mut workers = 0;
     for n in 0..runs {

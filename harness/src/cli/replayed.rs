@@ -20,7 +20,7 @@ use crate::differential::props::Found;
 use crate::differential::Mirror;
 use crate::repro;
 use crate::runner::pool::Setup;
-use crate::runner::{self, Config, Progress};
+use crate::runner::{self, Config};
 use crate::specs::Source;
 use crate::verdict::Status;
 use anyhow::{anyhow, Context, Result};
@@ -59,20 +59,13 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let specs = Source::from_option(Some(path.to_path_buf()));
     let cfg = Config {
-        lib: setup.hello.lib.clone(),
         abi: setup.hello.abi.clone(),
         force: setup.hello.force,
-        strict: false,
         jobs: Some(1),
         timeout: setup.timeout,
-        specs: Source::from_option(Some(path.to_path_buf())),
-        cases: Vec::new(),
-        areas: Vec::new(),
-        progress: Progress::Quiet,
-        launcher: None,
-        max_time: None,
-        env: Vec::new(),
+        ..Config::quiet(setup.hello.lib.clone(), specs)
     };
     let mut rep = runner::run(&cfg, setup.stop.clone())?;
     // The standalone C program of each failing result, from what the replay saw (the

@@ -6,7 +6,7 @@ use crate::cases::Suite;
 use crate::exit_code;
 use crate::report;
 use crate::repro::{self, Origin, ReproError};
-use crate::runner::{self, Config, Progress};
+use crate::runner::{self, Config};
 use crate::specs::Source;
 use crate::target;
 use anyhow::{bail, Context, Result};
@@ -99,19 +99,9 @@ fn run_case(lib: &Path, case: &str, specs: Source) -> Result<report::Report> {
         bail!("{}: no such file", lib.display());
     }
     let cfg = Config {
-        lib: lib.to_path_buf(),
-        abi: "auto".into(),
-        force: false,
-        strict: false,
-        jobs: None,
-        timeout: Duration::from_secs(10),
-        specs,
         cases: vec![case.to_string()],
-        areas: Vec::new(),
-        progress: Progress::Quiet,
-        launcher: None,
         max_time: Some(Duration::from_secs(30 * 60)),
-        env: Vec::new(),
+        ..Config::quiet(lib.to_path_buf(), specs)
     };
     let stop = Arc::new(AtomicBool::new(false));
     let _ = on_ctrl_c(stop.clone());

@@ -58,6 +58,30 @@ pub struct Config {
     pub env: Vec<(String, String)>,
 }
 
+impl Config {
+    /// A quiet run of every case of `specs` on `lib` with the command line's defaults (the
+    /// ABI detected, not strict, `--timeout 10`, as many workers as the run chooses, no
+    /// bound on the whole run): what `repro`, the replay of `fuzz-props` and the soak
+    /// start from.
+    pub fn quiet(lib: PathBuf, specs: Source) -> Config {
+        Config {
+            lib,
+            abi: "auto".into(),
+            force: false,
+            strict: false,
+            jobs: None,
+            timeout: Duration::from_secs(10),
+            specs,
+            cases: Vec::new(),
+            areas: Vec::new(),
+            progress: Progress::Quiet,
+            launcher: None,
+            max_time: None,
+            env: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
     Bar,

@@ -5,7 +5,7 @@
 //! (its count at the run's end against its start, from `--bench-stats`).
 #![allow(dead_code)]
 
-use crate::common::{bin, reference_lib};
+use crate::common::{bin, reference_lib, run, stdout};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -208,4 +208,16 @@ pub fn verdicts(r: &Value) -> BTreeSet<(String, String, String)> {
             )
         })
         .collect()
+}
+
+/// The faults `mpit-conform faults FLAG` lists, against those a test runs: every fault
+/// of the family needs its test.
+pub fn every_fault_is_tested(flag: &str, tested: &[&str]) {
+    let o = run(&["faults", flag], &[]);
+    let listed: BTreeSet<String> = stdout(&o)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    let tested: BTreeSet<String> = tested.iter().map(|s| s.to_string()).collect();
+    assert_eq!(listed, tested, "faults {flag}");
 }

@@ -46,19 +46,16 @@ hostile_faults! {
 impl HostileFault {
     /// One line per fault: `name  description`.
     pub fn listing() -> String {
-        HostileFault::ALL
-            .iter()
-            .map(|f| format!("{:<38} {}\n", f.name(), f.description()))
-            .collect()
+        super::lines_of(
+            HostileFault::ALL,
+            HostileFault::name,
+            HostileFault::description,
+        )
     }
 
     /// The hostile faults named in `MPIT_REFERENCE_FAULTS`.
     pub fn from_env() -> BTreeSet<HostileFault> {
-        std::env::var(crate::ENV_FAULTS)
-            .unwrap_or_default()
-            .split(',')
-            .filter_map(|n| HostileFault::from_name(n.trim()))
-            .collect()
+        super::named_in_env(HostileFault::from_name)
     }
 }
 
