@@ -157,6 +157,59 @@ fn every_finding_has_the_reproducer_repro_writes() {
     }
 }
 
+/// A reproducer carries only what its case reaches (issue 44): no helper it does not
+/// call (`-Wunused-function` under `-Werror`, and no `UNUSED` marker to silence it), no
+/// header it does not need, and the case before the helpers. Compiled against the
+/// reference's header (the standard ABI), where every MPI-4.0 branch is compiled too.
+#[test]
+fn reproducers_carry_only_what_they_reach() {
+    let dir = repo().join("reports/repro");
+    let include = repo().join("reference/include");
+    let mut lengths = Vec::new();
+    let mut problems = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().and_then(|x| x.to_str()) != Some("c") {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        lengths.push((text.lines().count(), name.clone()));
+        if text.contains("UNUSED") {
+            problems.push(format!("{name}: an UNUSED marker"));
+        }
+        // Before the case: headers, types, declarations; a gate's own main() (a rule of
+        // a later MPI than mpi.h's) stands before its `#else`.
+        let case = text.find("---- The case").unwrap_or(0);
+        let from = text[..case].rfind("#else\n").unwrap_or(0);
+        if text[from..case].contains("\n{\n") || text.rfind("int main(void)") < Some(case) {
+            problems.push(format!("{name}: a function body before the case"));
+        }
+        let o = Command::new("cc")
+            .args([
+                "-c",
+                "-o",
+                "/dev/null",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-DMPI_ABI",
+                "-I",
+            ])
+            .arg(&include)
+            .arg(&path)
+            .output()
+            .expect("run cc");
+        if !o.status.success() {
+            problems.push(format!("{name}: {}", String::from_utf8_lossy(&o.stderr)));
+        }
+    }
+    lengths.sort();
+    eprintln!("reproducer lines (sorted): {lengths:?}");
+    assert!(lengths.len() >= 20, "{} files", lengths.len());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// How a reproducer ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
@@ -491,32 +544,9 @@ fn fuzz_props_writes_c_reproducers_that_need_the_fault() {
 
 #[test]
 fn bad_input_is_one_line_and_exit_2() {
-    let lib = reference_lib();
-    let s = scratch("repro-bad");
-    let out = s.join("out");
-    let o = run(
-        &[
-            "--lib",
-            lib.to_str().unwrap(),
-            "--quiet",
-            "--case",
-            "strings.cvar.name.*",
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &[],
-    );
-    assert_eq!(o.status.code(), Some(0));
-    let report = out.join("report.json");
+    let (s, report) = common::passing_report("repro-bad");
     let r = report.to_str().unwrap();
-    let one_line_2 = |args: &[&str], what: &str| {
-        let o = run(args, &[]);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{what}: one line: {err}");
-        assert!(err.contains(what), "{what}: {err}");
-        assert!(o.stdout.is_empty(), "{what}: nothing written");
-    };
+    let one_line_2 = common::one_line_exit_2;
     one_line_2(
         &["repro", "--report", r, "--case", "pvars.readonly.no_write"],
         "has no result in this report",

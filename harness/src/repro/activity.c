@@ -1,9 +1,12 @@
-/* ---- Activity: MPI work after MPI_Init (mpit-conform's `activity` step) -------------
- * Messages of one int to self (`unexpected`: sent before their receives; `hold`: left
- * in the unexpected queue on MPI_COMM_WORLD until a later call with `drain`), exchanges
- * with the receive posted first, barriers and broadcasts, communicator dups, pvar
- * sessions. The reference has no point-to-point: its simulate hook stands in, one step
- * per message and collective. Returns the first failing call's code. */
+//@ Activity: MPI work after MPI_Init (mpit-conform's `activity` step), and MPI_Wtime:
+//@ sections of the format helpers.c describes.
+//@ tail activity
+/* MPI work after MPI_Init (mpit-conform's `activity` step). Messages of one int to self
+ * (`unexpected`: sent before their receives; `hold`: left in the unexpected queue on
+ * MPI_COMM_WORLD until a later call with `drain`), exchanges with the receive posted
+ * first, barriers and broadcasts, communicator dups, pvar sessions. The reference has no
+ * point-to-point: its simulate hook stands in, one step per message and collective.
+ * Returns the first failing call's code. */
 #ifdef MPIT_REFERENCE_H
 static int activity(int messages, int unexpected, int hold, int drain, int collectives, int comms, int sessions)
 {
@@ -82,7 +85,7 @@ static int activity(int messages, int unexpected, int hold, int drain, int colle
     return MPI_SUCCESS;
 }
 #endif
-
+//@ tail wtime
 /* mpit-conform's `wtime` step: MPI_Wtime returns a double, not a code. */
 static int wtime(double *time)
 {

@@ -3,10 +3,9 @@
 //! case says, OUT values in variables filled with FILL, then the call, its return code
 //! and what it wrote printed, and the step's checks and saves.
 
-use super::ctext::{c_string, capacity, expr_text, fill, print_out, size_label};
-use super::emit::{Emitter, Loop, Subject, R};
+use super::ctext::{c_string, capacity, expr_text, fill, print_value, size_label};
+use super::emit::{Buffer, Emitter, Loop, Subject, R};
 use super::table::{out_type, param_type, value_read_through_handle};
-use super::ACTIVITY;
 use crate::cases::expr::{Expr, Size, Term};
 use crate::cases::funcs::{Func, Param};
 use crate::cases::Neutral;
@@ -21,10 +20,6 @@ impl Emitter<'_> {
         // The reference's test hooks are declared by mpit_reference.h alone.
         if func.c_name().starts_with("MPIT_Reference_") {
             self.needs_reference = true;
-        }
-        // A helper the program carries only when a call needs it (`activity`, `wtime`).
-        if ACTIVITY.contains(&format!("static int {}(", func.c_fn())) {
-            self.needs_activity = true;
         }
         // MPI-4.0's functions: an older mpi.h does not declare them.
         if func.since().is_some_and(|v| v >= MpiVersion(4, 0)) {
@@ -65,16 +60,19 @@ impl Emitter<'_> {
                         // A number or a saved value of another C type.
                         format!("({ty})(intptr_t)({c})")
                     };
-                    self.line(format!("{ty} {a} = {c};"));
-                    shown.push(format!("{name}={}", given.map_or(c, expr_text)));
-                    subst.insert(name.to_string(), a.clone());
+                    shown.push(format!("{name}={}", given.map_or(c.clone(), expr_text)));
+                    // In the call itself, but `len`, which the checks of `indices` read.
+                    if *name == "len" {
+                        self.line(format!("{ty} {a} = {c};"));
+                        subst.insert(name.to_string(), a.clone());
+                    } else {
+                        subst.insert(name.to_string(), c);
+                    }
                 }
                 Param::Str => {
-                    let (cap, len, null_buf, null_len, want) = self.str_arg(func, name, given)?;
-                    self.line(format!(
-                        "sarg_t {a} = sarg({cap}, {len}, {null_buf}, {null_len});"
-                    ));
-                    shown.push(format!("{name}=<{}>", size_label(null_buf, null_len, &cap)));
+                    let (init, label, want) = self.str_arg(func, name, given)?;
+                    self.line(format!("sarg_t {a} = {init};"));
+                    shown.push(format!("{name}=<{label}>"));
                     subst.insert(name.to_string(), format!("SBUF({a}), SLEN({a})"));
                     strings.push((name.to_string(), want));
                 }
@@ -107,6 +105,7 @@ impl Emitter<'_> {
                     }
                 },
                 Param::Data => {
+                    self.tight = true;
                     let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
                     let c = match given {
                         None => "vbuf(0)".to_string(),
@@ -152,6 +151,7 @@ impl Emitter<'_> {
             let ident = format!("o_{o}");
             match (*o, out_type(func, o)) {
                 ("value", None) => {
+                    self.tight = true;
                     let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
                     self.line(format!("vbuf_t {ident} = vbuf_for((uintptr_t){h});"));
                     subst.insert(key, format!("{ident}.g.buf"));
@@ -226,14 +226,32 @@ impl Emitter<'_> {
         if func.depth() < 0 {
             self.line("if (rc == MPI_SUCCESS) t_depth--;");
         }
-        for (o, ty) in &outs {
-            self.line(print_out(o, ty));
+        // What came back: the OUT values on one line, then each string.
+        if !outs.is_empty() {
+            let (fmt, args): (Vec<String>, Vec<String>) = outs
+                .iter()
+                .map(|(o, ty)| {
+                    let (f, a) = print_value(&format!("o_{o}"), ty);
+                    (format!("{o} = {f}"), a)
+                })
+                .unzip();
+            self.line(format!(
+                "printf(\"      {}\\n\", {});",
+                fmt.join(", "),
+                args.join(", ")
+            ));
         }
-        for (p, _) in &strings {
-            self.line(format!("show_string(\"{p}\", &a_{p});"));
+        if !strings.is_empty() {
+            let shown: Vec<String> = strings
+                .iter()
+                .map(|(p, _)| format!("show_string(\"{p}\", &a_{p});"))
+                .collect();
+            self.line(shown.join(" "));
         }
+        // A value read: its size and first bytes (what they mean and whether the library
+        // kept to the buffer are the checks' business: `value`, `overrun`).
         if subst.contains_key("&value") && value_read_through_handle(func) {
-            self.line("if (rc == MPI_SUCCESS) printf(\"      value: %zu bytes, first element %g, %d bytes written outside\\n\", o_value.g.len, vbuf_num(&o_value, 0), vbuf_overrun(&o_value));");
+            self.line("if (rc == MPI_SUCCESS) { printf(\"      value: %zu bytes:\", o_value.g.len); for (size_t i = 0; i < o_value.g.len && i < 16; i++) printf(\" %02x\", o_value.g.buf[i]); printf(\"\\n\"); }");
         }
         if variable.is_some() {
             self.line(
@@ -257,19 +275,20 @@ impl Emitter<'_> {
         }
     }
 
-    /// The buffer of a string parameter: (capacity, *len, NULL buffer, NULL length,
-    /// the C expression of the whole string it is judged against).
+    /// The buffer of a string parameter: (the C that makes it, what the call shows of
+    /// it, the C expression of the whole string it is judged against).
     fn str_arg(
         &mut self,
         func: Func,
         param: &str,
         e: Option<&Expr>,
-    ) -> R<(String, String, u8, u8, String)> {
+    ) -> R<(String, String, String)> {
         let want = self.string_for(func, param)?;
         let l = match &want {
             Some(_) => format!("subj.{}", if param == "desc" { "desc_len" } else { "len" }),
             None => "4096".into(),
         };
+        let want = want.unwrap_or_else(|| "\"\"".into());
         let size = match e {
             None => Size::Full,
             Some(Expr::Shape(s)) => *s,
@@ -280,31 +299,42 @@ impl Emitter<'_> {
                 } else {
                     StringField::Name
                 };
-                if field == Some(mine) {
-                    self.buffer.unwrap_or(Size::Full)
-                } else {
-                    Size::Full
+                match self.buffer {
+                    _ if field != Some(mine) => Size::Full,
+                    Some(Buffer::Size(s)) => s,
+                    Some(Buffer::Loop) => {
+                        self.tight = true;
+                        return Ok((format!("sized(buffers[b], {l})"), "buffer".into(), want));
+                    }
+                    None => Size::Full,
                 }
             }
             Some(other) => {
+                self.tight = true;
                 let n = self.expr(other, "int")?;
-                return Ok((n.clone(), n, 0, 0, want.unwrap_or_else(|| "\"\"".into())));
+                return Ok((format!("sarg({n}, {n}, 0, 0)"), format!("{n} bytes"), want));
             }
         };
-        let want = want.unwrap_or_else(|| "\"\"".into());
-        Ok(match size {
-            Size::Fixed(n) => (n.to_string(), n.to_string(), 0, 0, want),
+        self.tight |= !matches!(size, Size::Full);
+        let (cap, len, null_buf, null_len) = match size {
+            Size::Fixed(n) => (n.to_string(), n.to_string(), 0, 0),
             Size::Len(k) => {
                 let c = format!("({l} + {k} > 0 ? {l} + {k} : 0)");
-                (c.clone(), c, 0, 0, want)
+                (c.clone(), c, 0, 0)
             }
-            Size::NullBuf => ("0".into(), l, 1, 0, want),
-            Size::NullLen => (l.clone(), l, 0, 1, want),
+            Size::NullBuf => ("0".into(), l, 1, 0),
+            Size::NullLen => (l.clone(), l, 0, 1),
             Size::Full => {
                 let c = format!("({l} + 64)");
-                (c.clone(), c, 0, 0, want)
+                (c.clone(), c, 0, 0)
             }
-        })
+        };
+        let label = size_label(null_buf, null_len, &cap);
+        Ok((
+            format!("sarg({cap}, {len}, {null_buf}, {null_len})"),
+            label,
+            want,
+        ))
     }
 
     /// The subject's string a (buf, len) parameter is judged against (the executor's

@@ -2,7 +2,7 @@
 //! and lists, saved values, catalog snapshots and the built-in checks. Each check sets
 //! `why`; a MUST deviation ends the program's sequence, as it ends the executor's.
 
-use super::ctext::{c_string, error_codes_fn, escape, is_t_err_fn, pred_text, print_value};
+use super::ctext::{c_string, escape, pred_text, print_value};
 use super::emit::{CVar, Emitter, R};
 use super::table::{out_type, value_read_through_handle};
 use crate::cases::expr::{Expr, Pred, RcSet, Term};
@@ -15,6 +15,16 @@ impl Emitter<'_> {
     pub(super) fn expect(&mut self, x: &Expect, func: Func, strings: &[(String, String)]) -> R<()> {
         let must = u8::from(x.level.unwrap_or(self.case.level) == Level::Must);
         let call = func.c_name();
+        // A return code alone: one line.
+        let rc_only =
+            x.name.is_none() && x.desc.is_none() && x.out.is_empty() && x.same_as.is_none();
+        if let (Some(rc), true, None) = (&x.rc, rc_only, &x.or_reading) {
+            let (cond, text) = rc_check(rc);
+            self.line(format!(
+                "if (!({cond}) && deviation({must}, \"{call}\", returned(rc, \"{text}\"))) goto done;"
+            ));
+            return Ok(());
+        }
         self.line("const char *why = NULL;");
         self.checks(x, func, strings)?;
         if let Some(r) = &x.or_reading {
@@ -24,13 +34,13 @@ impl Emitter<'_> {
             self.line("char keep[1024]; snprintf(keep, sizeof keep, \"%s\", why); why = NULL;");
             self.checks(&r.expect, func, strings)?;
             self.line(format!(
-                "if (!why) {{ printf(\"  the library follows another reading: %s\\n\", {quote}); if (failed(0, \"{call}\", keep)) goto done; }}"
+                "if (!why) {{ printf(\"  the library follows another reading: %s\\n\", {quote}); if (deviation(0, \"{call}\", keep)) goto done; }}"
             ));
             self.line("else why = keep;");
             self.close();
         }
         self.line(format!(
-            "if (why && failed({must}, \"{call}\", why)) goto done;"
+            "if (why && deviation({must}, \"{call}\", why)) goto done;"
         ));
         Ok(())
     }
@@ -38,31 +48,9 @@ impl Emitter<'_> {
     /// Sets `why` to the first expectation of `x` that does not hold.
     pub(super) fn checks(&mut self, x: &Expect, func: Func, strings: &[(String, String)]) -> R<()> {
         if let Some(rc) = &x.rc {
-            let (cond, text) = match rc {
-                // An MPI_T error code, as the executor's `any_error` (judge/rc_set.rs): an
-                // MPI error class (MPI_ERR_INTERN) is not one.
-                RcSet::AnyError => {
-                    let f = is_t_err_fn();
-                    if !self.decls.contains(&f) {
-                        self.decls.push(f);
-                    }
-                    ("is_t_err(rc)".to_string(), "any MPI_T_ERR_*".to_string())
-                }
-                RcSet::AnyOf(names) => (
-                    names
-                        .iter()
-                        .map(|n| format!("rc == {n}"))
-                        .collect::<Vec<_>>()
-                        .join(" || "),
-                    if names.len() == 1 {
-                        names[0].clone()
-                    } else {
-                        format!("one of {}", names.join(", "))
-                    },
-                ),
-            };
+            let (cond, text) = rc_check(rc);
             self.line(format!(
-                "if (!why && !({cond})) {{ snprintf(whybuf, sizeof whybuf, \"returned %s, want {text}\", rc_name(rc)); why = whybuf; }}"
+                "if (!why && !({cond})) why = returned(rc, \"{text}\");"
             ));
         }
         for (field, check) in [("name", x.name), ("desc", x.desc)] {
@@ -289,7 +277,6 @@ impl Emitter<'_> {
     }
 
     pub(super) fn snapshot(&mut self, step: &Step) -> R<()> {
-        self.needs_snapshot = true;
         // Unsaved, it is still made: reading the whole catalog is the step.
         let var = step.save.keys().next().cloned().unwrap_or_else(|| {
             self.tmp += 1;
@@ -329,8 +316,7 @@ impl Emitter<'_> {
         };
         match b {
             Builtin::ErrorCodes => {
-                self.line("check_error_codes(".to_string() + &must.to_string() + ");");
-                self.decls.push(error_codes_fn());
+                self.line(format!("check_error_codes({must});"));
                 Ok(())
             }
             Builtin::CatalogExtends | Builtin::CategoriesExtend => {
@@ -342,7 +328,6 @@ impl Emitter<'_> {
                 Ok(())
             }
             Builtin::NamesUnique => {
-                self.needs_names = true;
                 self.line(format!("if (check_names_unique({must})) goto done;"));
                 Ok(())
             }
@@ -356,5 +341,26 @@ impl Emitter<'_> {
             }
             other => Err(format!("the built-in check {other:?}")),
         }
+    }
+}
+
+/// A return-code expectation as C: (the condition it holds in, what it wants in words).
+fn rc_check(rc: &RcSet) -> (String, String) {
+    match rc {
+        // An MPI_T error code, as the executor's `any_error` (judge/rc_set.rs): an MPI
+        // error class (MPI_ERR_INTERN) is not one.
+        RcSet::AnyError => ("is_t_err(rc)".to_string(), "any MPI_T_ERR_*".to_string()),
+        RcSet::AnyOf(names) => (
+            names
+                .iter()
+                .map(|n| format!("rc == {n}"))
+                .collect::<Vec<_>>()
+                .join(" || "),
+            if names.len() == 1 {
+                names[0].clone()
+            } else {
+                format!("one of {}", names.join(", "))
+            },
+        ),
     }
 }

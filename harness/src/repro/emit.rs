@@ -54,6 +54,32 @@ pub(super) struct CVar {
     pub(super) list: bool,
 }
 
+/// The size of the buffer a case's `buffers:` gives, as the program knows it.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Buffer {
+    /// One size, written into the call.
+    Size(Size),
+    /// The row `b` of the table `buffers` the program loops over.
+    Loop,
+}
+
+/// A size as a row of the program's `buffers` table (helpers.c, `size_row`): its text,
+/// whether it counts from the string's length (strlen + 1), the bytes, a NULL buffer, a
+/// NULL length.
+fn size_row(s: Size) -> String {
+    let (from_len, n, null_buf, null_len) = match s {
+        Size::Fixed(n) => (0, i64::from(n), 0, 0),
+        Size::Len(k) => (1, k, 0, 0),
+        Size::NullBuf => (1, 0, 1, 0),
+        Size::NullLen => (1, 0, 0, 1),
+        Size::Full => (1, 64, 0, 0),
+    };
+    format!(
+        "{{{}, {from_len}, {n}, {null_buf}, {null_len}}}",
+        c_string(&s.text())
+    )
+}
+
 /// The current `for_all` iteration.
 #[derive(Debug, Clone)]
 pub(super) enum Loop {
@@ -71,15 +97,15 @@ pub struct Emitter<'a> {
     /// MPI_T initializations minus finalizations so far, as the steps are written.
     pub(super) depth: i32,
     pub(super) looked_up: bool,
-    pub(super) buffer: Option<Size>,
+    /// The size of the string `$buffer` names, in the sequence being written.
+    pub(super) buffer: Option<Buffer>,
     pub(super) lp: Option<Loop>,
     /// Makes the names of generated temporaries unique.
     pub(super) tmp: usize,
-    pub needs_snapshot: bool,
-    /// The program asks whether names repeat (`check_names_unique`, names.c).
-    pub needs_names: bool,
+    /// The program calls a function of MPI-4.0 (an older mpi.h does not declare it).
     pub needs_events: bool,
-    pub needs_activity: bool,
+    /// A buffer sized to the byte (helpers::TIGHT): the program needs guard pages.
+    pub tight: bool,
     /// Calls the reference's test hooks (`MPIT_Reference_simulate`, ...).
     pub needs_reference: bool,
 }
@@ -88,10 +114,8 @@ pub struct Emitter<'a> {
 pub struct Program {
     pub decls: String,
     pub body: String,
-    pub needs_snapshot: bool,
-    pub needs_names: bool,
     pub needs_events: bool,
-    pub needs_activity: bool,
+    pub tight: bool,
     pub needs_reference: bool,
 }
 
@@ -109,10 +133,8 @@ impl<'a> Emitter<'a> {
             buffer: None,
             lp: None,
             tmp: 0,
-            needs_snapshot: false,
-            needs_names: false,
             needs_events: false,
-            needs_activity: false,
+            tight: false,
             needs_reference: case.requires(Require::ReferenceHooks),
         };
         e.main().map_err(|why| Unsupported {
@@ -122,10 +144,8 @@ impl<'a> Emitter<'a> {
         Ok(Program {
             decls: e.decls.join("\n"),
             body: e.body,
-            needs_snapshot: e.needs_snapshot,
-            needs_names: e.needs_names,
             needs_events: e.needs_events,
-            needs_activity: e.needs_activity,
+            tight: e.tight,
             needs_reference: e.needs_reference,
         })
     }
@@ -156,10 +176,7 @@ impl<'a> Emitter<'a> {
             self.line("rc = MPI_Init(NULL, NULL);");
             self.line("show_call(\"MPI_Init(NULL, NULL)\", rc);");
         }
-        let sizes: Vec<Option<Size>> = match &case.buffers {
-            Some(b) => b.sizes.iter().map(|s| Some(*s)).collect(),
-            None => vec![None],
-        };
+        let sizes: &[Size] = case.buffers.as_ref().map_or(&[], |b| &b.sizes);
         // The executor runs every buffer size in one worker, whose own MPI_T init the
         // case's init nests inside: MPI_T is never fully finalized between sizes. So the
         // program holds one too; a full finalize and re-init is another question
@@ -171,30 +188,55 @@ impl<'a> Emitter<'a> {
                 " (held across the buffer sizes, as mpit-conform's worker holds one)",
             );
         }
-        for size in sizes {
-            self.buffer = size;
-            self.depth = 0;
-            self.looked_up = false;
-            if let Some(s) = size {
-                let text = s.text();
-                self.line(format!("printf(\"-- buffer {text}\\n\");"));
+        match sizes {
+            [] => self.sequence(None, true)?,
+            [one] => {
+                self.line(format!("printf(\"-- buffer {}\\n\");", one.text()));
+                self.sequence(Some(Buffer::Size(*one)), true)?;
             }
-            self.open("");
-            if case.init == InitMode::Auto {
-                self.init_single("provided", "");
-                self.line("t_depth++;");
-                self.depth = 1;
-                self.after_init();
+            // One loop over a table of the sizes, rather than the steps once per size.
+            many => {
+                let rows: Vec<String> = many.iter().map(|s| size_row(*s)).collect();
+                let lines: Vec<String> = rows.chunks(4).map(|r| r.join(", ")).collect();
+                self.decls.push(format!(
+                    "/* The buffer sizes the case tries, in turn. */\nstatic const size_row buffers[] = {{\n    {}\n}};",
+                    lines.join(",\n    ")
+                ));
+                self.open(format!("for (int b = 0; b < {}; b++)", many.len()));
+                self.line("printf(\"-- buffer %s\\n\", buffers[b].text);");
+                self.sequence(Some(Buffer::Loop), false)?;
+                self.close();
             }
-            for step in &case.steps {
-                self.step(step)?;
-            }
-            // Leave MPI_T finalized, as the executor does.
-            self.line("while (t_depth > 0 && MPI_T_finalize() == MPI_SUCCESS) t_depth--;");
-            self.close();
         }
         if held {
             self.line("MPI_T_finalize();");
+        }
+        Ok(())
+    }
+
+    /// The case's steps once, between the executor's init and finalize, with `buffer`
+    /// the size of the string `$buffer` names; in a block of its own where `block`.
+    fn sequence(&mut self, buffer: Option<Buffer>, block: bool) -> R<()> {
+        let case = self.case;
+        self.buffer = buffer;
+        self.depth = 0;
+        self.looked_up = false;
+        if block {
+            self.open("");
+        }
+        if case.init == InitMode::Auto {
+            self.init_single("provided", "");
+            self.line("t_depth++;");
+            self.depth = 1;
+            self.after_init();
+        }
+        for step in &case.steps {
+            self.step(step)?;
+        }
+        // Leave MPI_T finalized, as the executor does.
+        self.line("while (t_depth > 0 && MPI_T_finalize() == MPI_SUCCESS) t_depth--;");
+        if block {
+            self.close();
         }
         Ok(())
     }
@@ -209,7 +251,7 @@ impl<'a> Emitter<'a> {
         self.line(format!(
             "show_call(\"MPI_T_init_thread(MPI_THREAD_SINGLE, &provided){note}\", rc);"
         ));
-        self.line("if (rc != MPI_SUCCESS) { deviation(1, \"MPI_T_init_thread failed (R-INIT-1)\"); goto done; }");
+        self.line("if (rc != MPI_SUCCESS) { deviation(1, \"MPI_T_init_thread\", \"failed (R-INIT-1)\"); goto done; }");
     }
 
     /// The subject is looked up as soon as MPI_T is first initialized, as the executor

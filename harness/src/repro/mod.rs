@@ -8,32 +8,29 @@
 //! `emit` writes a case as C (the compiler of the case language, beside `exec`, its
 //! interpreter), with `loops` (a step's `for_all` and `repeat`), `call` (one MPI call)
 //! and `checks` (what a step expects); `table` is how each function of the call table
-//! is written in C; the helpers every program carries are C files beside this one.
+//! is written in C; `program` is the frame around the case (header comment, lookup of
+//! the subject, main()), and `helpers` the C beside this file of which a program carries
+//! only what its case reaches.
 
 mod call;
 mod checks;
 pub mod ctext;
 pub mod emit;
+mod helpers;
 mod loops;
+mod program;
 pub mod table;
 
 use crate::cases::clauses::Clauses;
 use crate::cases::funcs::Func;
 use crate::cases::{Case, SubjectKind, Suite};
-use crate::kind::Kind;
 use crate::report::json::atomic_write;
 use crate::report::Report;
 use crate::specs;
 use crate::verdict::{CaseResult, Oracle, Status};
 pub use emit::{Subject, Unsupported};
-use std::fmt::Write as _;
+pub use program::c_program;
 use std::path::{Path, PathBuf};
-
-const PRELUDE: &str = include_str!("prelude.c");
-const SNAPSHOT: &str = include_str!("snapshot.c");
-const NAMES: &str = include_str!("names.c");
-const EVENTS: &str = include_str!("events.c");
-const ACTIVITY: &str = include_str!("activity.c");
 
 /// Why `repro` cannot write a program for what it was asked.
 #[derive(Debug, thiserror::Error)]
@@ -120,246 +117,6 @@ pub fn parse_subject(case: &Case, text: &str) -> Result<Subject, String> {
             }
         }
     }
-}
-
-/// The C program reproducing `result` (of `case`, found on `origin`).
-pub fn c_program(
-    case: &Case,
-    result: &CaseResult,
-    origin: &Origin,
-    clauses: &Clauses,
-) -> Result<String, ReproError> {
-    let subject = parse_subject(case, &result.subject).map_err(ReproError::BadInput)?;
-    let program = emit::Emitter::program(case, &subject)?;
-    let mut c = String::new();
-    header(&mut c, case, result, origin, clauses);
-    if result.status == Status::Warn {
-        // A finding below a MUST is what the program looks for: counted, as `--strict`
-        // fails it (the header says so).
-        c.push_str("#define REPRO_STRICT 1\n");
-    }
-    c.push_str("#include <mpi.h>\n");
-    c.push_str(&PRELUDE.replacen(
-        "/* @SPEC_TABLES@ (written by mpit-conform from its spec tables: return codes, datatypes) */\n",
-        &ctext::spec_tables(),
-        1,
-    ));
-    if program.needs_events {
-        c.push_str("\n#if MPI_VERSION >= 4\n");
-        c.push_str(EVENTS);
-        c.push_str("#endif\n");
-    }
-    if program.needs_snapshot {
-        c.push('\n');
-        c.push_str(SNAPSHOT);
-    }
-    if program.needs_names {
-        c.push('\n');
-        c.push_str(NAMES);
-    }
-    if program.needs_activity {
-        c.push('\n');
-        c.push_str(ACTIVITY);
-    }
-    c.push_str("\n/* ---- The case ------------------------------------------------------------------ */\n");
-    if let Subject::Entry { kind, name, parent } = &subject {
-        c.push_str("static entry_t subj;\n\n");
-        c.push_str(&lookup(
-            *kind,
-            name,
-            parent.as_deref(),
-            reported_index(&result.subject),
-        ));
-    }
-    if !program.decls.is_empty() {
-        c.push_str(&program.decls);
-        c.push('\n');
-    }
-    let _ = write!(
-        c,
-        "\nint main(void)\n{{\n    int rc = MPI_SUCCESS;\n    (void)rc;\n    printf(\"mpit-conform reproducer: {} on {}\\n\");\n",
-        ctext::escape(&case.id),
-        ctext::escape(if result.subject.is_empty() {
-            "(no subject)"
-        } else {
-            &result.subject
-        })
-    );
-    // A rule (or a function) of a later MPI than the library's mpi.h: not applicable.
-    let since = match (case.since.map(|v| (v.0, v.1)), program.needs_events) {
-        (Some(v), true) => Some(v.max((4, 0))),
-        (Some(v), false) => Some(v),
-        (None, true) => Some((4, 0)),
-        (None, false) => None,
-    };
-    if let Some((a, b)) = since {
-        let _ = writeln!(
-            c,
-            "#if MPI_VERSION < {a} || (MPI_VERSION == {a} && MPI_SUBVERSION < {b})\n    not_applicable(\"the rule is from MPI {a}.{b}; this mpi.h is older\");\n#else"
-        );
-    }
-    if program.needs_reference {
-        c.push_str("#ifndef MPIT_REFERENCE_H\n    not_applicable(\"the case drives the reference's test hooks (mpit_reference.h)\");\n#else\n");
-    }
-    c.push_str(&program.body);
-    if program.needs_reference {
-        c.push_str("#endif\n");
-    }
-    if since.is_some() {
-        c.push_str("#endif\n");
-    }
-    let expected = format!(
-        "mpit-conform saw on {}: {}",
-        origin.library,
-        first_line(&result.message)
-    );
-    let _ = write!(
-        c,
-        "    goto done;\ndone:\n    printf(\"clause: {}\\n\");\n    printf(\"{}\\n\");\n    if (deviations) printf(\"verdict: REPRODUCED (%d deviation%s)\\n\", deviations, deviations == 1 ? \"\" : \"s\");\n    else printf(\"verdict: not reproduced: every call returned as the standard says\\n\");\n    fflush(stdout);\n    return deviations ? 1 : 0;\n}}\n",
-        ctext::escape(&result.clause),
-        ctext::escape(&expected)
-    );
-    Ok(c)
-}
-
-fn first_line(s: &str) -> String {
-    let l = s.lines().next().unwrap_or("");
-    match l.find("; library output:") {
-        Some(i) => l[..i].to_string(),
-        None => l.to_string(),
-    }
-}
-
-fn header(c: &mut String, case: &Case, r: &CaseResult, o: &Origin, clauses: &Clauses) {
-    let mut lines = vec![
-        format!(
-            "Reproducer of a `{}` result of mpit-conform, case {} ({}),",
-            r.status.as_str(),
-            case.id,
-            r.level.as_str()
-        ),
-        format!(
-            "subject: {}.",
-            if r.subject.is_empty() {
-                "none"
-            } else {
-                &r.subject
-            }
-        ),
-        String::new(),
-        format!("Found on: {} ({})", o.library, o.path),
-        format!("  ABI family {}, sha256 {}", o.family, o.sha256),
-        format!("Case: {}", case.title),
-        format!("Clause: {}", r.clause),
-    ];
-    for rule in &case.rules {
-        if let Some(q) = clauses.rules.iter().find(|x| &x.rule == rule) {
-            lines.push(format!("  {rule} ({}): \"{}\"", q.clause, q.quote));
-        }
-    }
-    lines.push(format!("mpit-conform saw: {}", first_line(&r.message)));
-    if matches!(r.status, Status::Crash | Status::Timeout) {
-        lines.push(
-            "The crash is the evidence: this program makes the same calls, and when the".into(),
-        );
-        lines.push("deviation reproduces it dies (or hangs) in the same call.".into());
-    }
-    if r.status == Status::Warn {
-        lines.extend([
-            "A warning: a SHOULD, a robustness probe or the other reading of a sentence,".into(),
-            "which mpit-conform --strict fails. The program defines REPRO_STRICT (its first".into(),
-            "line after this comment), so it counts that deviation and exits 1 when it".into(),
-            "reproduces; without the line it prints `warn (not a MUST)` and exits 0.".into(),
-        ]);
-    }
-    lines.extend([
-        String::new(),
-        "Build and run with the library's own compiler wrapper:".into(),
-        "  mpicc repro.c -o repro && ./repro".into(),
-        "For the MPI-5 standard ABI (libmpi_abi.so), the same source:".into(),
-        "  mpicc -DMPI_ABI repro.c -o repro -lmpi_abi && ./repro   (or MPICH's mpicc_abi)".into(),
-        "Exit status: 1 the deviation reproduces; 0 it does not; 77 not applicable (the".into(),
-        "subject is not in this library's catalog). Variables are looked up by name.".into(),
-        "-DREPRO_STRICT also counts SHOULD and robustness deviations (mpit-conform --strict)."
-            .into(),
-    ]);
-    c.push_str("/*\n");
-    for l in lines {
-        // `*/` inside a quote would end the comment.
-        let l = l.replace("*/", "* /");
-        if l.is_empty() {
-            c.push_str(" *\n");
-        } else {
-            let _ = writeln!(c, " * {l}");
-        }
-    }
-    c.push_str(" */\n");
-}
-
-/// `lookup_subject`: the subject's index from its name, then its strings and datatype
-/// from a full-size `*_get_info`, as mpit-conform's inventory has them.
-fn lookup(kind: SubjectKind, name: &str, parent: Option<&str>, reported: i64) -> String {
-    let n = ctext::c_string(name);
-    // Kinds without a `*_get_index`: searched (an item within its enumeration).
-    let search = match kind {
-        SubjectKind::Enum => Some(format!("enum_named({n}, e)")),
-        SubjectKind::Item => Some(format!(
-            "item_named({}, {n}, e)",
-            ctext::c_string(parent.unwrap_or(""))
-        )),
-        SubjectKind::Source => Some(format!("source_named({n}, e)")),
-        _ => None,
-    };
-    if let Some(call) = search {
-        return format!(
-            "static void lookup_subject(entry_t *e)\n{{\n    int found = {call};\n    show_call(\"looking up the {k} {} by name\", found ? MPI_SUCCESS : -1);\n    if (!found) not_applicable(\"{k} {} is not in this library's catalog\");\n    printf(\"      {k} {} found, strlen(name)+1 = %d\\n\", e->len);\n}}\n\n",
-            ctext::escape(name),
-            ctext::escape(name),
-            ctext::escape(name),
-            k = kind.as_str()
-        );
-    }
-    // The kinds found by `*_get_index`; the prelude reads an entry with `<kind>_entry`.
-    let by_index = match kind {
-        SubjectKind::Cvar => Some(Kind::Cvar),
-        SubjectKind::Category => Some(Kind::Category),
-        SubjectKind::Event => Some(Kind::Event),
-        SubjectKind::Pvar => Some(Kind::Pvar),
-        _ => None,
-    };
-    let Some((entity, get_index)) = by_index.and_then(|e| Some((e, e.get_index()?))) else {
-        return format!(
-            "static void lookup_subject(entry_t *e) {{ (void)e; not_applicable(\"a {} subject\"); }}\n",
-            kind.as_str()
-        );
-    };
-    let (get_index, entry) = (get_index.c_name(), format!("{}_entry", entity.word()));
-    let k = kind.as_str();
-    let shown = ctext::escape(&n);
-    let classes = ctext::pvar_classes();
-    let find = if kind == SubjectKind::Pvar {
-        // A pvar's name is unique within its class only (R-STR-6): every class is tried;
-        // where two classes have the name, the index the report names breaks the tie.
-        format!(
-            "static const int classes[] = {{{classes}}};\n    rc = MPI_T_ERR_INVALID_NAME;\n    for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {{\n        int i = -1;\n        if (MPI_T_pvar_get_index({n}, classes[c], &i) != MPI_SUCCESS) continue;\n        if (rc != MPI_SUCCESS || i == {reported}) idx = i;\n        rc = MPI_SUCCESS;\n    }}\n    show_call(\"MPI_T_pvar_get_index({shown}, each class)\", rc);"
-        )
-    } else {
-        format!("rc = {get_index}({n}, &idx);\n    show_call(\"{get_index}({shown})\", rc);")
-    };
-    format!(
-        "static void lookup_subject(entry_t *e)\n{{\n    int idx = -1, rc;\n    {find}\n    if (rc != MPI_SUCCESS) not_applicable(\"{k} {name_e} is not in this library's catalog\");\n    /* The index get_index gave must hold that name; else the name is searched for\n     * (a wrong get_index is a finding of its own, R-CVAR-5). */\n    if (!{entry}(idx, e) || strcmp(e->name, {n}) != 0) {{\n        int n = 0, found = 0;\n        {num}(&n);\n        for (int i = 0; i < n && !found; i++) found = {entry}(i, e) && strcmp(e->name, {n}) == 0;\n        printf(\"      {get_index} gave %d, which is not {name_e}; found by name at %d\\n\", idx, found ? e->index : -1);\n        if (!found) not_applicable(\"the {k} of that name cannot be read\");\n    }}\n    printf(\"      {name_e} = index %d, strlen(name)+1 = %d, strlen(desc)+1 = %d\\n\", e->index, e->len, e->desc_len);\n}}\n\n",
-        name_e = ctext::escape(name),
-        num = entity.get_num().c_name(),
-    )
-}
-
-/// The index a subject text names (`cvar 26 name` → 26), -1 when none: only a tie-break.
-fn reported_index(subject: &str) -> i64 {
-    subject
-        .split_whitespace()
-        .nth(1)
-        .and_then(|i| i.parse().ok())
-        .unwrap_or(-1)
 }
 
 /// The result `repro --report` names: the one of `case` on `subject`, else the first
@@ -520,7 +277,7 @@ mod tests {
     }
 
     /// A warning's program counts what `--strict` fails (it defines REPRO_STRICT before
-    /// the prelude reads it); a fail's does not. `any_error` is an MPI_T code in C too:
+    /// helpers.c reads it); a fail's does not. `any_error` is an MPI_T code in C too:
     /// MPICH's MPI_ERR_INTERN from `pvar_write` with ALL_HANDLES passed as "an error
     /// code" before (all_handles.write.rejected).
     #[test]
@@ -553,7 +310,7 @@ mod tests {
         );
         assert!(matches!((define, include), (Some(d), Some(i)) if d < i));
         assert!(warn.contains("is_t_err(rc)"), "any_error is an MPI_T code");
-        assert!(!program(Status::Fail).contains("#define REPRO_STRICT"));
+        assert!(!program(Status::Fail).contains("#define REPRO_STRICT 1"));
     }
 
     /// A subject of any length gives a file name under NAME_MAX (the reference's

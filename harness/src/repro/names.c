@@ -1,7 +1,8 @@
-/* ---- Names unique within their kind (R-STR-6) ------------------------------------------ */
+//@ Names unique within their kind (R-STR-6): sections of the format helpers.c describes.
+//@ tail entry_name
 /* The name of entry i of kind k (cvar, pvar, category, event, source), allocated, and a
  * pvar's class in *cls (0 for the others); NULL where get_info fails. */
-static UNUSED char *entry_name(int k, int i, int *cls)
+static char *entry_name(int k, int i, int *cls)
 {
     entry_t e;
     *cls = 0;
@@ -26,28 +27,28 @@ static UNUSED char *entry_name(int k, int i, int *cls)
     default: return NULL;
     }
 }
-
+//@ tail names_repeat
 /* Two equal names among n (with equal classes); returns 1 and says so if found. */
-static UNUSED int names_repeat(const char *kind, char **names, const int *cls, int n, int must)
+static int names_repeat(const char *kind, char **names, const int *cls, int n, int must)
 {
     char what[9000];
     for (int i = 0; i < n; i++) {
         for (int j = i + 1; j < n; j++) {
             if (names[i] && names[j] && cls[i] == cls[j] && strcmp(names[i], names[j]) == 0) {
                 snprintf(what, sizeof what, "%s name \"%s\" at indices %d and %d (names are unique within their kind)", kind, names[i], i, j);
-                deviation(must, what);
+                deviation(must, "names:", what);
                 return 1;
             }
         }
     }
     return 0;
 }
-
+//@ tail check_names_unique
 /* R-STR-6: names are unique within their kind: cvars, pvars (a name and a class
  * together), categories, events and sources (MPI-4), the enumerations the variables
  * carry, and the items within each enumeration (what mpit-conform's `names_unique`
  * reads). Returns whether a MUST deviation was seen. */
-static UNUSED int check_names_unique(int must)
+static int check_names_unique(int must)
 {
     static const char *kinds[5] = {"cvar", "pvar", "category", "event", "source"};
     MPI_T_enum enums[256];

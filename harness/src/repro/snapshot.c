@@ -1,4 +1,6 @@
-/* ---- A catalog snapshot: every cvar, pvar and category by index ---------------------- */
+//@ A catalog snapshot: every cvar, pvar and category by index (sections of the format
+//@ helpers.c describes).
+//@ head snap_t
 typedef struct {
     int n[3];        /* cvars, pvars, categories */
     char **name[3];  /* NULL where get_info failed */
@@ -6,11 +8,12 @@ typedef struct {
     int *members[3]; /* per category: num_cvars, num_pvars, num_categories (3 ints each) */
     int **lists;     /* per category: its cvars, then pvars, then categories */
 } snap_t;
-
+//@ tail kind_name
 static const char *kind_name[3] = {"cvar", "pvar", "category"};
+//@ tail info_fn
 static const char *info_fn[3] = {"MPI_T_cvar_get_info", "MPI_T_pvar_get_info", "MPI_T_category_get_info"};
-
-static UNUSED void snapshot(snap_t *s)
+//@ tail snapshot
+static void snapshot(snap_t *s)
 {
     memset(s, 0, sizeof *s);
     MPI_T_cvar_get_num(&s->n[0]);
@@ -48,18 +51,18 @@ static UNUSED void snapshot(snap_t *s)
         if (m[2]) MPI_T_category_get_categories(i, m[2], s->lists[i] + m[0] + m[1]);
     }
 }
-
+//@ tail snap_extends
 /* R-CVAR-1, R-PVAR-1, R-CAT-1: a later snapshot keeps every entry of an earlier one at
  * its index with its name, and a category's members are only appended to. Returns
  * whether a MUST deviation was seen. */
-static UNUSED int snap_extends(const snap_t *before, const snap_t *after, int only_categories, int must)
+static int snap_extends(const snap_t *before, const snap_t *after, int only_categories, int must)
 {
     char what[1024];
     int seen = 0;
     for (int k = only_categories ? 2 : 0; k < 3; k++) {
         if (after->n[k] < before->n[k]) {
             snprintf(what, sizeof what, "the number of %ss shrank from %d to %d", kind_name[k], before->n[k], after->n[k]);
-            deviation(must, what);
+            deviation(must, "catalog:", what);
             seen = 1;
         }
         for (int i = 0; i < before->n[k]; i++) {
@@ -67,12 +70,12 @@ static UNUSED int snap_extends(const snap_t *before, const snap_t *after, int on
             if (i >= after->n[k] || !after->name[k][i]) {
                 snprintf(what, sizeof what, "%s %d %s vanished (%s(%d) returned %s)", kind_name[k], i, before->name[k][i],
                          info_fn[k], i, i >= after->n[k] ? "nothing: beyond the count" : rc_name(after->rc[k][i]));
-                deviation(must, what);
+                deviation(must, "catalog:", what);
                 return 1;
             }
             if (strcmp(before->name[k][i], after->name[k][i]) != 0) {
                 snprintf(what, sizeof what, "%s %d was %s, is now %s", kind_name[k], i, before->name[k][i], after->name[k][i]);
-                deviation(must, what);
+                deviation(must, "catalog:", what);
                 return 1;
             }
         }
@@ -84,7 +87,7 @@ static UNUSED int snap_extends(const snap_t *before, const snap_t *after, int on
             if (ma[g] < mb[g] || memcmp(before->lists[i] + ob, after->lists[i] + oa, (size_t)mb[g] * sizeof(int)) != 0) {
                 snprintf(what, sizeof what, "category %d %s: its %ss changed (%d before, %d after; members may only be appended)",
                          i, before->name[2][i], kind_name[g], mb[g], ma[g]);
-                deviation(must, what);
+                deviation(must, "catalog:", what);
                 return 1;
             }
         }
@@ -92,12 +95,12 @@ static UNUSED int snap_extends(const snap_t *before, const snap_t *after, int on
     if (!seen) printf("      the later snapshot extends the earlier one\n");
     return seen && must;
 }
-
+//@ tail snap_categories_same
 /* R-CAT (§15.3.9: "If two calls to this routine return the same update number, it is
  * guaranteed that the category information has not changed between the two calls"):
  * with equal numbers, the categories of the two snapshots must be the same (count,
  * names, members). Returns whether a MUST deviation was seen. */
-static UNUSED int snap_categories_same(const snap_t *before, const snap_t *after, int n0, int n1, int must)
+static int snap_categories_same(const snap_t *before, const snap_t *after, int n0, int n1, int must)
 {
     char what[1024];
     if (n0 != n1) {
@@ -107,7 +110,7 @@ static UNUSED int snap_categories_same(const snap_t *before, const snap_t *after
     if (before->n[2] != after->n[2]) {
         snprintf(what, sizeof what, "MPI_T_category_changed returned %d before and after, yet num_categories went from %d to %d",
                  n0, before->n[2], after->n[2]);
-        deviation(must, what);
+        deviation(must, "catalog:", what);
         return must;
     }
     for (int i = 0; i < before->n[2]; i++) {
@@ -118,7 +121,7 @@ static UNUSED int snap_categories_same(const snap_t *before, const snap_t *after
             if (!same) {
                 snprintf(what, sizeof what, "MPI_T_category_changed returned %d before and after, yet category %d %s has %d %s members, %d before",
                          n0, i, after->name[2][i] ? after->name[2][i] : "?", ma[g], kind_name[g], mb[g]);
-                deviation(must, what);
+                deviation(must, "catalog:", what);
                 return must;
             }
         }

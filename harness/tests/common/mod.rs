@@ -168,3 +168,36 @@ pub fn by_status(r: &serde_json::Value) -> std::collections::BTreeMap<String, u6
         })
         .unwrap_or_default()
 }
+
+/// A report of the reference on the `strings.cvar.name.*` cases, all passing: input for
+/// the commands' bad-input tests. Returns the scratch directory and the report's path.
+pub fn passing_report(tag: &str) -> (Scratch, PathBuf) {
+    let lib = reference_lib();
+    let s = scratch(tag);
+    let out = s.join("out");
+    let o = run(
+        &[
+            "--lib",
+            lib.to_str().expect("utf-8 path"),
+            "--quiet",
+            "--case",
+            "strings.cvar.name.*",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0));
+    (s, out.join("report.json"))
+}
+
+/// `mpit-conform ARGS` is bad input: exit 2, one line on stderr saying `what`, nothing
+/// on stdout.
+pub fn one_line_exit_2(args: &[&str], what: &str) {
+    let o = run(args, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{what}: one line: {err}");
+    assert!(err.contains(what), "{what}: {err}");
+    assert!(o.stdout.is_empty(), "{what}: nothing written");
+}

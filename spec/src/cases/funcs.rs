@@ -53,7 +53,7 @@ pub enum Group {
 ///   instances that only exist inside a callback). A test checks that each template
 ///   names exactly its function's parameters and OUTs.
 /// - `c_fn: "..."`: the C function a reproducer calls, where it is not the C name (a
-///   helper the reproducer carries: the prelude's `read_in_signal_handler`, activity.c's
+///   helper the reproducer carries: helpers.c's `read_in_signal_handler`, activity.c's
 ///   `wtime`).
 /// - `since: (major, minor)`: the MPI version whose chapter added an MPI_T function, where
 ///   it is later than MPI-3.1 (an older mpi.h does not declare it). MPI functions carry
@@ -208,7 +208,7 @@ funcs! {
     PvarStop = "pvar_stop", "MPI_T_pvar_stop", ["session": Handle, "handle": Handle], [], c: "{session}, {handle}", rule: "R-PSTART-1";
     PvarRead = "pvar_read", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
         c: "{session}, {handle}, {&value}", rule: "R-PREAD-1";
-    // MPI_T_pvar_read made from inside a signal handler (R-PVAR-ASYNC): the prelude's
+    // MPI_T_pvar_read made from inside a signal handler (R-PVAR-ASYNC): helpers.c's
     // helper raises the signal and makes the call in its handler.
     PvarReadInSignal = "pvar_read_in_signal_handler", "MPI_T_pvar_read", ["session": Handle, "handle": Handle], ["value", "bytes", "overrun", "strlen"],
         c: "{session}, {handle}, {&value}", c_fn: "read_in_signal_handler";
