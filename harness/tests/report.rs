@@ -229,6 +229,20 @@ fn html_escapes_and_holds_every_finding() {
     }
     // Each expandable row is followed by its evidence.
     assert_eq!(page.matches("<tr class=\"ev\">").count(), 8);
+    // Each result a bug report can be written for shows the command that writes it, as
+    // a shell runs it beside report.json (issue 44).
+    let bugs: Vec<_> = r
+        .results
+        .iter()
+        .filter(|x| report::bug::reproducible(x))
+        .collect();
+    assert!(!bugs.is_empty());
+    assert_eq!(page.matches("<div class=\"bug\">").count(), bugs.len());
+    for x in bugs {
+        let cmd = report::bug::command(x, "report.json");
+        assert!(cmd.starts_with("mpit-conform report-bug --report report.json --case "));
+        assert!(page.contains(&html_escape(&cmd)), "{cmd}");
+    }
     assert!(page.contains("MPI_T_cvar_get_info"));
     assert!(page.contains("name truncated to 0 chars + NUL; byte 1 untouched"));
 }

@@ -5,7 +5,7 @@
 
 use super::escape::{first_line, html as h, shorten};
 use super::markdown::{by_importance, counts_line, lib_name};
-use super::{headline, oracle_name, rank, Report};
+use super::{bug, headline, oracle_name, rank, Report};
 use crate::verdict::{Area, CaseResult, Json, Status};
 use std::fmt::Write;
 
@@ -244,6 +244,17 @@ fn evidence(out: &mut String, r: &CaseResult) {
             );
         }
         out.push_str("</details>\n");
+    }
+    if bug::reproducible(r) {
+        // `mpit-conform report-bug`: the command that writes this result's bug report
+        // (repro.c and ISSUE.md), run beside the report.json written with this page.
+        let _ = writeln!(
+            out,
+            "<div class=\"bug\">Bug report for the library's maintainers (repro.c and ISSUE.md), \
+             run beside report.json: <button type=\"button\" class=\"copy\">Copy</button>\
+             <pre class=\"cmd\">{}</pre></div>",
+            h(&bug::command(r, "report.json"))
+        );
     }
     out.push_str("</td></tr>\n");
 }

@@ -21,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod bug;
 pub mod capabilities;
 mod capability_cells;
 mod commands;

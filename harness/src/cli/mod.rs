@@ -21,10 +21,12 @@ macro_rules! outln {
 }
 
 mod bench;
+mod build_repro;
 mod catalog;
 mod fuzz;
 mod model_check;
 mod replayed;
+mod report_bug;
 mod repro;
 mod run;
 
@@ -250,6 +252,11 @@ enum Cmd {
     /// builds with the library's mpicc, makes the case's calls on the same subject
     /// (looked up by name) and exits 1 when the deviation reproduces.
     Repro(repro::ReproArgs),
+    /// Write a bug report of a fail, crash or warning for the library's maintainers: a
+    /// directory with repro.c (as `repro` writes it) and ISSUE.md (the standard's
+    /// sentences, the calls and what came back, the build line, the reproducer's output
+    /// here, the other libraries of the matrix on the same case), Markdown to paste.
+    ReportBug(report_bug::ReportBugArgs),
     /// Replay a cargo-fuzz artifact of `ops_differential` on a library in a worker
     /// (`--emit-case`: write the divergence as a YAML case).
     Replay(fuzz::ReplayArgs),
@@ -384,6 +391,7 @@ pub fn main() -> Result<u8> {
         Some(Cmd::FuzzProps(a)) => fuzz::fuzz_props(&a),
         Some(Cmd::Replay(a)) => fuzz::replay(&a),
         Some(Cmd::Repro(a)) => repro::repro(&a),
+        Some(Cmd::ReportBug(a)) => report_bug::report_bug(&a),
         Some(Cmd::Diff { old, new }) => {
             let (text, code) = diff_command(&old, &new)?;
             out!("{text}");

@@ -2,13 +2,14 @@
 //! (`crate::repro`).
 
 use crate::cases::clauses::Clauses;
-use crate::cases::Suite;
+use crate::cases::{Case, Suite};
 use crate::exit_code;
 use crate::report;
 use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config};
 use crate::specs::Source;
 use crate::target;
+use crate::verdict::CaseResult;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
 use std::path::{Path, PathBuf};
@@ -45,16 +46,43 @@ pub struct ReproArgs {
     specs: Option<PathBuf>,
 }
 
-pub fn repro(a: &ReproArgs) -> Result<u8> {
-    let specs = super::run::specs_dir(a.specs.clone());
+/// The spec source of `--specs`, its suite and its clause list.
+pub(super) fn specs_of(specs: Option<PathBuf>) -> Result<(Source, Suite, Clauses)> {
+    let specs = super::run::specs_dir(specs);
     let suite = Suite::load(&specs)?;
     let clauses = Clauses::load(&specs)?;
-    let Some(case) = suite.get(&a.case) else {
-        bail!(
-            "no case `{}` in the suite (`mpit-conform list` shows them)",
-            a.case
-        )
-    };
+    Ok((specs, suite, clauses))
+}
+
+/// The case `--case` names (bad input when the suite has none).
+pub(super) fn case_in<'s>(suite: &'s Suite, id: &str) -> Result<&'s Case> {
+    match suite.get(id) {
+        Some(c) => Ok(c),
+        None => bail!("no case `{id}` in the suite (`mpit-conform list` shows them)"),
+    }
+}
+
+/// The C program of `result`; `None` when the case has no C translation (said on
+/// stderr: the command then exits 1).
+pub(super) fn program_of(
+    case: &Case,
+    result: &CaseResult,
+    report: &report::Report,
+    clauses: &Clauses,
+) -> Result<Option<String>> {
+    match repro::c_program(case, result, &Origin::of(report), clauses) {
+        Ok(t) => Ok(Some(t)),
+        Err(ReproError::BadInput(m)) => bail!("{m}"),
+        Err(ReproError::Unsupported(u)) => {
+            eprintln!("mpit-conform: {u}");
+            Ok(None)
+        }
+    }
+}
+
+pub fn repro(a: &ReproArgs) -> Result<u8> {
+    let (specs, suite, clauses) = specs_of(a.specs.clone())?;
+    let case = case_in(&suite, &a.case)?;
     let (rep, origin_name) = match (&a.report, &a.lib) {
         (Some(r), _) => (report::json::read(r)?, r.display().to_string()),
         (None, Some(lib)) => (run_case(lib, &a.case, specs)?, lib.display().to_string()),
@@ -64,13 +92,8 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
         Ok(r) => r,
         Err(e) => bail!("{origin_name}: {e}"),
     };
-    let text = match repro::c_program(case, result, &Origin::of(&rep), &clauses) {
-        Ok(t) => t,
-        Err(ReproError::BadInput(m)) => bail!("{m}"),
-        Err(ReproError::Unsupported(u)) => {
-            eprintln!("mpit-conform: {u}");
-            return Ok(exit_code::FINDINGS);
-        }
+    let Some(text) = program_of(case, result, &rep, &clauses)? else {
+        return Ok(exit_code::FINDINGS);
     };
     match &a.out {
         Some(p) => {

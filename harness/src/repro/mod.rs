@@ -16,7 +16,9 @@ mod call;
 mod checks;
 pub mod ctext;
 pub mod emit;
+pub mod findings;
 mod helpers;
+pub mod issue;
 mod loops;
 mod program;
 pub mod table;
@@ -24,10 +26,11 @@ pub mod table;
 use crate::cases::clauses::Clauses;
 use crate::cases::funcs::Func;
 use crate::cases::{Case, SubjectKind, Suite};
+pub use crate::report::bug::reproducible;
 use crate::report::json::atomic_write;
 use crate::report::Report;
 use crate::specs;
-use crate::verdict::{CaseResult, Oracle, Status};
+use crate::verdict::{CaseResult, Status};
 pub use emit::{Subject, Unsupported};
 pub use program::c_program;
 use std::path::{Path, PathBuf};
@@ -160,15 +163,6 @@ pub fn pick<'r>(
         )));
     }
     Ok(r)
-}
-
-/// A result a reproducer is written for.
-pub fn reproducible(r: &CaseResult) -> bool {
-    matches!(
-        r.status,
-        Status::Fail | Status::Warn | Status::Crash | Status::Timeout
-    ) && !r.case.starts_with("ranks.")
-        && r.oracle == Oracle::Spec
 }
 
 /// A file name for a result: `<case>--<subject>.c`, the subject made filename-safe.
