@@ -12,6 +12,9 @@
 //! - the reference (`libmpit_reference.so`): `cc -DMPI_ABI` with `reference/include`;
 //! - a library in a system directory (`/usr/lib...`, `/lib...`): the family's wrapper on
 //!   PATH (`mpicc.mpich`, `mpicc.openmpi`, as Debian names them), else `mpicc`.
+//!
+//! The library's path is the report's (`--lib` as given): relative to this directory,
+//! else to the report file's directory or one above it.
 
 use crate::report::Report;
 use crate::repro::issue::Run;
@@ -85,8 +88,24 @@ impl Compiler {
     }
 }
 
-/// The compiler for the library a report judged (module docs), or why there is none.
-pub fn compiler(report: &Report, cc: Option<&str>) -> Result<Compiler, String> {
+/// The library a report names, on this machine: its path as given to the run (`--lib`),
+/// relative to this directory or, where the run was made elsewhere, to the directory of
+/// the report file or one above it (a run writes `--out DIR` below where it ran).
+fn located(path: &str, report_file: &Path) -> Option<PathBuf> {
+    let given = Path::new(path);
+    if given.is_absolute() || given.exists() {
+        return given.exists().then(|| given.to_path_buf());
+    }
+    let dir = std::path::absolute(report_file).ok()?;
+    dir.ancestors()
+        .skip(1)
+        .map(|d| d.join(given))
+        .find(|p| p.exists())
+}
+
+/// The compiler for the library a report (read from `report_file`) judged (module
+/// docs), or why there is none.
+pub fn compiler(report: &Report, report_file: &Path, cc: Option<&str>) -> Result<Compiler, String> {
     if let Some(cc) = cc {
         let mut words = shlex::split(cc)
             .filter(|w| !w.is_empty())
@@ -97,15 +116,15 @@ pub fn compiler(report: &Report, cc: Option<&str>) -> Result<Compiler, String> {
         return Ok(c);
     }
     let t = &report.target;
-    // Absolute, so that what the wrapper bakes into the program (an rpath) holds where
-    // it runs; the shown command is relative again.
-    let lib = std::path::absolute(&t.path).unwrap_or_else(|_| PathBuf::from(&t.path));
-    if !lib.exists() {
+    let Some(lib) = located(&t.path, report_file) else {
         return Err(format!(
             "the library the report names ({}) is not on this machine (--cc COMMAND builds with another compiler)",
             t.path
         ));
-    }
+    };
+    // Absolute, so that what the wrapper bakes into the program (an rpath) holds where
+    // it runs; the shown command is relative again.
+    let lib = std::path::absolute(&lib).unwrap_or(lib);
     let dir = lib.parent().unwrap_or(Path::new("."));
     let prefix = dir.parent().unwrap_or(Path::new("."));
     let file = lib.file_name().and_then(|f| f.to_str()).unwrap_or("");
@@ -175,8 +194,8 @@ fn on_path(program: &str) -> bool {
 
 /// Builds `src` (in a directory of its own, removed afterwards) and runs it: what came
 /// of it, for the report. A reproducer that does not build is said, not an error.
-pub fn build_and_run(src: &Path, report: &Report, cc: Option<&str>) -> Run {
-    let compiler = match compiler(report, cc) {
+pub fn build_and_run(src: &Path, report: &Report, report_file: &Path, cc: Option<&str>) -> Run {
+    let compiler = match compiler(report, report_file, cc) {
         Ok(c) => c,
         Err(why) => {
             return Run::NotBuilt {
@@ -248,5 +267,27 @@ fn meaning(e: Ended) -> &'static str {
         Ended::TimedOut(_) => "it hung: the evidence of a timeout finding",
         Ended::Interrupted => "interrupted",
         Ended::Exited(_) => "an exit status a reproducer does not use",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::located;
+
+    /// A run made in ROOT with `--lib lib/libmpi.so --out out/`: its report, read from
+    /// anywhere, finds the library relative to out/'s parent.
+    #[test]
+    fn a_relative_library_is_found_above_the_report() {
+        let root = tempfile::tempdir().expect("a temporary directory");
+        std::fs::create_dir_all(root.path().join("lib")).expect("lib/");
+        std::fs::create_dir_all(root.path().join("out")).expect("out/");
+        std::fs::write(root.path().join("lib/libmpi.so"), b"").expect("the library");
+        let report = root.path().join("out/report.json");
+        assert_eq!(
+            located("lib/libmpi.so", &report),
+            Some(root.path().join("lib/libmpi.so"))
+        );
+        assert_eq!(located("lib/libnone.so", &report), None);
+        assert_eq!(located("/nonexistent/libmpi.so", &report), None);
     }
 }

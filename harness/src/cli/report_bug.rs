@@ -91,7 +91,7 @@ pub fn report_bug(a: &ReportBugArgs) -> Result<u8> {
     let run = if a.no_run {
         Run::NotRun
     } else {
-        build_repro::build_and_run(&src, &report, a.cc.as_deref())
+        build_repro::build_and_run(&src, &report, &a.report, a.cc.as_deref())
     };
     let others = issue::others(&result.case, &report, &others);
     let text = issue::render(&Bug {
