@@ -1,15 +1,14 @@
 /*
- * Reproducer of a `fail` result of mpit-conform, case lifecycle.matrix.t_inside_mpi (must),
+ * Reproducer of a `fail` result of mpit-conform, case lifecycle.reinit.works (must),
  * subject: none.
  *
- * Found on: Open MPI v5.0.11, package: Open MPI user@localhost Distribution, ident: 5.0.11, repo rev: v5.0.11rc1, Sep 16, 2026 (.targets/openmpi5/lib/libmpi.so.40)
- *   ABI family openmpi, sha256 bc3f48a50c040f8b28a96415caddfda17bb56c53df9239a731f6547314f0ed82
- * Case: MPI_T initialized and finalized inside MPI leaves MPI_Query_thread's level alone
- * Clause: MPI-3.1 §12.4.3; MPI-4.1 §15.3.4 R-MPI-1 R-INIT-1 R-GEN-4
- *   R-MPI-1 (MPI-3.1 §12.4.3, MPI_QUERY_THREAD (the sentence is kept in MPI-4.1)): "The call returns in provided the current level of thread support, which will be the value returned in provided by MPI_INIT_THREAD, if MPI was initialized by a call to MPI_INIT_THREAD"
- *   R-INIT-1 (MPI-4.1 §15.3.4): "MPI_T_init_thread may be called multiple times (reference count); provided is one of the four levels; other routines before init return MPI_T_ERR_NOT_INITIALIZED"
- *   R-GEN-4 (MPI-4.1 §15.3): "MPI_T can be called before MPI initialization and after MPI finalization"
- * mpit-conform saw: MPI_Query_thread provided: 3, want 0
+ * Found on: Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022 (/usr/lib/x86_64-linux-gnu/libmpi.so.40)
+ *   ABI family openmpi, sha256 daaa3633ea55e6fbf2e3752230cd1fd2748c80e8bf5b360a0ca04f1a2572341b
+ * Case: MPI_T can be initialized again after it was fully finalized (and keeps its variables)
+ * Clause: MPI-4.1 §15.3.4 R-FIN-3 R-CVAR-1
+ *   R-FIN-3 (MPI-4.1 §15.3.4): "Re-initialization after full finalization is allowed"
+ *   R-CVAR-1 (MPI-4.1 §15.3.6): "Indices run 0..num-1; the count may grow; an index never changes and a variable is never deleted"
+ * mpit-conform saw: MPI_T_cvar_get_num num: 1187 is not >= 1259
  *
  * Build and run with the library's own compiler wrapper:
  *   mpicc repro.c -o repro && ./repro
@@ -35,60 +34,45 @@ static const char *returned(int rc, const char *want);
 static void show_call(const char *text, int rc);
 
 /* ---- The case ---------------------------------------------------------------- */
-static int v_mp;
+static int v_cvars;
+static int v_categories;
+static int v_pvars;
 int main(void)
 {
     int rc = MPI_SUCCESS; (void)rc;
-    printf("mpit-conform reproducer: lifecycle.matrix.t_inside_mpi on (no subject)\n");
+    printf("mpit-conform reproducer: lifecycle.reinit.works on (no subject)\n");
     {
         {
             int o_provided; memset(&o_provided, FILL, sizeof o_provided);
-            rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &o_provided);
-            show_call("MPI_Init_thread(required=MPI_THREAD_SINGLE)", rc);
-            printf("      provided = %lld\n", (long long)(o_provided));
-            const char *why = NULL;
-            if (!why && !(rc == MPI_SUCCESS)) why = returned(rc, "MPI_SUCCESS");
-            if (!why && !((o_provided == MPI_THREAD_SINGLE || o_provided == MPI_THREAD_FUNNELED || o_provided == MPI_THREAD_SERIALIZED || o_provided == MPI_THREAD_MULTIPLE))) { snprintf(whybuf, sizeof whybuf, "provided: %lld is not one of [MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE]", (long long)(o_provided)); why = whybuf; }
-            if (why && deviation(1, "MPI_Init_thread", why)) goto done;
-            v_mp = o_provided;
-        }
-        {
-            int o_provided; memset(&o_provided, FILL, sizeof o_provided);
-            rc = MPI_Query_thread(&o_provided);
-            show_call("MPI_Query_thread()", rc);
-            printf("      provided = %lld\n", (long long)(o_provided));
-            const char *why = NULL;
-            if (!why && !(rc == MPI_SUCCESS)) why = returned(rc, "MPI_SUCCESS");
-            if (!why && !(o_provided == v_mp)) { snprintf(whybuf, sizeof whybuf, "provided: %lld is not == $mp", (long long)(o_provided)); why = whybuf; }
-            if (why && deviation(1, "MPI_Query_thread", why)) goto done;
-        }
-        {
-            int o_provided; memset(&o_provided, FILL, sizeof o_provided);
-            rc = MPI_T_init_thread(MPI_THREAD_MULTIPLE, &o_provided);
-            show_call("MPI_T_init_thread(required=MPI_THREAD_MULTIPLE)", rc);
+            rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &o_provided);
+            show_call("MPI_T_init_thread(required=MPI_THREAD_SINGLE)", rc);
             if (rc == MPI_SUCCESS) t_depth++;
             printf("      provided = %lld\n", (long long)(o_provided));
             if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_init_thread", returned(rc, "MPI_SUCCESS"))) goto done;
-        }
-        {
-            int o_provided; memset(&o_provided, FILL, sizeof o_provided);
-            rc = MPI_Query_thread(&o_provided);
-            show_call("MPI_Query_thread()", rc);
-            printf("      provided = %lld\n", (long long)(o_provided));
-            const char *why = NULL;
-            if (!why && !(rc == MPI_SUCCESS)) why = returned(rc, "MPI_SUCCESS");
-            if (!why && !(o_provided == v_mp)) { snprintf(whybuf, sizeof whybuf, "provided: %lld is not == $mp", (long long)(o_provided)); why = whybuf; }
-            if (why && deviation(1, "MPI_Query_thread", why)) goto done;
         }
         {
             int o_num; memset(&o_num, FILL, sizeof o_num);
             rc = MPI_T_cvar_get_num(&o_num);
             show_call("MPI_T_cvar_get_num()", rc);
             printf("      num = %lld\n", (long long)(o_num));
-            const char *why = NULL;
-            if (!why && !(rc == MPI_SUCCESS)) why = returned(rc, "MPI_SUCCESS");
-            if (!why && !(o_num >= 0)) { snprintf(whybuf, sizeof whybuf, "num: %lld is not >= 0", (long long)(o_num)); why = whybuf; }
-            if (why && deviation(1, "MPI_T_cvar_get_num", why)) goto done;
+            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_cvar_get_num", returned(rc, "MPI_SUCCESS"))) goto done;
+            v_cvars = o_num;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_category_get_num(&o_num);
+            show_call("MPI_T_category_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_category_get_num", returned(rc, "MPI_SUCCESS"))) goto done;
+            v_categories = o_num;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_pvar_get_num(&o_num);
+            show_call("MPI_T_pvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_pvar_get_num", returned(rc, "MPI_SUCCESS"))) goto done;
+            v_pvars = o_num;
         }
         {
             rc = MPI_T_finalize();
@@ -98,25 +82,82 @@ int main(void)
         }
         {
             int o_provided; memset(&o_provided, FILL, sizeof o_provided);
-            rc = MPI_Query_thread(&o_provided);
-            show_call("MPI_Query_thread()", rc);
+            rc = MPI_T_init_thread(MPI_THREAD_SINGLE, &o_provided);
+            show_call("MPI_T_init_thread(required=MPI_THREAD_SINGLE)", rc);
+            if (rc == MPI_SUCCESS) t_depth++;
             printf("      provided = %lld\n", (long long)(o_provided));
             const char *why = NULL;
             if (!why && !(rc == MPI_SUCCESS)) why = returned(rc, "MPI_SUCCESS");
-            if (!why && !(o_provided == v_mp)) { snprintf(whybuf, sizeof whybuf, "provided: %lld is not == $mp", (long long)(o_provided)); why = whybuf; }
-            if (why && deviation(1, "MPI_Query_thread", why)) goto done;
+            if (!why && !((o_provided == MPI_THREAD_SINGLE || o_provided == MPI_THREAD_FUNNELED || o_provided == MPI_THREAD_SERIALIZED || o_provided == MPI_THREAD_MULTIPLE))) { snprintf(whybuf, sizeof whybuf, "provided: %lld is not one of [MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE]", (long long)(o_provided)); why = whybuf; }
+            if (why && deviation(1, "MPI_T_init_thread", why)) goto done;
         }
         {
-            rc = MPI_Finalize();
-            show_call("MPI_Finalize()", rc);
-            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_Finalize", returned(rc, "MPI_SUCCESS"))) goto done;
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_cvar_get_num(&o_num);
+            show_call("MPI_T_cvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_cvar_get_num", returned(rc, "MPI_SUCCESS"))) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_cvar_get_num(&o_num);
+            show_call("MPI_T_cvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(o_num >= v_cvars)) { snprintf(whybuf, sizeof whybuf, "num: %lld is not >= $cvars", (long long)(o_num)); why = whybuf; }
+            if (why && deviation(1, "MPI_T_cvar_get_num", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_category_get_num(&o_num);
+            show_call("MPI_T_category_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_category_get_num", returned(rc, "MPI_SUCCESS"))) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_category_get_num(&o_num);
+            show_call("MPI_T_category_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(o_num >= v_categories)) { snprintf(whybuf, sizeof whybuf, "num: %lld is not >= $categories", (long long)(o_num)); why = whybuf; }
+            if (why && deviation(1, "MPI_T_category_get_num", why)) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_pvar_get_num(&o_num);
+            show_call("MPI_T_pvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_pvar_get_num", returned(rc, "MPI_SUCCESS"))) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_pvar_get_num(&o_num);
+            show_call("MPI_T_pvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            const char *why = NULL;
+            if (!why && !(o_num >= v_pvars)) { snprintf(whybuf, sizeof whybuf, "num: %lld is not >= $pvars", (long long)(o_num)); why = whybuf; }
+            if (why && deviation(1, "MPI_T_pvar_get_num", why)) goto done;
+        }
+        {
+            rc = MPI_T_finalize();
+            show_call("MPI_T_finalize()", rc);
+            if (rc == MPI_SUCCESS) t_depth--;
+            if (!(rc == MPI_SUCCESS) && deviation(1, "MPI_T_finalize", returned(rc, "MPI_SUCCESS"))) goto done;
+        }
+        {
+            int o_num; memset(&o_num, FILL, sizeof o_num);
+            rc = MPI_T_cvar_get_num(&o_num);
+            show_call("MPI_T_cvar_get_num()", rc);
+            printf("      num = %lld\n", (long long)(o_num));
+            if (!(rc == MPI_T_ERR_NOT_INITIALIZED) && deviation(1, "MPI_T_cvar_get_num", returned(rc, "MPI_T_ERR_NOT_INITIALIZED"))) goto done;
         }
         while (t_depth > 0 && MPI_T_finalize() == MPI_SUCCESS) t_depth--;
     }
     goto done;
 done:
-    printf("clause: MPI-3.1 §12.4.3; MPI-4.1 §15.3.4 R-MPI-1 R-INIT-1 R-GEN-4\n");
-    printf("mpit-conform saw on Open MPI v5.0.11, package: Open MPI user@localhost Distribution, ident: 5.0.11, repo rev: v5.0.11rc1, Sep 16, 2026: MPI_Query_thread provided: 3, want 0\n");
+    printf("clause: MPI-4.1 §15.3.4 R-FIN-3 R-CVAR-1\n");
+    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: MPI_T_cvar_get_num num: 1187 is not >= 1259\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     return deviations ? 1 : 0;

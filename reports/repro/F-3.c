@@ -8,7 +8,7 @@
  * Clause: MPI-4.1 §15.3.3 R-STR-6 R-STR-3
  *   R-STR-6 (MPI-4.1 §15.3.3): "Names have length >= 1 and are unique; no description means desc[0] = 0 and *desc_len = 1"
  *   R-STR-3 (MPI-4.1 §15.3.3): "If buf is NULL or n == 0, nothing is written and *len = length + 1"
- * mpit-conform saw: buffer 0: MPI_T_cvar_get_info desc: wrote outside the 0-byte buffer, at byte offsets [0] (R-STR-1)
+ * mpit-conform saw: buffer 0: MPI_T_cvar_get_info desc: *len = 0, want strlen+1 = 1 (R-STR-3)
  *
  * Build and run with the library's own compiler wrapper:
  *   mpicc repro.c -o repro && ./repro
@@ -134,7 +134,7 @@ int main(void)
     goto done;
 done:
     printf("clause: MPI-4.1 §15.3.3 R-STR-6 R-STR-3\n");
-    printf("mpit-conform saw on Open MPI v5.0.11, package: Open MPI user@localhost Distribution, ident: 5.0.11, repo rev: v5.0.11rc1, Sep 16, 2026: buffer 0: MPI_T_cvar_get_info desc: wrote outside the 0-byte buffer, at byte offsets [0] (R-STR-1)\n");
+    printf("mpit-conform saw on Open MPI v5.0.11, package: Open MPI user@localhost Distribution, ident: 5.0.11, repo rev: v5.0.11rc1, Sep 16, 2026: buffer 0: MPI_T_cvar_get_info desc: *len = 0, want strlen+1 = 1 (R-STR-3)\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     return deviations ? 1 : 0;
