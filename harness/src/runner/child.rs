@@ -361,6 +361,16 @@ impl Worker {
         (other, marked.or_else(|| self.calling.clone()))
     }
 
+    /// With no call in flight, the call the library last returned from (the page's), as
+    /// the message says it: a library can break its process in a call and crash in the
+    /// worker's next allocation.
+    fn after_last(&self) -> String {
+        match self.page.is_some().then(|| self.record().last).flatten() {
+            Some(last) => format!(" (the last call, {last}, had returned)"),
+            None => String::new(),
+        }
+    }
+
     /// Why the worker stopped, with the call in flight and the library's last words.
     pub fn death(&self, b: Broke) -> Death {
         let tail = self.last_output();
@@ -397,7 +407,10 @@ impl Worker {
             ),
             (Broke::Crash(s), Some(c), false) => format!("worker killed by {s} in {c}"),
             (Broke::Crash(s), None, false) => {
-                format!("worker killed by {s} while no MPI_T call was in flight")
+                format!(
+                    "worker killed by {s} while no MPI_T call was in flight{}",
+                    self.after_last()
+                )
             }
             (Broke::Timeout, Some(c), _) => format!("worker timed out in {c}"),
             (b, _, _) => Self::what(b),

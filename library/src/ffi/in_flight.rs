@@ -51,9 +51,12 @@ fn slots() -> (&'static [AtomicU8], &'static AtomicU32) {
 /// channel is checked, see the module's doc). Long texts are cut.
 pub fn set(call: Option<&str>) {
     let (text, len) = slots();
-    if call.is_none() && page::get().is_some() && !stdio::intact() {
-        // Named while the call is still the one in flight.
-        stdio::recover();
+    if call.is_none() && page::get().is_some() {
+        if !stdio::intact() {
+            // Named while the call is still the one in flight.
+            stdio::recover();
+        }
+        page::returned();
     }
     len.store(0, Ordering::Release);
     if let Some(c) = call {

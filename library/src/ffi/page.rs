@@ -34,6 +34,7 @@ const MAGIC: u32 = u32::from_be_bytes(*b"MPIT");
 /// Where, among the bytes after the words, the two texts start.
 const TEXT_AT: usize = 0;
 const TAKEN_AT: usize = 512;
+const LAST_AT: usize = 1024;
 
 /// The words.
 pub(crate) const MAGIC_W: usize = 0;
@@ -44,6 +45,7 @@ const TAKEN_LEN_W: usize = 4;
 const SENT_W: usize = 5;
 const EXIT_W: usize = 6;
 const RECONNECTS_W: usize = 7;
+const LAST_LEN_W: usize = 8;
 
 /// Flags: a signal the worker's handler caught hit another thread than the caller's;
 /// the channel was closed; it was replaced.
@@ -175,6 +177,23 @@ pub(crate) fn taken(how: How, sent: u64) {
     p.words[RECONNECTS_W].fetch_add(1, Ordering::Release);
 }
 
+/// Keeps the call that just returned (worker side, before its text is cleared), so a
+/// death between calls — in the worker's own code, in a thread of the library's, in an
+/// exit handler — says which call the library last returned from: a library can leave
+/// its process broken and crash in the worker's next `malloc`.
+pub(crate) fn returned() {
+    let Some(p) = get() else { return };
+    let n = (p.words[LEN_W].load(Ordering::Acquire) as usize).min(CAP);
+    if n == 0 {
+        return;
+    }
+    let (from, to) = (p.text(), &p.bytes[LAST_AT..LAST_AT + CAP]);
+    for (d, s) in to.iter().zip(&from[..n]) {
+        d.store(s.load(Ordering::Relaxed), Ordering::Relaxed);
+    }
+    p.words[LAST_LEN_W].store(n as u32, Ordering::Release);
+}
+
 /// Records the exit code the worker chose itself, just before it exits (worker side).
 pub fn exiting(code: i32) {
     if let Some(p) = get() {
@@ -187,6 +206,8 @@ pub fn exiting(code: i32) {
 pub struct Record {
     /// The call in flight, if any.
     pub call: Option<String>,
+    /// The last call that returned (with none in flight: what the library last did).
+    pub last: Option<String>,
     /// The fatal signal the worker's own handler caught, if it ran.
     pub signal: Option<i32>,
     /// That signal hit another thread than the one calling the library.
@@ -221,6 +242,7 @@ impl Record {
         };
         Ok(Record {
             call: text(TEXT_AT, w(LEN_W)),
+            last: text(LAST_AT, w(LAST_LEN_W)),
             signal: Some(w(SIGNAL_W) as i32).filter(|s| *s != 0),
             other_thread: flags & OTHER_THREAD != 0,
             taken: how.map(|how| Taken {
@@ -244,10 +266,11 @@ mod tests {
 
     /// Whatever ends the process — a signal no handler sees, or `_exit` from a library's
     /// own handler — the page still names the call in flight; a worker's own exit says
-    /// so. Each in a forked child (a page is attached once per process).
+    /// so; a death between calls names none in flight and the one that last returned.
+    /// Each in a forked child (a page is attached once per process).
     #[test]
     fn a_death_by_any_means_leaves_its_call_in_the_page() {
-        for end in 0..3 {
+        for end in 0..4 {
             let page = create().expect("memfd");
             let passed = page.try_clone().expect("dup");
             // SAFETY: (test) fork; the child maps the page, records a call and ends
@@ -258,9 +281,12 @@ mod tests {
                 if pid == 0 {
                     let ok = attach(passed.as_raw_fd()).is_ok();
                     in_flight::set(Some("MPI_T_cvar_get_info(5)"));
+                    if end == 3 {
+                        in_flight::set(None);
+                    }
                     match (ok, end) {
                         (false, _) => libc::_exit(99),
-                        (_, 0) => {
+                        (_, 0 | 3) => {
                             libc::signal(libc::SIGSEGV, libc::SIG_DFL);
                             libc::raise(libc::SIGSEGV);
                         }
@@ -277,7 +303,15 @@ mod tests {
                 assert!(status & 0xff00 != 99 << 8, "the child could not attach");
             }
             let r = Record::read(&page).expect("read");
-            assert_eq!(r.call.as_deref(), Some("MPI_T_cvar_get_info(5)"), "{end}");
+            let (call, last) = match end {
+                3 => (None, Some("MPI_T_cvar_get_info(5)")),
+                _ => (Some("MPI_T_cvar_get_info(5)"), None),
+            };
+            assert_eq!(
+                (r.call.as_deref(), r.last.as_deref()),
+                (call, last),
+                "{end}"
+            );
             assert_eq!(r.exited, (end == 2).then_some(3), "{end}");
             assert_eq!(r.taken, None);
         }
