@@ -100,6 +100,44 @@ faults! {
     SourceTimestampUnsupportedSucceeds = "source-timestamp-unsupported-succeeds", "events", "R-SRC-TS", "source_get_timestamp succeeds on a source without ad-hoc timestamps";
     HangInCall = "hang-in-call", "pvars", "R-GEN-1", "pvar_session_create never returns (hang)";
     CrashInCall = "crash-in-call", "cvars", "R-GEN-1", "cvar_read of an MPI_CHAR cvar crashes (SIGSEGV)";
+    // The upstream corpus (reports/UPSTREAM.md): each a bug MPICH or Open MPI shipped,
+    // re-created from its report's symptom as seen from outside. Several do what an
+    // imagined fault above already does (`Fault::implies`); the others are their own.
+    UpstreamMpich7954 = "upstream-mpich-7954", "indices", "R-CVAR-1", "mpich#7954 (4.0-5.0.1): MPI_Init's own MPI_T initialization is not counted, so an MPI_T_finalize inside MPI tears the catalog down: MPI work then fails and the next MPI_T_init_thread finds no control variables";
+    UpstreamMpich6337 = "upstream-mpich-6337", "lifecycle", "R-FIN-3", "mpich#6337 (3.x-4.1): after a full MPI_T_finalize the next MPI_T_init_thread succeeds but skips the catalog's set-up: every *_get_num returns 0";
+    UpstreamMpich5970 = "upstream-mpich-5970", "pvars", "R-PCLASS", "mpich#5970 (4.0.x): a COUNTER, AGGREGATE or TIMER handle starts at the garbage of an unzeroed buffer, not 0";
+    UpstreamMpich4918 = "upstream-mpich-4918", "enums_datatypes", "R-ENUM-3", "mpich#4918 (4.0-5.0.1): enum_get_item with an item out of range returns the deprecated MPI_T_ERR_INVALID_ITEM in a library reporting MPI 4.x";
+    UpstreamMpich2051 = "upstream-mpich-2051", "errors", "R-GEN-2", "mpich#2051 (3.0-3.4): every MPI_T error goes through the MPI error handler, which with MPI_ERRORS_ARE_FATAL aborts the process";
+    UpstreamMpich1978 = "upstream-mpich-1978", "errors", "R-RC-3", "mpich#1978 (3.0-3.4): a bad or NULL handle or session returns MPI_ERR_ARG, an MPI error class, instead of MPI_T_ERR_INVALID_HANDLE or _SESSION";
+    UpstreamMpich1898 = "upstream-mpich-1898", "pvars", "R-PSTART-1", "mpich#1898 (3.0.x): pvar_start, pvar_stop, pvar_reset and pvar_readreset are stubs returning MPI_SUCCESS: continuous and non-atomic variables accepted, values never reset, stopped handles keep counting";
+    UpstreamMpich1930 = "upstream-mpich-1930", "pvars", "R-SESS-1", "mpich#1930 (3.0.x): one value per variable, not per session: a reset in one session resets the handles of every other";
+    UpstreamMpich2021 = "upstream-mpich-2021", "cvars", "R-TYPE-2", "mpich#2021 (3.1-3.1.1): cvar_read of an MPI_CHAR variable copies count bytes of the pointer that holds the string, not the string (no NUL)";
+    UpstreamMpich7247 = "upstream-mpich-7247", "enums_datatypes", "R-TYPE-1", "mpich#7247 (4.3.0, standard ABI): before MPI is initialized cvar_get_info and pvar_get_info return the internal datatype object, not the constant of Table 19";
+    UpstreamMpich6390 = "upstream-mpich-6390", "all_handles", "R-PSTART-2", "mpich#6390 (standard-ABI development builds): MPI_T_PVAR_ALL_HANDLES is taken for an ordinary handle: start, stop and reset of all handles return MPI_T_ERR_INVALID_HANDLE";
+    UpstreamMpich5125 = "upstream-mpich-5125", "events", "R-EVT-FREE", "mpich#5125 (4.0a1): event_handle_free calls the free callback without checking for NULL (crash)";
+    UpstreamMpichC49b247cb6 = "upstream-mpich-c49b247cb6", "strings", "R-STR-3", "mpich c49b247cb6 (MPICH2 1.5): string lengths come back without the +1 (size query and truncation) and a NULL length pointer is dereferenced";
+    UpstreamMpich7cdc468dbe = "upstream-mpich-7cdc468dbe", "strings", "R-STR-4", "mpich 7cdc468dbe (MPICH2 1.5): a NULL name_len or desc_len of cvar_get_info or pvar_get_info is refused with MPI_ERR_ARG instead of ignoring the string";
+    UpstreamMpich1727 = "upstream-mpich-1727", "enums_datatypes", "R-ENUM-2", "mpich#1727 (MPICH2 1.5): enum_get_info takes num by value: the caller's num is never written";
+    UpstreamOmpi11485 = "upstream-ompi-11485", "lifecycle", "R-GEN-4", "ompi#11485 (4.1.x): the last MPI_T_finalize after MPI_Finalize crashes closing components MPI_Finalize already closed";
+    UpstreamOmpiCc6bb0e773 = "upstream-ompi-cc6bb0e773", "lifecycle", "R-GEN-4", "ompi cc6bb0e773 (main, 2026): the last MPI_T_finalize after MPI_Finalize frees the shared event base a second time (crash)";
+    UpstreamOmpi675236d09b = "upstream-ompi-675236d09b", "lifecycle", "R-INIT-1", "ompi 675236d09b (4.1-5.0.x): a nested MPI_T_init_thread leaves provided unwritten, and MPI_T's level becomes MPI's (MPI_Query_thread)";
+    UpstreamOmpiD83e24ac29 = "upstream-ompi-d83e24ac29", "lifecycle", "R-GEN-4", "ompi d83e24ac29 (5.0.x): while MPI_T is initialized the second MPI_Session_init fails with MPI_ERR_INTERN";
+    UpstreamOmpi14016 = "upstream-ompi-14016", "pvars", "R-PRR-1", "ompi#14016 (4.1-5.0.x): pvar_readreset is a stub that returns MPI_T_ERR_INVALID_HANDLE for every handle and writes nothing";
+    UpstreamOmpi14017 = "upstream-ompi-14017", "categories", "R-RC-1", "ompi#14017 (main, 2025-26): category_get_num_events and category_get_events accept any category index with MPI_SUCCESS and write nothing";
+    UpstreamOmpi11492 = "upstream-ompi-11492", "indices", "R-PVAR-1", "ompi#11492 (4.1-5.x): after MPI_Init pvar_get_num counts the variables of unselected components, and pvar_get_info on them returns MPI_T_ERR_INVALID";
+    UpstreamOmpi2421 = "upstream-ompi-2421", "indices", "R-PVAR-4", "ompi#2421 (1.10-2.0.1): pvar_get_index returns index 0 for every variable it finds";
+    UpstreamOmpi658 = "upstream-ompi-658", "indices", "R-CVAR-5", "ompi#658 (1.8.3-1.8.6): an unknown name in *_get_index returns MPI_T_ERR_INVALID, not MPI_T_ERR_INVALID_NAME";
+    UpstreamOmpi4433 = "upstream-ompi-4433", "pvars", "R-GEN-1", "ompi#4433 (2.x-3.x): after MPI_Init pvar_handle_alloc of a variable of an unloaded component calls into unloaded code (crash)";
+    UpstreamOmpi4162 = "upstream-ompi-4162", "pvars", "R-GEN-1", "ompi#4162 (3.0.x): pvar_handle_alloc of a monitoring variable whose component was closed crashes";
+    UpstreamOmpi7610 = "upstream-ompi-7610", "errors", "R-RC-3", "ompi#7610 (1.7-4.0.3): a NULL OUT pointer returns MPI_ERR_ARG and a failed variable lookup (a bad index) MPI_ERR_OTHER, MPI error classes";
+    UpstreamOmpi7084 = "upstream-ompi-7084", "indices", "R-RC-2", "ompi#7084 (4.0.3): after MPI_Init pvar_get_info of a variable no longer valid returns the internal code -18";
+    UpstreamOmpi2689 = "upstream-ompi-2689", "cvars", "R-CVAR-9", "ompi#2689 (2.0.x): cvar_write of a variable with an enumeration crashes (the verbosity enumerator's NULL string)";
+    UpstreamOmpiB9dfe84b05 = "upstream-ompi-b9dfe84b05", "cvars", "R-CVAR-9", "ompi b9dfe84b05 (1.7.x): cvar_write of a boolean variable (MPI_INT with an enumeration) crashes";
+    UpstreamOmpiA28012b29d = "upstream-ompi-a28012b29d", "enums_datatypes", "R-VERB-1", "ompi a28012b29d (1.7.0-1.8.1): cvar_get_info never writes verbosity";
+    UpstreamOmpi38bcbc4696 = "upstream-ompi-38bcbc4696", "strings", "R-STR-3", "ompi 38bcbc4696 (1.7.0-1.7.2): a NULL string buffer with a non-zero length is written to (crash)";
+    UpstreamOmpiD34a4300b8 = "upstream-ompi-d34a4300b8", "pvars", "R-GEN-1", "ompi d34a4300b8 (1.7.0-1.7.3): pvar_read of a HIGHWATERMARK or LOWWATERMARK handle crashes";
+    UpstreamOmpiD843f7ae74 = "upstream-ompi-d843f7ae74", "categories", "R-CAT-1", "ompi d843f7ae74 (1.8.0-1.8.4): MPI_Init closes the unselected components' groups, which empties their categories: members disappear";
+    UpstreamOmpiF8d0f599d6 = "upstream-ompi-f8d0f599d6", "lifecycle", "R-INIT-1", "ompi f8d0f599d6 (main, standard ABI, 2025-26): thread levels pass unconverted (provided is not an ABI level) and MPI_T_ERR_NOT_INITIALIZED comes back as the internal 55";
     ReadresetReadonlyNoWrite = "readreset-readonly-no-write", "conforming", "R-PRR-1", "readreset of a read-only, non-atomic pvar answers NO_WRITE rather than NO_ATOMIC (two errors: either code conforms)";
     EmptyDescriptions = "empty-descriptions", "conforming", "R-STR-6", "no variable, category, event or source has a description (\"\" of length 1: descriptions are optional), except cvars of GROUP/ALL scopes, whose description R-SCOPE-1 requires";
     EnumInvalidIndex = "enum-invalid-index", "conforming", "R-ENUM-2", "enum_get_info and enum_get_item answer MPI_T_ERR_INVALID_INDEX, the table's code for an invalid enumeration, for an enumtype the library never returned (the reference otherwise answers MPI_T_ERR_INVALID: both are codes of the table, and the argument is an invalid parameter value, R-GEN-3)";
@@ -111,6 +149,36 @@ impl Fault {
     /// a run with it must show no deviation.
     pub fn conforming(self) -> bool {
         self.area() == "conforming"
+    }
+
+    /// A bug of the upstream corpus (`upstream-mpich-…`, `upstream-ompi-…`,
+    /// reports/UPSTREAM.md) rather than an imagined fault: held to being caught by
+    /// `harness/tests/corpus.rs`, not counted in the mutation score.
+    pub fn corpus(self) -> bool {
+        self.name().starts_with("upstream-")
+    }
+
+    /// The imagined faults a corpus bug's library also did, seen from outside: switching
+    /// the bug on switches these on too (each still does only its own thing).
+    pub fn implies(self) -> &'static [Fault] {
+        use Fault::*;
+        match self {
+            UpstreamMpich7954 => &[ReinitLosesCvars, MpiBrokenAfterTFinalize],
+            UpstreamMpich1898 => &[
+                StartContinuousAccepted,
+                CounterNotZeroedByReset,
+                ReadresetNonAtomicAccepted,
+                StoppedHandleCounts,
+            ],
+            UpstreamMpich1930 => &[ResetLeaksAcrossSessions],
+            UpstreamMpichC49b247cb6 => &[TruncLenOffByOne, NullBufLenNoPlusOne, NullLenDeref],
+            UpstreamOmpi675236d09b => &[QueryThreadFollowsMpiT],
+            UpstreamOmpiB9dfe84b05 => &[UpstreamOmpi2689],
+            UpstreamOmpi4162 => &[UpstreamOmpi4433],
+            UpstreamOmpiCc6bb0e773 => &[UpstreamOmpi11485],
+            UpstreamOmpiF8d0f599d6 => &[ProvidedIllegal],
+            _ => &[],
+        }
     }
 }
 
@@ -137,28 +205,35 @@ impl Faults {
 
     /// One fault.
     pub fn one(f: Fault) -> Self {
-        Faults([f].into_iter().collect())
+        let mut set = Faults::default();
+        set.switch_on(f);
+        set
     }
 
     /// Parses `name[,name]` (blank entries ignored).
     /// Process faults ([`ProcessFault`]) may stand in the same list: they are not
     /// spec violations of the model, so they are passed over here.
     pub fn parse(spec: &str) -> Result<Self, UnknownFault> {
-        let mut set = BTreeSet::new();
+        let mut set = Faults::default();
         for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             if ProcessFault::from_name(name).is_some()
                 || hostile::HostileFault::from_name(name).is_some()
             {
                 continue;
             }
-            set.insert(Fault::from_name(name).ok_or_else(|| UnknownFault(name.to_string()))?);
+            let f = Fault::from_name(name).ok_or_else(|| UnknownFault(name.to_string()))?;
+            set.switch_on(f);
         }
-        Ok(Faults(set))
+        Ok(set)
     }
 
     /// Switches `f` on from now on (a fault that starts misbehaving later in a run).
+    /// A corpus bug brings the faults it implies ([`Fault::implies`]).
     pub(crate) fn switch_on(&mut self, f: Fault) {
         self.0.insert(f);
+        for &g in f.implies() {
+            self.switch_on(g);
+        }
     }
 
     pub fn has(&self, f: Fault) -> bool {
@@ -171,7 +246,12 @@ impl Faults {
 
     /// One line per fault: `name  area  rule  description`. Not the conforming probes.
     pub fn listing() -> String {
-        Self::lines(Fault::ALL.iter().filter(|f| !f.conforming()))
+        Self::lines(Fault::ALL.iter().filter(|f| !f.conforming() && !f.corpus()))
+    }
+
+    /// The upstream corpus's bugs (`faults --corpus`).
+    pub fn corpus_listing() -> String {
+        Self::lines(Fault::ALL.iter().filter(|f| f.corpus()))
     }
 
     /// The conforming probes: behaviours the standard allows that the reference does

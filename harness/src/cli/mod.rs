@@ -219,8 +219,12 @@ enum Cmd {
         /// List the hostile-library faults instead (its own signal handlers, blocked
         /// signals, closed descriptors, daemons, exit handlers, limits: what real
         /// libraries do to their process; every death must still name its call).
-        #[arg(long, conflicts_with_all = ["process", "conforming"])]
+        #[arg(long, conflicts_with_all = ["process", "conforming", "corpus"])]
         hostile: bool,
+        /// List the upstream corpus instead: bugs MPICH and Open MPI shipped, re-created
+        /// in the reference (reports/UPSTREAM.md).
+        #[arg(long, conflicts_with_all = ["process", "conforming"])]
+        corpus: bool,
     },
     /// Make an ABI profile (YAML for --abi) from a vendor's MPI header: compiles and runs
     /// a small C program against the header; never links or loads libmpi.
@@ -336,11 +340,13 @@ pub fn main() -> Result<u8> {
             process,
             conforming,
             hostile,
+            corpus,
         }) => {
-            match (process, conforming, hostile) {
-                (true, _, _) => out!("{}", ProcessFault::listing()),
-                (_, true, _) => out!("{}", Faults::conforming_listing()),
-                (_, _, true) => out!("{}", HostileFault::listing()),
+            match (process, conforming, hostile, corpus) {
+                (true, _, _, _) => out!("{}", ProcessFault::listing()),
+                (_, true, _, _) => out!("{}", Faults::conforming_listing()),
+                (_, _, true, _) => out!("{}", HostileFault::listing()),
+                (_, _, _, true) => out!("{}", Faults::corpus_listing()),
                 _ => out!("{}", Faults::listing()),
             }
             Ok(exit_code::OK)

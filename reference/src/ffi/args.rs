@@ -3,7 +3,7 @@
 //! caller passed are dereferenced, and a NULL one never is.
 
 use super::{abi, crash};
-use crate::faults::Faults;
+use crate::faults::{Fault, Faults};
 use crate::model::BoundObject;
 use crate::profile::HandleWidth;
 use crate::spec::{TErr, TResult};
@@ -90,6 +90,20 @@ unsafe fn string_arg(buf: *const c_char, len: *const c_int) -> StringArg {
     }
 }
 
+/// Fault `upstream-ompi-38bcbc4696`: a NULL buffer with a non-zero `*len` was still
+/// `strncpy`'d into (what that does to the process).
+///
+/// # Safety
+/// `len` is NULL or valid for reading.
+unsafe fn null_buf_written(buf: *const c_char, len: *const c_int, f: &Faults) {
+    if buf.is_null() && !len.is_null() && f.has(Fault::UpstreamOmpi38bcbc4696) {
+        // SAFETY: non-NULL, valid per the caller's contract.
+        if unsafe { len.read() } > 0 {
+            crash();
+        }
+    }
+}
+
 /// Carries out a [`StringOut`] computed by `crate::strings`.
 ///
 /// # Safety
@@ -119,6 +133,8 @@ pub(crate) unsafe fn put_string(out: &StringOut, buf: *mut c_char, len: *mut c_i
 /// As for [`put_string`], with `buf` valid for the caller's `*len` bytes.
 pub(crate) unsafe fn out_str(s: &str, buf: *mut c_char, len: *mut c_int, f: &Faults) {
     // SAFETY: forwarded caller contract.
+    unsafe { null_buf_written(buf, len, f) };
+    // SAFETY: forwarded caller contract.
     let out = strings::convention(s, unsafe { string_arg(buf, len) }, f);
     // SAFETY: forwarded caller contract.
     unsafe { put_string(&out, buf, len) }
@@ -129,6 +145,8 @@ pub(crate) unsafe fn out_str(s: &str, buf: *mut c_char, len: *mut c_int, f: &Fau
 /// # Safety
 /// As for [`out_str`].
 pub(crate) unsafe fn out_desc(d: &Option<String>, buf: *mut c_char, len: *mut c_int, f: &Faults) {
+    // SAFETY: forwarded caller contract.
+    unsafe { null_buf_written(buf, len, f) };
     // SAFETY: forwarded caller contract.
     let out = strings::description(d, f).out(unsafe { string_arg(buf, len) }, f);
     // SAFETY: forwarded caller contract.

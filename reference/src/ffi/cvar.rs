@@ -13,6 +13,9 @@ use std::ffi::{c_char, c_int, c_void};
 /// What fault `verbosity-out-of-range` writes: none of the nine verbosity constants.
 const ILLEGAL_VERBOSITY: c_int = 0x7fff;
 
+/// The bytes of an address (fault `upstream-mpich-2021`): no NUL among them.
+const POINTER_BYTES: [u8; 8] = [0x10, 0x5e, 0xa2, 0x3c, 0xfd, 0x7f, 0x01, 0x02];
+
 export! {
     fn MPI_T_cvar_get_num(num_cvar: *mut c_int) -> c_int {
         t_call(|m| {
@@ -46,6 +49,10 @@ export! {
             if verbosity.is_null() && f.has(Fault::NullOutRejected) {
                 return Err(crate::spec::TErr::Invalid);
             }
+            if (name_len.is_null() || desc_len.is_null()) && f.has(Fault::UpstreamMpich7cdc468dbe) {
+                return Err(crate::spec::TErr::Invalid);
+            }
+            let dt = datatype_out(m, info.datatype);
             let p = &abi().c;
             let verb = if f.has(Fault::VerbosityOutOfRange) {
                 ILLEGAL_VERBOSITY
@@ -56,8 +63,11 @@ export! {
             // string buffers hold the caller's `*len` bytes.
             unsafe {
                 out_str(&info.name, name, name_len, f);
-                put(verbosity, verb);
-                put_mpi_handle(datatype, abi().datatype(info.datatype));
+                // ompi a28012b29d: "Return the verbosity level in MPI_T_cvar_get_info."
+                if !f.has(Fault::UpstreamOmpiA28012b29d) {
+                    put(verbosity, verb);
+                }
+                put_mpi_handle(datatype, dt);
                 put(enumtype, info.enumtype.0 as usize);
                 out_desc(&info.desc, desc, desc_len, f);
                 put_unchecked_if(
@@ -71,6 +81,22 @@ export! {
         })
     }
 }
+
+/// A variable's datatype as the ABI's handle; fault `upstream-mpich-7247` returns the
+/// internal object's address before MPI is initialized (the builtins table was filled
+/// by MPI_Init).
+pub(super) fn datatype_out(m: &crate::model::Model, dt: Datatype) -> usize {
+    let before_mpi = m.mpi_state() == crate::model::MpiState::NotInitialized;
+    if before_mpi && m.faults().has(Fault::UpstreamMpich7247) {
+        INTERNAL_DATATYPE + 8 * dt as usize
+    } else {
+        abi().datatype(dt)
+    }
+}
+
+/// Where fault `upstream-mpich-7247`'s internal datatype objects live (an address, none
+/// of Table 19's constants in either ABI).
+const INTERNAL_DATATYPE: usize = 0x7f3a_0000;
 
 export! {
     /// R-CVAR-5: MPI_T_ERR_INVALID_NAME for an unknown name.
@@ -133,6 +159,10 @@ export! {
                 crash();
             }
             let mut bytes = m.cvar_read(h)?;
+            if dt == Datatype::Char && m.faults().has(Fault::UpstreamMpich2021) {
+                // mpich#2021: `count` bytes from the `char *` holding the string.
+                bytes = POINTER_BYTES.iter().copied().cycle().take(count).collect();
+            }
             bytes.truncate(count * dt.size());
             // SAFETY: the caller provides count × size bytes (R-CVAR-8).
             unsafe { copy_out(&bytes, buf) };
@@ -148,6 +178,10 @@ export! {
             need(buf)?;
             let h = CvarHandle(handle as u64);
             let (dt, count) = m.cvar_handle_layout(h)?;
+            if m.faults().has(Fault::UpstreamOmpi2689) && m.cvar_handle_enumerated(h) {
+                // ompi#2689: the enumerator's string from a NULL value.
+                crash();
+            }
             // SAFETY: the caller provides count × size bytes (R-CVAR-8).
             let bytes = unsafe { copy_in(buf, count * dt.size()) };
             m.cvar_write(h, &bytes)

@@ -12,7 +12,10 @@ export! {
             let info = m.enum_get_info(EnumHandle(enumtype as u64))?;
             // SAFETY: each pointer is NULL (ignored) or valid for its OUT type.
             unsafe {
-                put_unchecked_if(num, info.num, m.faults().has(Fault::NullOutDerefEnum));
+                // mpich#1727: `int num` by value, the caller's variable never written.
+                if !m.faults().has(Fault::UpstreamMpich1727) {
+                    put_unchecked_if(num, info.num, m.faults().has(Fault::NullOutDerefEnum));
+                }
                 out_str(&info.name, name, name_len, m.faults());
             }
             Ok(())

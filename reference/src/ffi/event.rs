@@ -326,6 +326,10 @@ export! {
         free_cb_function: Option<FreeCb>,
     ) -> c_int {
         t_call_deliver(|m| {
+            // mpich#5125: the free callback was invoked without a NULL check.
+            if free_cb_function.is_none() && m.faults().has(Fault::UpstreamMpich5125) {
+                crate::ffi::crash();
+            }
             let cb = free_cb_function.map(|f| f as usize);
             m.event_handle_free(reg(event_registration), user_data as usize, cb)
         })

@@ -93,6 +93,7 @@ fn build_model() -> Result<Model, String> {
             eprintln!("mpit-reference: {} ABI ({})", a.p.family, a.why);
             eprint!("{}", Faults::listing());
             eprint!("{}", Faults::conforming_listing());
+            eprint!("{}", Faults::corpus_listing());
             eprint!("{}", crate::faults::ProcessFault::listing());
             eprint!("{}", crate::faults::hostile::HostileFault::listing());
             Faults::none()
@@ -330,6 +331,12 @@ impl Abi {
     }
 }
 
+/// The internal code Open MPI's pvar_get_info passed through (ompi#7084: "-18").
+const OPAL_ERR_NOT_FOUND: i64 = -18;
+/// Open MPI's internal MPI_T_ERR_NOT_INITIALIZED (ompi f8d0f599d6: "55 internally but
+/// 1003 in the MPI Forum ABI").
+const OMPI_NOT_INITIALIZED: i64 = 55;
+
 /// THE mapping of a model result to an MPI_T return code (the chosen ABI), including
 /// the faults that only exist where codes are numbers.
 pub(crate) fn code(r: TResult<()>, faults: &Faults) -> c_int {
@@ -339,6 +346,34 @@ pub(crate) fn code(r: TResult<()>, faults: &Faults) -> c_int {
         Err(TErr::InvalidHandle) if faults.has(Fault::ErrorCodeOutOfRange) => p.err_lastcode + 1,
         Err(TErr::InvalidName) if faults.has(Fault::MpiErrClassReturned) => {
             abi().mpi_err("MPI_ERR_ARG") as i64
+        }
+        // mpich#2051: the error goes through MPI's error handler, MPI_ERRORS_ARE_FATAL
+        // (R-GEN-2: "Such errors neither impact the execution of the MPI process nor
+        // invoke MPI error handlers").
+        Err(_) if faults.has(Fault::UpstreamMpich2051) => std::process::abort(),
+        // mpich#1978: ARGNULL checks that return an MPI error class.
+        Err(TErr::InvalidHandle | TErr::InvalidSession) if faults.has(Fault::UpstreamMpich1978) => {
+            abi().mpi_err("MPI_ERR_ARG") as i64
+        }
+        Err(TErr::Invalid)
+            if faults.has(Fault::UpstreamMpich7cdc468dbe)
+                || faults.has(Fault::UpstreamOmpi7610) =>
+        {
+            abi().mpi_err("MPI_ERR_ARG") as i64
+        }
+        // ompi#7610: a failed lookup of the variable became MPI_ERR_OTHER.
+        Err(TErr::InvalidIndex) if faults.has(Fault::UpstreamOmpi7610) => {
+            abi().mpi_err("MPI_ERR_OTHER") as i64
+        }
+        // ompi#658: no MPI_T_ERR_INVALID_NAME yet, the generic conversion instead.
+        Err(TErr::InvalidName) if faults.has(Fault::UpstreamOmpi658) => {
+            p.code(TErr::Invalid).unwrap_or(p.err_lastcode)
+        }
+        // ompi#7084: the model's Memory stands for the internal OPAL code passed through.
+        Err(TErr::Memory) if faults.has(Fault::UpstreamOmpi7084) => OPAL_ERR_NOT_FOUND,
+        // ompi f8d0f599d6: the internal number of MPI_T_ERR_NOT_INITIALIZED.
+        Err(TErr::NotInitialized) if faults.has(Fault::UpstreamOmpiF8d0f599d6) => {
+            OMPI_NOT_INITIALIZED
         }
         Err(e) => p.code(e).unwrap_or(p.err_lastcode),
     };

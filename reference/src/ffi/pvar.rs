@@ -44,14 +44,18 @@ export! {
         t_call(|m| {
             let info = m.pvar_get_info(pvar_index)?;
             let f = m.faults();
+            if (name_len.is_null() || desc_len.is_null()) && f.has(Fault::UpstreamMpich7cdc468dbe) {
+                return Err(TErr::Invalid);
+            }
             let p = &abi().c;
+            let dt = crate::ffi::cvar::datatype_out(m, info.datatype);
             // SAFETY: each pointer is NULL (ignored) or valid for its OUT type; the
             // string buffers hold the caller's `*len` bytes.
             unsafe {
                 out_str(&info.name, name, name_len, f);
                 put(verbosity, p.verbosity.num(info.verbosity) as c_int);
                 put(var_class, p.pvar_class.num(info.var_class) as c_int);
-                put_mpi_handle(datatype, abi().datatype(info.datatype));
+                put_mpi_handle(datatype, dt);
                 put(enumtype, info.enumtype.0 as usize);
                 out_desc(&info.desc, desc, desc_len, f);
                 put(bind, p.bind.num(info.bind) as c_int);
@@ -123,6 +127,12 @@ export! {
             need(count)?;
             // SAFETY: NULL or the address of one handle per R-BIND-3.
             let obj = unsafe { bound_object(obj_handle) };
+            let f = m.faults();
+            let unloaded = f.has(Fault::UpstreamOmpi4433) && m.pvar_appears_with_mpi(pvar_index);
+            if unloaded && m.mpi_state() != crate::model::MpiState::NotInitialized {
+                // ompi#4433: the notify callback of a dlclose()d component.
+                crate::ffi::crash();
+            }
             let (h, n) = m.pvar_handle_alloc(Session(pe_session as u64), pvar_index, obj)?;
             // SAFETY: both checked non-NULL.
             unsafe {
@@ -150,11 +160,23 @@ fn st(pe_session: usize, handle: usize) -> (Session, crate::model::PvarTarget) {
     (Session(pe_session as u64), abi().pvar_target(handle))
 }
 
+/// [`st`] for start, stop and reset; fault `upstream-mpich-6390` does not recognize
+/// MPI_T_PVAR_ALL_HANDLES there and looks it up as a handle.
+fn st_of(m: &Model, pe_session: usize, handle: usize) -> (Session, crate::model::PvarTarget) {
+    let (s, t) = st(pe_session, handle);
+    match t {
+        crate::model::PvarTarget::All if m.faults().has(Fault::UpstreamMpich6390) => {
+            (s, crate::model::PvarTarget::One(PvarHandle(handle as u64)))
+        }
+        t => (s, t),
+    }
+}
+
 export! {
     /// R-PSTART-1/2.
     fn MPI_T_pvar_start(pe_session: usize, handle: usize) -> c_int {
         t_call(|m| {
-            let (s, t) = st(pe_session, handle);
+            let (s, t) = st_of(m, pe_session, handle);
             m.pvar_start(s, t)
         })
     }
@@ -163,7 +185,7 @@ export! {
 export! {
     fn MPI_T_pvar_stop(pe_session: usize, handle: usize) -> c_int {
         t_call(|m| {
-            let (s, t) = st(pe_session, handle);
+            let (s, t) = st_of(m, pe_session, handle);
             m.pvar_stop(s, t)
         })
     }
@@ -183,6 +205,10 @@ unsafe fn read_into(
     need(buf)?;
     let (s, t) = st(pe_session, handle);
     let (dt, count) = m.pvar_handle_layout(s, t)?;
+    if m.faults().has(Fault::UpstreamOmpiD34a4300b8) && m.pvar_handle_is_watermark(s, t) {
+        // ompi d34a4300b8: "Segmentation fault when using watermark variables."
+        crate::ffi::crash();
+    }
     let mut bytes = read(m, s, t)?;
     bytes.truncate(count * dt.size());
     // SAFETY: non-NULL; valid for count × size bytes per this function's contract.
@@ -216,7 +242,7 @@ export! {
     /// R-PRESET-1.
     fn MPI_T_pvar_reset(pe_session: usize, handle: usize) -> c_int {
         t_call(|m| {
-            let (s, t) = st(pe_session, handle);
+            let (s, t) = st_of(m, pe_session, handle);
             m.pvar_reset(s, t)
         })
     }

@@ -27,7 +27,7 @@ export! {
         let _ = (info, errhandler);
         with_model(true, |m| {
             arg(session)?;
-            let s = m.session_init();
+            let s = m.session_init()?;
             // SAFETY: checked non-NULL above; an OUT MPI_Session (an int under MPICH).
             unsafe { put_mpi_handle(session, s as usize) };
             Ok(())

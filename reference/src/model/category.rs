@@ -40,6 +40,9 @@ pub enum Members {
 
 impl Model {
     fn category_visible(&self) -> usize {
+        if self.catalog_skipped() {
+            return 0;
+        }
         self.visible_count(&self.cat.categories, |c| c.appears)
     }
 
@@ -85,6 +88,14 @@ impl Model {
         };
         if which == Members::Categories && ci == 0 && self.fault(Fault::CategoryCycle) {
             out.push(0);
+        }
+        // Fault `upstream-ompi-d843f7ae74`: MPI_Init's deregistration of unselected
+        // components reset their groups, emptying the categories of the first one.
+        if ci == 0
+            && self.mpi != super::MpiState::NotInitialized
+            && self.fault(Fault::UpstreamOmpiD843f7ae74)
+        {
+            out.clear();
         }
         out
     }

@@ -53,7 +53,9 @@ impl Model {
     fn cvar_visible(&self) -> usize {
         // Fault `reinit-loses-cvars`: the storage went with the last MPI_T_finalize
         // made while MPI was initialized.
-        if self.fault(Fault::ReinitLosesCvars) && self.world.finalized_under_mpi {
+        if self.fault(Fault::ReinitLosesCvars) && self.world.finalized_under_mpi
+            || self.catalog_skipped()
+        {
             return 0;
         }
         self.visible_count(&self.cat.cvars, |v| v.appears)
@@ -230,6 +232,12 @@ impl Model {
     pub fn cvar_handle_layout(&self, h: CvarHandle) -> TResult<(Datatype, usize)> {
         let st = self.cvar_handle(h)?;
         Ok((self.cat.cvars[st.slot].datatype, st.count))
+    }
+
+    /// Whether the handle's variable has an enumeration.
+    pub fn cvar_handle_enumerated(&self, h: CvarHandle) -> bool {
+        self.cvar_handle(h)
+            .is_ok_and(|st| self.cat.cvars[st.slot].enumtype.is_some())
     }
 
     /// `MPI_T_cvar_read`: the bytes to store in the user's buffer.

@@ -143,6 +143,11 @@ impl Model {
         self.init_count > 0
     }
 
+    /// The MPI_T reference count (R-INIT-1).
+    pub fn init_count(&self) -> u32 {
+        self.init_count
+    }
+
     /// Where MPI itself is.
     pub fn mpi_state(&self) -> MpiState {
         self.mpi
@@ -166,6 +171,12 @@ impl Model {
         // Step by 16 so small garbage offsets of a valid handle are never valid.
         self.next_id += 16;
         id
+    }
+
+    /// Fault `upstream-mpich-6337`: an MPI_T_init_thread after a full MPI_T_finalize
+    /// skipped the catalog's set-up, so no entry of any kind is there.
+    fn catalog_skipped(&self) -> bool {
+        self.fault(Fault::UpstreamMpich6337) && self.world.full_finalizes > 0
     }
 
     fn visible(&self, a: Appears) -> bool {

@@ -17,7 +17,7 @@
 //! move the wrong way except through a reset.
 
 use super::{BoundObject, EnumHandle, Model, PvarHandle, PvarTarget, Registry, Session};
-use crate::catalog::{Catalog, Pvar};
+use crate::catalog::{Appears, Catalog, Pvar};
 use crate::faults::{Fault, Faults};
 use crate::spec::{Bind, Datatype, PvarClass, TErr, TResult, Verbosity};
 use crate::value::Value;
@@ -199,6 +199,15 @@ fn starting_value(p: &Pvar, world: &Value, count: usize) -> Value {
     }
 }
 
+/// What an unzeroed buffer held (fault `upstream-mpich-5970`).
+fn unzeroed(v: Value) -> Value {
+    match v {
+        Value::Ints(xs) => Value::Ints(xs.iter().map(|_| 0x5a5a_5a5a).collect()),
+        Value::Doubles(xs) => Value::Doubles(xs.iter().map(|_| 1.5e9).collect()),
+        c @ Value::Chars(_) => c,
+    }
+}
+
 /// A triangle wave in `-WAVE_AMPLITUDE..=WAVE_AMPLITUDE`, 0 at step 0, rising first.
 fn wave(t: u64, elem: usize) -> i64 {
     let a = WAVE_AMPLITUDE;
@@ -348,7 +357,41 @@ fn fit(mut v: Value, count: usize) -> Value {
 
 impl Model {
     fn pvar_visible(&self) -> usize {
+        if self.catalog_skipped() {
+            return 0;
+        }
         self.visible_count(&self.cat.pvars, |p| p.appears)
+    }
+
+    /// Faults `upstream-ompi-11492` and `-7084`: after MPI_Init the variables that
+    /// appeared with it belong to components MPI_Init did not select; they stay counted
+    /// but their information is gone.
+    fn pvar_dead(&self, i: usize) -> TResult<()> {
+        let late = self.cat.pvars[i].appears != Appears::Always;
+        if late && self.fault(Fault::UpstreamOmpi7084) {
+            return Err(TErr::Memory);
+        }
+        if late && self.fault(Fault::UpstreamOmpi11492) {
+            return Err(TErr::Invalid);
+        }
+        Ok(())
+    }
+
+    /// Whether pvar `i` is one MPI_Init adds (for the corpus's faults of unloaded
+    /// components).
+    pub fn pvar_appears_with_mpi(&self, i: i32) -> bool {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.cat.pvars.get(i))
+            .is_some_and(|p| p.appears != Appears::Always)
+    }
+
+    /// Whether the target is one handle of a HIGH/LOWWATERMARK variable.
+    pub fn pvar_handle_is_watermark(&self, s: Session, t: PvarTarget) -> bool {
+        matches!(self.pvar_read_target(s, t), Ok(Some(st)) if matches!(
+            self.cat.pvars[st.slot].class,
+            PvarClass::HighWatermark | PvarClass::LowWatermark
+        ))
     }
 
     /// `MPI_T_pvar_get_num`.
@@ -361,6 +404,7 @@ impl Model {
     pub fn pvar_get_info(&self, i: i32) -> TResult<PvarInfo> {
         self.require_init()?;
         let i = self.index(i, self.pvar_visible())?;
+        self.pvar_dead(i)?;
         let p = &self.cat.pvars[i];
         let datatype = if p.class == PvarClass::Counter && self.fault(Fault::ClassDatatypeMismatch)
         {
@@ -389,7 +433,14 @@ impl Model {
         self.cat.pvars[..self.pvar_visible()]
             .iter()
             .position(|p| p.name == name && (any_class || p.class == class))
-            .map(|i| i as i32)
+            // Fault `upstream-ompi-2421`: the index was never set at registration.
+            .map(|i| {
+                if self.fault(Fault::UpstreamOmpi2421) {
+                    0
+                } else {
+                    i as i32
+                }
+            })
             .ok_or(TErr::InvalidName)
     }
 
@@ -486,6 +537,15 @@ impl Model {
             // R-PSTART-1: non-continuous handles start stopped.
             started: false,
             value: starting_value(p, &self.pvar.world[slot], count),
+        };
+        let st = if p.class.starts_at_zero() && self.fault(Fault::UpstreamMpich5970) {
+            // mpich#5970: the sum buffer was malloc'ed, not zeroed.
+            HandleState {
+                value: unzeroed(st.value),
+                ..st
+            }
+        } else {
+            st
         };
         let h = PvarHandle(self.new_id());
         self.pvar.handles.insert(h, st);
@@ -629,6 +689,10 @@ impl Model {
 
     /// `MPI_T_pvar_readreset`: the bytes read before the reset.
     pub fn pvar_readreset(&mut self, s: Session, t: PvarTarget) -> TResult<Vec<u8>> {
+        if self.fault(Fault::UpstreamOmpi14016) {
+            // ompi#14016: "/* XXX -- TODO -- Implement me */".
+            return Err(TErr::InvalidHandle);
+        }
         let h = self.pvar_single(s, t)?;
         let p = &self.cat.pvars[self.pvar.handles[&h].slot];
         // Read-only and not atomic: two errors, the standard orders neither

@@ -58,6 +58,9 @@ pub(super) struct WorldState {
     pub(super) full_finalizes: u32,
     /// MPI_T was fully finalized while MPI was initialized.
     pub(super) finalized_under_mpi: bool,
+    /// MPI_Session_init calls made while MPI_T was initialized (fault
+    /// `upstream-ompi-d83e24ac29`).
+    sessions_under_t: u32,
     /// The first thread that called MPI_T_init_thread (fault
     /// `init-uncounted-off-first-thread`), as [`this_thread`] tells threads apart.
     first_init_thread: Option<usize>,
@@ -97,10 +100,18 @@ impl Model {
     }
 
     /// `MPI_Session_init`: a new session. Sessions do not need MPI_Init (the MPI-4.0 Sessions Model).
-    pub fn session_init(&mut self) -> u64 {
+    pub fn session_init(&mut self) -> Result<u64, WorldErr> {
+        if self.init_count > 0 {
+            self.world.sessions_under_t += 1;
+            // ompi d83e24ac29: the BML's "btls_added" outlived the first session, so
+            // the second MPI_Session_init under MPI_T failed ("BTLs attempted: (null)").
+            if self.world.sessions_under_t > 1 && self.fault(Fault::UpstreamOmpiD83e24ac29) {
+                return Err(WorldErr::Broken);
+            }
+        }
         let id = self.new_id();
         self.world.sessions.insert(id);
-        id
+        Ok(id)
     }
 
     /// `MPI_Session_finalize`. It leaves MPI_T alone (R-FIN-2: the count is of
