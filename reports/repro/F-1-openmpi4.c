@@ -7,7 +7,7 @@
  * Case: every cvar's datatype is one of the MPI-4.1 table
  * Clause: MPI-4.1 §15.3.5 R-TYPE-1
  *   R-TYPE-1 (MPI-4.1 §15.3.5): "The datatypes MPI_T may return are MPI_INT ... MPI_DOUBLE (the 4.1 table)"
- * mpit-conform saw: MPI_T_cvar_get_info datatype: 139682968942304 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7f0a79beb6e0 = &ompi_mpi_c_bool)
+ * mpit-conform saw: MPI_T_cvar_get_info datatype: 140569405089504 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7fd8dd74e6e0 = &ompi_mpi_c_bool)
  *
  * Build and run with the library's own compiler wrapper:
  *   mpicc repro.c -o repro && ./repro
@@ -113,7 +113,7 @@ int main(void)
     goto done;
 done:
     printf("clause: MPI-4.1 §15.3.5 R-TYPE-1\n");
-    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: MPI_T_cvar_get_info datatype: 139682968942304 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7f0a79beb6e0 = &ompi_mpi_c_bool)\n");
+    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: MPI_T_cvar_get_info datatype: 140569405089504 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7fd8dd74e6e0 = &ompi_mpi_c_bool)\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     return deviations ? 1 : 0;

@@ -7,7 +7,7 @@
  * Case: every cvar's datatype is one of the MPI-4.1 table
  * Clause: MPI-4.1 §15.3.5 R-TYPE-1
  *   R-TYPE-1 (MPI-4.1 §15.3.5): "The datatypes MPI_T may return are MPI_INT ... MPI_DOUBLE (the 4.1 table)"
- * mpit-conform saw: MPI_T_cvar_get_info datatype: 140054971576736 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7f6116d471a0 = &ompi_mpi_c_bool)
+ * mpit-conform saw: MPI_T_cvar_get_info datatype: 140642622927264 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7fe9e99471a0 = &ompi_mpi_c_bool)
  *
  * Build and run with the library's own compiler wrapper:
  *   mpicc repro.c -o repro && ./repro
@@ -113,7 +113,7 @@ int main(void)
     goto done;
 done:
     printf("clause: MPI-4.1 §15.3.5 R-TYPE-1\n");
-    printf("mpit-conform saw on Open MPI v5.0.11, package: Open MPI user@localhost Distribution, ident: 5.0.11, repo rev: v5.0.11rc1, Sep 16, 2026: MPI_T_cvar_get_info datatype: 140054971576736 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7f6116d471a0 = &ompi_mpi_c_bool)\n");
+    printf("mpit-conform saw on Open MPI v5.0.11, package: Open MPI user@localhost Distribution, ident: 5.0.11, repo rev: v5.0.11rc1, Sep 16, 2026: MPI_T_cvar_get_info datatype: 140642622927264 is not one of [MPI_INT, MPI_INT32_T, MPI_INT64_T, MPI_UNSIGNED, MPI_UNSIGNED_LONG, MPI_UNSIGNED_LONG_LONG, MPI_UINT32_T, MPI_UINT64_T, MPI_COUNT, MPI_CHAR, MPI_DOUBLE] (got 0x7fe9e99471a0 = &ompi_mpi_c_bool)\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     return deviations ? 1 : 0;

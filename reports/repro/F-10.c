@@ -7,7 +7,7 @@
  * Case: handle_alloc gives a handle and writes its count; handle_free sets MPI_T_PVAR_HANDLE_NULL
  * Clause: MPI-4.1 §15.3.7 R-PH-1
  *   R-PH-1 (MPI-4.1 §15.3.7): "A handle not associated with the session gives MPI_T_ERR_INVALID_HANDLE; handle_free sets MPI_T_PVAR_HANDLE_NULL"
- * mpit-conform saw: worker killed by SIGSEGV in MPI_T_pvar_handle_alloc(index: 1, obj: "NULL", session: 94168381570800)
+ * mpit-conform saw: worker killed by SIGSEGV in MPI_T_pvar_handle_alloc(index: 1, obj: "NULL", session: 94245026151360)
  * The crash is the evidence: this program makes the same calls, and when the
  * deviation reproduces it dies (or hangs) in the same call.
  *
@@ -132,7 +132,7 @@ int main(void)
     goto done;
 done:
     printf("clause: MPI-4.1 §15.3.7 R-PH-1\n");
-    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: worker killed by SIGSEGV in MPI_T_pvar_handle_alloc(index: 1, obj: \"NULL\", session: 94168381570800)\n");
+    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: worker killed by SIGSEGV in MPI_T_pvar_handle_alloc(index: 1, obj: \"NULL\", session: 94245026151360)\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     return deviations ? 1 : 0;

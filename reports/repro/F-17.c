@@ -8,7 +8,7 @@
  * Clause: MPI-4.1 §15.3.7 R-PSTART-2 R-PRESET-1
  *   R-PSTART-2 (MPI-4.1 §15.3.7): "start/stop with MPI_T_PVAR_ALL_HANDLES ignore continuous and already started/stopped handles; MPI_SUCCESS even with none"
  *   R-PRESET-1 (MPI-4.1 §15.3.7): "pvar_reset sets the starting value or returns NO_WRITE; with ALL_HANDLES read-only ones are ignored"
- * mpit-conform saw: worker killed by SIGSEGV in MPI_T_pvar_start(handle: 1, session: 94340143753680)
+ * mpit-conform saw: worker killed by SIGSEGV in MPI_T_pvar_start(handle: 1, session: 94548259267552)
  * The crash is the evidence: this program makes the same calls, and when the
  * deviation reproduces it dies (or hangs) in the same call.
  *
@@ -175,7 +175,7 @@ int main(void)
     goto done;
 done:
     printf("clause: MPI-4.1 §15.3.7 R-PSTART-2 R-PRESET-1\n");
-    printf("mpit-conform saw on MPICH Version:      5.0.2: worker killed by SIGSEGV in MPI_T_pvar_start(handle: 1, session: 94340143753680)\n");
+    printf("mpit-conform saw on MPICH Version:      5.0.2: worker killed by SIGSEGV in MPI_T_pvar_start(handle: 1, session: 94548259267552)\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     return deviations ? 1 : 0;

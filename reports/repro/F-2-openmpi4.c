@@ -7,7 +7,7 @@
  * Case: a cvar whose datatype is not MPI_INT returns MPI_T_ENUM_NULL
  * Clause: MPI-4.1 §15.3.5 R-ENUM-1
  *   R-ENUM-1 (MPI-4.1 §15.3.5): "Only MPI_INT variables may carry an enumeration; otherwise enumtype = MPI_T_ENUM_NULL"
- * mpit-conform saw: MPI_T_cvar_get_info enumtype: 140390930105984, want 0
+ * mpit-conform saw: MPI_T_cvar_get_info enumtype: 139756628510336, want 0
  *
  * Build and run with the library's own compiler wrapper:
  *   mpicc repro.c -o repro && ./repro
@@ -113,7 +113,7 @@ int main(void)
     goto done;
 done:
     printf("clause: MPI-4.1 §15.3.5 R-ENUM-1\n");
-    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: MPI_T_cvar_get_info enumtype: 140390930105984, want 0\n");
+    printf("mpit-conform saw on Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022: MPI_T_cvar_get_info enumtype: 139756628510336, want 0\n");
     if (deviations) printf("verdict: REPRODUCED (%d deviation%s)\n", deviations, deviations == 1 ? "" : "s");
     else printf("verdict: not reproduced: every call returned as the standard says\n");
     return deviations ? 1 : 0;
