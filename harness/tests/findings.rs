@@ -4,40 +4,24 @@
 //! `--strict`) at level must (the findings are MUST deviations; a SHOULD or robustness
 //! result that crashed belongs to the file's lower-severity list): nothing is listed
 //! that was not reproduced, nothing found is left out.
+//!
+//! And each finding's `**History:**` line is what the recorded release history
+//! (`reports/history/`, `scripts/release-history.sh`) says of its cases, release by
+//! release; the history's copies of the published targets are the published reports.
 
 mod common;
 
 use common::repo;
-use mpit_conform::report::{json, Report};
+use mpit_conform::report::{findings, history, json, Report};
 use mpit_conform::verdict::{Level, Status};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `<!-- finding F-N [level=should] targets=a,b cases=x,y -->` lines: (id, targets,
-/// cases, level; `must` unless the line says otherwise).
+/// cases, level; `must` unless the line says otherwise), as the release history reads them.
 fn claims(text: &str) -> Vec<(String, Vec<String>, Vec<String>, Level)> {
-    text.lines()
-        .filter_map(|l| {
-            let body = l
-                .trim()
-                .strip_prefix("<!-- finding ")?
-                .strip_suffix("-->")?;
-            let mut it = body.split_whitespace();
-            let id = it.next()?.to_string();
-            let mut targets = Vec::new();
-            let mut cases = Vec::new();
-            let mut level = Level::Must;
-            for kv in it {
-                let (k, v) = kv.split_once('=')?;
-                let list = v.split(',').map(str::to_string).collect();
-                match k {
-                    "targets" => targets = list,
-                    "cases" => cases = list,
-                    "level" => level = serde_json::from_value(serde_json::json!(v)).ok()?,
-                    _ => return None,
-                }
-            }
-            Some((id, targets, cases, level))
-        })
+    findings::claims(text)
+        .into_iter()
+        .map(|c| (c.id, c.targets, c.cases, c.level))
         .collect()
 }
 
@@ -135,6 +119,73 @@ fn findings_match_the_published_reports() {
         if !targets.contains(t) {
             problems.push(format!("claims for {t}, which has no published report"));
         }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The release history (issue 46): `reports/history/history.json` names the columns in
+/// release order and which published target each copied release is; from the recorded
+/// reports, every finding's `**History:**` line of FINDINGS.md is computed again and must
+/// be the one the file has, every finding must have one, and a published target's column
+/// must be its published report, byte for byte (so no history can move a published
+/// verdict).
+#[test]
+fn findings_carry_their_history() {
+    let dir = repo().join("reports/history");
+    let summary: history::Summary = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("history.json"))
+            .expect("reports/history/history.json: run scripts/release-history.sh"),
+    )
+    .unwrap();
+    assert!(
+        summary.columns.len() >= 25,
+        "{} releases in the history",
+        summary.columns.len()
+    );
+    let mut problems = Vec::new();
+    for (target, label) in &summary.published {
+        for file in ["report.json.gz", "strict/report.json.gz"] {
+            let a = std::fs::read(repo().join("reports/published").join(target).join(file));
+            let b = std::fs::read(dir.join(label).join(file));
+            if a.is_err() || a.ok() != b.ok() {
+                problems.push(format!(
+                    "reports/history/{label}/{file} is not reports/published/{target}/{file}"
+                ));
+            }
+        }
+    }
+    let reports: Vec<Report> = summary
+        .columns
+        .iter()
+        .map(|l| json::read(&dir.join(l).join("report.json.gz")).unwrap())
+        .collect();
+    let hist = history::History::new(&reports, summary.columns.clone(), summary.published);
+    let text = std::fs::read_to_string(repo().join("reports/FINDINGS.md")).unwrap();
+    let rows = history::finding_rows(&hist, &findings::claims(&text));
+    let lines = history::finding_lines(&rows);
+    let ids: std::collections::BTreeSet<String> = claims(&text).into_iter().map(|c| c.0).collect();
+    for id in &ids {
+        match lines.get(id) {
+            None => problems.push(format!("{id}: no release of the history shows its targets")),
+            Some(l) => {
+                let want = format!("{} {l}", findings::HISTORY_PREFIX);
+                if !text.lines().any(|x| x == want) {
+                    problems.push(format!(
+                        "{id}: FINDINGS.md lacks its history line (bash scripts/release-history.sh --render):\n  {want}"
+                    ));
+                }
+            }
+        }
+    }
+    let n = text
+        .lines()
+        .filter(|l| l.starts_with(findings::HISTORY_PREFIX))
+        .count();
+    if n != ids.len() {
+        problems.push(format!(
+            "{n} history lines in FINDINGS.md for {} findings",
+            ids.len()
+        ));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

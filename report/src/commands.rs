@@ -3,7 +3,8 @@
 
 use super::json::atomic_write;
 use super::{
-    diff, exit_code, headline, html, json, junit, markdown, matrix, Report, ReportError, Waivers,
+    diff, exit_code, headline, history, html, json, junit, markdown, matrix, Report, ReportError,
+    Waivers,
 };
 use sha2::{Digest, Sha256};
 use std::io::Read;
@@ -168,4 +169,76 @@ pub fn today() -> String {
     let mut s = super::now_rfc3339();
     s.truncate(10);
     s
+}
+
+/// `mpit-conform matrix --history`: the release history of `reports` (labels
+/// `family/version`, in release order) into `out_dir`: HISTORY.md, HISTORY.html and
+/// history.json. With `findings` (reports/FINDINGS.md), its findings get rows, and each
+/// one's `**History:**` line in that file is rewritten. Returns the files written.
+pub fn write_history(
+    reports: &[Report],
+    labels: Vec<String>,
+    published: std::collections::BTreeMap<String, String>,
+    findings: Option<&Path>,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
+    let hist = history::History::new(reports, labels, published);
+    let text = findings
+        .map(|p| {
+            std::fs::read_to_string(p).map_err(|source| ReportError::Io {
+                path: p.to_path_buf(),
+                source,
+            })
+        })
+        .transpose()?;
+    let claims = text
+        .as_deref()
+        .map(super::findings::claims)
+        .unwrap_or_default();
+    let rows = history::finding_rows(&hist, &claims);
+    create_dir(out_dir)?;
+    let summary = history::Summary {
+        columns: hist.matrix.labels.clone(),
+        published: hist.published.clone(),
+        findings: rows.clone(),
+    };
+    let mut written = vec![
+        out_dir.join("HISTORY.md"),
+        out_dir.join("HISTORY.html"),
+        out_dir.join("history.json"),
+    ];
+    atomic_write(
+        &written[0],
+        history::render_markdown(reports, &hist, &rows).as_bytes(),
+    )?;
+    atomic_write(
+        &written[1],
+        history::render_html(reports, &hist, &rows).as_bytes(),
+    )?;
+    let mut json = serde_json::to_string_pretty(&summary)?;
+    json.push('\n');
+    atomic_write(&written[2], json.as_bytes())?;
+    if let (Some(path), Some(text)) = (findings, text) {
+        let new = super::findings::with_history(&text, &history::finding_lines(&rows));
+        if new != text {
+            atomic_write(path, new.as_bytes())?;
+        }
+        written.push(path.to_path_buf());
+    }
+    Ok(written)
+}
+
+/// `mpit-conform diff --exact OLD NEW`: as [`diff_command`], but any moved verdict (a
+/// status that changed, a result only in one report) makes the exit 1, not only a worse
+/// one: the release history's check in CI.
+pub fn diff_exact_command(old: &Path, new: &Path) -> Result<(String, u8), ReportError> {
+    let old = json::read(old)?;
+    let new = json::read(new)?;
+    let d = diff::diff(&old, &new);
+    let code = if d.is_empty() {
+        exit_code::OK
+    } else {
+        exit_code::FINDINGS
+    };
+    Ok((d.render(&old, &new), code))
 }

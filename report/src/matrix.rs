@@ -21,7 +21,7 @@ pub struct Cell {
 
 impl Cell {
     /// "fail 3/40", or just "pass" for a single subject.
-    fn short(&self) -> String {
+    pub fn short(&self) -> String {
         let n = self.counts.get(&self.worst).copied().unwrap_or(0);
         if self.total > 1 {
             format!("{} {n}/{}", self.worst, self.total)
@@ -147,7 +147,7 @@ fn labels(reports: &[Report]) -> Vec<String> {
     }
 }
 
-fn targets_table_md(out: &mut String, reports: &[Report], m: &Matrix) {
+pub(crate) fn targets_table_md(out: &mut String, reports: &[Report], m: &Matrix) {
     let _ = writeln!(
         out,
         "| target | path | ABI | MPI | library version | results |"
@@ -170,7 +170,7 @@ fn targets_table_md(out: &mut String, reports: &[Report], m: &Matrix) {
     out.push('\n');
 }
 
-fn cell_md(c: &Option<Cell>) -> String {
+pub(crate) fn cell_md(c: &Option<Cell>) -> String {
     match c {
         None => "—".to_string(),
         Some(c) if c.worst.is_bad() || c.worst == Status::Error => format!("**{}**", c.short()),
@@ -256,11 +256,32 @@ pub fn render_html(reports: &[Report]) -> String {
 
 /// [`render_html`] of an already built matrix.
 pub fn render_html_with(reports: &[Report], m: &Matrix) -> String {
+    render_html_parts(reports, m, &Extra::default())
+}
+
+/// What the release history ([`super::history`]) adds to the HTML matrix: its own title,
+/// a block before the table (the findings), and columns after the case's name (the first
+/// and last release a case is unexpected in).
+#[derive(Default)]
+pub(crate) struct Extra<'a> {
+    pub title: Option<String>,
+    pub before: String,
+    pub heads: Vec<&'static str>,
+    #[allow(clippy::type_complexity)]
+    pub cols: Option<Box<dyn Fn(&[Option<Cell>]) -> Vec<String> + 'a>>,
+}
+
+pub(crate) fn render_html_parts(reports: &[Report], m: &Matrix, extra: &Extra) -> String {
+    let title = extra
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("mpit-conform matrix — {} targets", reports.len()));
     let mut b = String::new();
     let _ = writeln!(
         b,
-        "<header class=\"top\"><h1>mpit-conform matrix <span class=\"plain\">{} targets</span></h1>\n\
+        "<header class=\"top\"><h1>{} <span class=\"plain\">{} targets</span></h1>\n\
          <dl class=\"meta\">",
+        h(title.split(" — ").next().unwrap_or(&title)),
         reports.len()
     );
     for (r, l) in reports.iter().zip(&m.labels) {
@@ -283,8 +304,12 @@ pub fn render_html_with(reports: &[Report], m: &Matrix) -> String {
          placeholder=\"Filter by case or area…\" aria-label=\"Filter text\"><span id=\"shown\"></span></nav>\n\
          <main>",
     );
+    b.push_str(&extra.before);
     super::capability_cells::matrix_html(&mut b, reports, &m.labels);
     b.push_str("<table class=\"matrix\"><thead><tr><th>area</th><th>case</th>");
+    for head in &extra.heads {
+        let _ = write!(b, "<th>{head}</th>");
+    }
     for l in &m.labels {
         let _ = write!(b, "<th>{}</th>", h(l));
     }
@@ -293,7 +318,8 @@ pub fn render_html_with(reports: &[Report], m: &Matrix) -> String {
     for (area, cells) in &m.groups {
         let _ = write!(
             b,
-            "<tr class=\"group\"><td class=\"area\">{area}</td><td>all cases</td>"
+            "<tr class=\"group\"><td class=\"area\">{area}</td><td>all cases</td>{}",
+            "<td></td>".repeat(extra.heads.len())
         );
         for c in cells {
             html_cell(&mut b, c);
@@ -307,17 +333,18 @@ pub fn render_html_with(reports: &[Report], m: &Matrix) -> String {
             u8::from(Matrix::interesting(cells)),
             h(case)
         );
+        if let Some(cols) = &extra.cols {
+            for col in cols(cells) {
+                let _ = write!(b, "<td>{}</td>", h(&col));
+            }
+        }
         for c in cells {
             html_cell(&mut b, c);
         }
         b.push_str("</tr>\n");
     }
     b.push_str("</tbody></table></main>\n");
-    page(
-        &format!("mpit-conform matrix — {} targets", reports.len()),
-        &b,
-        MATRIX_JS,
-    )
+    page(&title, &b, MATRIX_JS)
 }
 
 fn html_cell(b: &mut String, c: &Option<Cell>) {

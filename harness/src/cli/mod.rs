@@ -33,7 +33,7 @@ mod run;
 use crate::abi_probe::{self, Compiler, Probe};
 use crate::bench::child;
 use crate::exit_code;
-use crate::report::diff_command;
+use crate::report::{diff_command, diff_exact_command};
 use crate::runner::pool::Setup;
 use crate::runner::{ranks, worker};
 use crate::specs;
@@ -177,7 +177,14 @@ enum Cmd {
         after_init: bool,
     },
     /// Compare two reports: new fails, fixed, changed, new crashes (exit 1 when worse).
-    Diff { old: PathBuf, new: PathBuf },
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        /// Exit 1 when any verdict moved (a changed status, a result only in one report),
+        /// not only when something got worse.
+        #[arg(long)]
+        exact: bool,
+    },
     /// Put existing reports side by side: matrix.md and matrix.html in --out.
     Matrix {
         /// `[LABEL=]REPORT.json` (or `.json.gz`); the label heads the column (default:
@@ -186,6 +193,19 @@ enum Cmd {
         reports: Vec<String>,
         #[arg(long, value_name = "DIR", default_value = "reports/out")]
         out: PathBuf,
+        /// The release history instead (scripts/release-history.sh): labels are
+        /// `family/version`, in release order; writes HISTORY.md, HISTORY.html and
+        /// history.json: per case and per finding, the releases it is unexpected in.
+        #[arg(long)]
+        history: bool,
+        /// With --history: the findings file (reports/FINDINGS.md) whose findings get
+        /// rows, and whose `**History:**` lines are rewritten.
+        #[arg(long, value_name = "FILE", requires = "history")]
+        findings: Option<PathBuf>,
+        /// With --history: `TARGET=family/version`, the column a published target (as
+        /// FINDINGS.md names it) is (repeatable).
+        #[arg(long, value_name = "TARGET=LABEL", requires = "history")]
+        published: Vec<String>,
     },
     /// How many rules of specs/clauses.yaml the cases cover, and which they miss.
     Coverage {
@@ -398,12 +418,28 @@ pub fn main() -> Result<u8> {
         Some(Cmd::Replay(a)) => fuzz::replay(&a),
         Some(Cmd::Repro(a)) => repro::repro(&a),
         Some(Cmd::ReportBug(a)) => report_bug::report_bug(&a),
-        Some(Cmd::Diff { old, new }) => {
-            let (text, code) = diff_command(&old, &new)?;
+        Some(Cmd::Diff { old, new, exact }) => {
+            let (text, code) = if exact {
+                diff_exact_command(&old, &new)?
+            } else {
+                diff_command(&old, &new)?
+            };
             out!("{text}");
             Ok(code)
         }
-        Some(Cmd::Matrix { reports, out }) => {
+        Some(Cmd::Matrix {
+            reports,
+            out,
+            history: true,
+            findings,
+            published,
+        }) => {
+            let written = run::history(&reports, &published, findings.as_deref(), &out)?;
+            let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+            outln!("history: {}", names.join(" "));
+            Ok(exit_code::OK)
+        }
+        Some(Cmd::Matrix { reports, out, .. }) => {
             let [md, html] = run::matrix(&reports, &out)?;
             outln!("matrix: {} {}", md.display(), html.display());
             Ok(exit_code::OK)

@@ -295,6 +295,35 @@ pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> 
 
 /// `mpit-conform matrix [LABEL=]REPORT...`: reports written earlier, side by side.
 pub fn matrix(args: &[String], out: &Path) -> Result<[std::path::PathBuf; 2]> {
+    let (reports, labels) = labeled_reports(args)?;
+    let m = report::matrix::Matrix::labeled(&reports, labels);
+    Ok(report::write_matrix_as(&reports, &m, out)?)
+}
+
+/// `mpit-conform matrix --history`: the columns are releases, `family/version=REPORT`.
+pub fn history(
+    args: &[String],
+    published: &[String],
+    findings: Option<&Path>,
+    out: &Path,
+) -> Result<Vec<std::path::PathBuf>> {
+    let (reports, labels) = labeled_reports(args)?;
+    if let Some(l) = labels.iter().find(|l| !l.contains('/')) {
+        anyhow::bail!("--history: the label {l:?} is not family/version");
+    }
+    let mut map = std::collections::BTreeMap::new();
+    for p in published {
+        let Some((t, l)) = p.split_once('=') else {
+            anyhow::bail!("--published {p:?}: want TARGET=family/version");
+        };
+        map.insert(t.to_string(), l.to_string());
+    }
+    Ok(report::write_history(&reports, labels, map, findings, out)?)
+}
+
+/// The reports of `[LABEL=]REPORT` arguments, and their column labels (a report without
+/// one gets the matrix's label from its library's path).
+fn labeled_reports(args: &[String]) -> Result<(Vec<report::Report>, Vec<String>)> {
     let mut reports = Vec::new();
     let mut labels = Vec::new();
     for a in args {
@@ -313,6 +342,5 @@ pub fn matrix(args: &[String], out: &Path) -> Result<[std::path::PathBuf; 2]> {
         .zip(auto)
         .map(|(l, a)| l.unwrap_or(a))
         .collect();
-    let m = report::matrix::Matrix::labeled(&reports, labels);
-    Ok(report::write_matrix_as(&reports, &m, out)?)
+    Ok((reports, labels))
 }
