@@ -231,14 +231,66 @@ pub fn write_history(
 /// `mpit-conform diff --exact OLD NEW`: as [`diff_command`], but any moved verdict (a
 /// status that changed, a result only in one report) makes the exit 1, not only a worse
 /// one: the release history's check in CI.
-pub fn diff_exact_command(old: &Path, new: &Path) -> Result<(String, u8), ReportError> {
+/// `allow`: (case, statuses) whose changes do not count when the old and the new status
+/// are both among the statuses (a result the library makes nondeterministic,
+/// `reports/history/unstable.txt`).
+pub fn diff_exact_command(
+    old: &Path,
+    new: &Path,
+    allow: &[(String, Vec<crate::verdict::Status>)],
+) -> Result<(String, u8), ReportError> {
     let old = json::read(old)?;
     let new = json::read(new)?;
-    let d = diff::diff(&old, &new);
+    let mut d = diff::diff(&old, &new);
+    let mut allowed = 0usize;
+    for bucket in [
+        &mut d.new_fails,
+        &mut d.new_crashes,
+        &mut d.new_errors,
+        &mut d.fixed,
+        &mut d.changed,
+    ] {
+        bucket.retain(|c| {
+            let ok = allow.iter().any(|(case, st)| {
+                *case == c.case
+                    && c.old.is_some_and(|s| st.contains(&s))
+                    && c.new.is_some_and(|s| st.contains(&s))
+            });
+            allowed += usize::from(ok);
+            !ok
+        });
+    }
     let code = if d.is_empty() {
         exit_code::OK
     } else {
         exit_code::FINDINGS
     };
-    Ok((d.render(&old, &new), code))
+    let mut text = d.render(&old, &new);
+    if allowed > 0 {
+        text.push_str(&format!(
+            "{allowed} changes between statuses --allow names (not counted)\n"
+        ));
+    }
+    Ok((text, code))
+}
+
+/// The recorded release history in `dir` (`reports/history`: its `history.json` names
+/// the columns, each `<label>/report.json.gz` is read).
+pub fn read_history(dir: &Path) -> Result<history::History, ReportError> {
+    let file = dir.join("history.json");
+    let text = std::fs::read_to_string(&file).map_err(|source| ReportError::Io {
+        path: file.clone(),
+        source,
+    })?;
+    let summary: history::Summary = serde_json::from_str(&text)?;
+    let reports = summary
+        .columns
+        .iter()
+        .map(|l| json::read(&dir.join(l).join("report.json.gz")))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(history::History::new(
+        &reports,
+        summary.columns,
+        summary.published,
+    ))
 }

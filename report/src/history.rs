@@ -30,6 +30,8 @@ pub struct History {
     pub families: Vec<Family>,
     /// Published target (as FINDINGS.md names it) → its column label.
     pub published: BTreeMap<String, String>,
+    /// Each column's library (`target.sha256`), so a report can be placed in the history.
+    pub sha256: Vec<String>,
 }
 
 /// A family's name as a reader knows it.
@@ -83,7 +85,38 @@ impl History {
             matrix: Matrix::labeled(reports, labels),
             families,
             published,
+            sha256: reports.iter().map(|r| r.target.sha256.clone()).collect(),
         }
+    }
+
+    /// The releases `case` is unexpected in, in words, per family ([`span_text`]): only
+    /// the family of the library whose SHA-256 is `sha256` when one column is that
+    /// library, else every family that shows it. For a bug report: "MPICH: present in …".
+    pub fn case_history(&self, case: &str, sha256: &str) -> Vec<String> {
+        let Some(cells) = self
+            .matrix
+            .rows
+            .iter()
+            .find(|((_, c), _)| c == case)
+            .map(|(_, cells)| cells)
+        else {
+            return Vec::new();
+        };
+        let own = self
+            .sha256
+            .iter()
+            .position(|s| !s.is_empty() && s == sha256)
+            .map(|i| family_of(&self.matrix.labels[i]));
+        self.families
+            .iter()
+            .filter(|f| own.is_none_or(|o| o == f.name))
+            .filter_map(|f| {
+                let states: Vec<Option<bool>> =
+                    f.cols.iter().map(|&i| present(&cells[i])).collect();
+                let span = span_text(&self.versions(f), &states)?;
+                Some(format!("{}: {span}", family_title(&f.name)))
+            })
+            .collect()
     }
 
     fn versions(&self, f: &Family) -> Vec<&str> {
@@ -126,16 +159,21 @@ pub fn span_text(versions: &[&str], states: &[Option<bool>]) -> Option<String> {
             }
         })
         .collect();
+    // A release that did not judge the case, or (a finding) whose result cannot tell.
+    let undecided = match states.len() - judged {
+        0 => String::new(),
+        n => format!("; {n} undecided"),
+    };
     let mut s = if on.len() == judged {
         format!(
-            "present in every release judged ({}, {} of {})",
+            "present in every release that decides it ({}, {} of {}{undecided})",
             runs_text.join(", "),
             on.len(),
             judged
         )
     } else {
         format!(
-            "present in {} ({} of {} releases judged)",
+            "present in {} ({} of {} releases that decide it{undecided})",
             runs_text.join(", "),
             on.len(),
             judged
@@ -155,7 +193,7 @@ pub fn span_text(versions: &[&str], states: &[Option<bool>]) -> Option<String> {
         Some(fixed) => {
             let _ = write!(s, "; fixed in {}", versions[fixed]);
         }
-        None => s.push_str("; not fixed in the newest release judged"),
+        None => s.push_str("; not fixed in the newest release that decides it"),
     }
     Some(s)
 }
@@ -174,25 +212,26 @@ pub struct FindingRow {
 
 /// The findings' rows: per finding (in the order of their first claim) and per family
 /// of the published targets its claims name, the claimed cases followed through the
-/// family's releases. A finding is present in a release when one of its cases is
-/// unexpected there (a case can fail in an older release for another reason than the
-/// finding's; the report's evidence says which).
+/// family's releases ([`finding_state`] says when it is present in one).
 pub fn finding_rows(hist: &History, claims: &[Claim]) -> Vec<FindingRow> {
     let mut by_case: BTreeMap<&str, &Vec<Option<Cell>>> = BTreeMap::new();
     for ((_, case), cells) in &hist.matrix.rows {
         by_case.insert(case, cells);
     }
+    // (row, case) -> the statuses the case has where it was found (the claim's published
+    // targets of the row's family).
+    let mut found: BTreeMap<(usize, String), Vec<Status>> = BTreeMap::new();
     let mut rows: Vec<FindingRow> = Vec::new();
     for c in claims {
         for t in &c.targets {
             let Some(fam) = hist.family_of_target(t) else {
                 continue;
             };
-            let row = match rows
-                .iter_mut()
+            let at = match rows
+                .iter()
                 .position(|r| r.id == c.id && r.family == fam.name)
             {
-                Some(i) => &mut rows[i],
+                Some(i) => i,
                 None => {
                     rows.push(FindingRow {
                         id: c.id.clone(),
@@ -201,38 +240,74 @@ pub fn finding_rows(hist: &History, claims: &[Claim]) -> Vec<FindingRow> {
                         cells: Vec::new(),
                         span: None,
                     });
-                    rows.last_mut().expect("just pushed")
+                    rows.len() - 1
                 }
             };
+            let col = hist
+                .matrix
+                .labels
+                .iter()
+                .position(|l| Some(l) == hist.published.get(t));
             for case in &c.cases {
-                if !row.cases.contains(case) {
-                    row.cases.push(case.clone());
+                if !rows[at].cases.contains(case) {
+                    rows[at].cases.push(case.clone());
                 }
+                let st = col.and_then(|i| by_case.get(case.as_str())?[i].as_ref());
+                found
+                    .entry((at, case.clone()))
+                    .or_default()
+                    .extend(st.map(|cell| cell.worst).filter(|s| is_unexpected(*s)));
             }
         }
     }
-    for row in &mut rows {
+    for (at, row) in rows.iter_mut().enumerate() {
         let fam = hist
             .families
             .iter()
             .find(|f| f.name == row.family)
             .expect("a row's family is one of the history's");
+        let mut states = Vec::new();
+        let empty = Vec::new();
+        let found_of: Vec<&Vec<Status>> = row
+            .cases
+            .iter()
+            .map(|c| found.get(&(at, c.clone())).unwrap_or(&empty))
+            .collect();
         row.cells = fam
             .cols
             .iter()
             .map(|&i| {
-                worst(
-                    row.cases
-                        .iter()
-                        .filter_map(|c| by_case.get(c.as_str())?[i].as_ref())
-                        .map(|cell| cell.worst),
-                )
+                let cells: Vec<(Status, &[Status])> = row
+                    .cases
+                    .iter()
+                    .zip(&found_of)
+                    .filter_map(|(c, f)| {
+                        Some((by_case.get(c.as_str())?[i].as_ref()?.worst, f.as_slice()))
+                    })
+                    .collect();
+                states.push(finding_state(&cells));
+                worst(cells.iter().map(|(s, _)| *s))
             })
             .collect();
-        let states: Vec<Option<bool>> = row.cells.iter().map(|s| s.map(is_unexpected)).collect();
         row.span = span_text(&hist.versions(fam), &states);
     }
     rows
+}
+
+/// Whether a finding is present in one release, from its cases' statuses there: present
+/// when one of them is unexpected with a status the case had where the finding was
+/// found (a `fail` where it failed, a `crash` where it crashed); `None`, undecided, when
+/// a case is unexpected there only with another status (a crash can hide a fail, and a
+/// case of several findings can fail for another one) or none was judged; absent when
+/// every case judged there came out expected.
+fn finding_state(cells: &[(Status, &[Status])]) -> Option<bool> {
+    if cells.iter().any(|(s, found)| found.contains(s)) {
+        Some(true)
+    } else if cells.is_empty() || cells.iter().any(|(s, _)| is_unexpected(*s)) {
+        None
+    } else {
+        Some(false)
+    }
 }
 
 /// Each finding's `**History:**` line (FINDINGS.md), from its rows.
@@ -315,8 +390,12 @@ pub fn render_markdown(reports: &[Report], hist: &History, rows: &[FindingRow]) 
         let _ = writeln!(
             out,
             "## Findings\n\nEach finding of [FINDINGS.md](../FINDINGS.md) on each family of the \
-             published targets it names: present in a release when one of its claimed cases is \
-             unexpected there.\n"
+             published targets it names. It is present in a release when one of its claimed \
+             cases is unexpected there with the status it had where the finding was found (a \
+             fail where it failed, a crash where it crashed); a release where a claimed case is \
+             unexpected only with another status (a crash can hide a fail; a case two findings \
+             claim can fail for the other one) counts neither way; the cell shows the worst \
+             status of its cases.\n"
         );
     }
     for fam in &hist.families {
@@ -435,21 +514,32 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_finding_is_present_with_the_status_it_was_found_with() {
+        use Status::{Crash, Fail, Pass, Warn};
+        let crashed: &[Status] = &[Crash];
+        assert_eq!(finding_state(&[(Crash, crashed), (Pass, &[])]), Some(true));
+        // A fail where it crashed: another deviation, or the same one masked: undecided.
+        assert_eq!(finding_state(&[(Fail, crashed)]), None);
+        assert_eq!(finding_state(&[(Warn, crashed), (Pass, &[])]), Some(false));
+        assert_eq!(finding_state(&[]), None);
+    }
+
+    #[test]
     fn spans_in_words() {
         let v = ["1", "2", "3", "4", "5"];
         let t = |s: [Option<bool>; 5]| span_text(&v, &s);
         assert_eq!(t([Some(false); 5]), None);
         assert_eq!(
             t([Some(true), Some(true), None, Some(false), Some(false)]).unwrap(),
-            "present in 1–2 (2 of 4 releases judged); fixed in 4"
+            "present in 1–2 (2 of 4 releases that decide it; 1 undecided); fixed in 4"
         );
         assert_eq!(
             t([Some(true), None, Some(true), Some(true), Some(true)]).unwrap(),
-            "present in every release judged (1–5, 4 of 4); not fixed in the newest release judged"
+            "present in every release that decides it (1–5, 4 of 4; 1 undecided); not fixed in the newest release that decides it"
         );
         assert_eq!(
             t([Some(true), Some(false), Some(true), Some(false), None]).unwrap(),
-            "present in 1, 3 (2 of 4 releases judged); gone in 2, back in 3; fixed in 4"
+            "present in 1, 3 (2 of 4 releases that decide it; 1 undecided); gone in 2, back in 3; fixed in 4"
         );
     }
 }

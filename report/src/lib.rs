@@ -41,8 +41,8 @@ pub mod waivers;
 
 pub use capability_cells::cell as capability_cell;
 pub use commands::{
-    conclude, diff_command, diff_exact_command, sha256_file, today, write_all, write_history,
-    write_matrix, write_matrix_as, Concluded, Written,
+    conclude, diff_command, diff_exact_command, read_history, sha256_file, today, write_all,
+    write_history, write_matrix, write_matrix_as, Concluded, Written,
 };
 pub use order::{natural_cmp, rank, result_order, worst};
 pub use waivers::{WaiverOutcome, Waivers};

@@ -184,6 +184,10 @@ enum Cmd {
         /// not only when something got worse.
         #[arg(long)]
         exact: bool,
+        /// With --exact: `CASE:STATUS,STATUS`, a change of CASE between two of these
+        /// statuses does not count (a result the library makes nondeterministic).
+        #[arg(long, value_name = "CASE:STATUSES", requires = "exact")]
+        allow: Vec<String>,
     },
     /// Put existing reports side by side: matrix.md and matrix.html in --out.
     Matrix {
@@ -418,9 +422,14 @@ pub fn main() -> Result<u8> {
         Some(Cmd::Replay(a)) => fuzz::replay(&a),
         Some(Cmd::Repro(a)) => repro::repro(&a),
         Some(Cmd::ReportBug(a)) => report_bug::report_bug(&a),
-        Some(Cmd::Diff { old, new, exact }) => {
+        Some(Cmd::Diff {
+            old,
+            new,
+            exact,
+            allow,
+        }) => {
             let (text, code) = if exact {
-                diff_exact_command(&old, &new)?
+                diff_exact_command(&old, &new, &run::allowed(&allow)?)?
             } else {
                 diff_command(&old, &new)?
             };

@@ -10,6 +10,7 @@ use crate::exit_code;
 use crate::report::{self, Report};
 use crate::repro;
 use crate::repro::findings::Findings;
+use crate::repro::Origin;
 use crate::repro::issue::{self, Bug, Run};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -66,7 +67,7 @@ pub fn report_bug(a: &ReportBugArgs) -> Result<u8> {
         Ok(r) => r,
         Err(e) => bail!("{}: {e}", a.report.display()),
     };
-    let Some(program) = program_of(case, result, &report, &clauses)? else {
+    let Some(program) = program_of(case, result, &Origin::of(&report), &clauses)? else {
         eprintln!("mpit-conform: no bug report without a reproducer");
         return Ok(exit_code::FINDINGS);
     };

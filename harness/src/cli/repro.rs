@@ -44,6 +44,10 @@ pub struct ReproArgs {
     /// The case directory (default: the bundled specs/cases).
     #[arg(long, value_name = "DIR")]
     specs: Option<PathBuf>,
+    /// The release history (reports/history, scripts/release-history.sh): the header
+    /// names the releases the case is unexpected in, of the library's family.
+    #[arg(long, value_name = "DIR")]
+    history: Option<PathBuf>,
 }
 
 /// The spec source of `--specs`, its suite and its clause list.
@@ -67,10 +71,10 @@ pub(super) fn case_in<'s>(suite: &'s Suite, id: &str) -> Result<&'s Case> {
 pub(super) fn program_of(
     case: &Case,
     result: &CaseResult,
-    report: &report::Report,
+    origin: &Origin,
     clauses: &Clauses,
 ) -> Result<Option<String>> {
-    match repro::c_program(case, result, &Origin::of(report), clauses) {
+    match repro::c_program(case, result, origin, clauses) {
         Ok(t) => Ok(Some(t)),
         Err(ReproError::BadInput(m)) => bail!("{m}"),
         Err(ReproError::Unsupported(u)) => {
@@ -92,7 +96,12 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
         Ok(r) => r,
         Err(e) => bail!("{origin_name}: {e}"),
     };
-    let Some(text) = program_of(case, result, &rep, &clauses)? else {
+    let mut origin = Origin::of(&rep);
+    if let Some(dir) = &a.history {
+        let hist = report::read_history(dir)?;
+        origin.releases = hist.case_history(&result.case, &origin.sha256);
+    }
+    let Some(text) = program_of(case, result, &origin, &clauses)? else {
         return Ok(exit_code::FINDINGS);
     };
     match &a.out {

@@ -344,3 +344,22 @@ fn labeled_reports(args: &[String]) -> Result<(Vec<report::Report>, Vec<String>)
         .collect();
     Ok((reports, labels))
 }
+
+/// `diff --allow CASE:STATUS,STATUS` arguments.
+pub fn allowed(args: &[String]) -> Result<Vec<(String, Vec<crate::verdict::Status>)>> {
+    args.iter()
+        .map(|a| {
+            let Some((case, list)) = a.rsplit_once(':') else {
+                anyhow::bail!("--allow {a:?}: want CASE:STATUS,STATUS");
+            };
+            let statuses = list
+                .split(',')
+                .map(|s| {
+                    serde_json::from_value(serde_json::json!(s))
+                        .map_err(|_| anyhow::anyhow!("--allow {a:?}: {s:?} is no status"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok((case.to_string(), statuses))
+        })
+        .collect()
+}

@@ -53,6 +53,9 @@ pub struct Origin {
     pub library: String,
     pub family: String,
     pub sha256: String,
+    /// The releases the result's case is unexpected in, per family, from the release
+    /// history (`repro --history`), for the bug report's header.
+    pub releases: Vec<String>,
 }
 
 impl Origin {
@@ -69,6 +72,7 @@ impl Origin {
                 .to_string(),
             family: t.abi_family.clone(),
             sha256: t.sha256.clone(),
+            releases: Vec::new(),
         }
     }
 }
@@ -285,6 +289,7 @@ mod tests {
             library: "an MPI".into(),
             family: "mpich".into(),
             sha256: String::new(),
+            releases: Vec::new(),
         };
         let meta = CaseMeta {
             case: "all_handles.write.rejected",

@@ -149,9 +149,15 @@ fn header(c: &mut String, case: &Case, r: &CaseResult, o: &Origin, clauses: &Cla
         String::new(),
         format!("Found on: {} ({})", o.library, o.path),
         format!("  ABI family {}, sha256 {}", o.family, o.sha256),
+    ];
+    if !o.releases.is_empty() {
+        lines.push("Releases affected (mpit-conform's release history, reports/history/):".into());
+        lines.extend(o.releases.iter().map(|r| format!("  {r}")));
+    }
+    lines.extend([
         format!("Case: {}", case.title),
         format!("Clause: {}", r.clause),
-    ];
+    ]);
     for rule in &case.rules {
         if let Some(q) = clauses.rules.iter().find(|x| &x.rule == rule) {
             lines.push(format!("  {rule} ({}): \"{}\"", q.clause, q.quote));
