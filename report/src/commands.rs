@@ -6,6 +6,7 @@ use super::{
     diff, exit_code, headline, history, html, json, junit, markdown, matrix, Report, ReportError,
     Waivers,
 };
+use crate::verdict::Status;
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -237,7 +238,7 @@ pub fn write_history(
 pub fn diff_exact_command(
     old: &Path,
     new: &Path,
-    allow: &[(String, Vec<crate::verdict::Status>)],
+    allow: &[(String, Vec<Status>)],
 ) -> Result<(String, u8), ReportError> {
     let old = json::read(old)?;
     let new = json::read(new)?;

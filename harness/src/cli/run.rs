@@ -12,6 +12,7 @@ use crate::repro;
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use crate::target::{self, AbiChoice};
+use crate::verdict::Status;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
 use mpit_reference::profile::AbiProfile;
@@ -346,7 +347,7 @@ fn labeled_reports(args: &[String]) -> Result<(Vec<report::Report>, Vec<String>)
 }
 
 /// `diff --allow CASE:STATUS,STATUS` arguments.
-pub fn allowed(args: &[String]) -> Result<Vec<(String, Vec<crate::verdict::Status>)>> {
+pub fn allowed(args: &[String]) -> Result<Vec<(String, Vec<Status>)>> {
     args.iter()
         .map(|a| {
             let Some((case, list)) = a.rsplit_once(':') else {
