@@ -193,7 +193,16 @@ pub fn span_text(versions: &[&str], states: &[Option<bool>]) -> Option<String> {
         Some(fixed) => {
             let _ = write!(s, "; fixed in {}", versions[fixed]);
         }
-        None => s.push_str("; not fixed in the newest release that decides it"),
+        None if last + 1 == states.len() => {
+            let _ = write!(
+                s,
+                "; still present in the newest release, {}",
+                versions[last]
+            );
+        }
+        None => {
+            let _ = write!(s, "; no release after {} decides it", versions[last]);
+        }
     }
     Some(s)
 }
@@ -535,7 +544,11 @@ mod tests {
         );
         assert_eq!(
             t([Some(true), None, Some(true), Some(true), Some(true)]).unwrap(),
-            "present in every release that decides it (1–5, 4 of 4; 1 undecided); not fixed in the newest release that decides it"
+            "present in every release that decides it (1–5, 4 of 4; 1 undecided); still present in the newest release, 5"
+        );
+        assert_eq!(
+            t([Some(true), Some(true), Some(false), Some(true), None]).unwrap(),
+            "present in 1–2, 4 (3 of 4 releases that decide it; 1 undecided); gone in 3, back in 4; no release after 4 decides it"
         );
         assert_eq!(
             t([Some(true), Some(false), Some(true), Some(false), None]).unwrap(),
