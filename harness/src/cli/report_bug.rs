@@ -10,8 +10,8 @@ use crate::exit_code;
 use crate::report::{self, Report};
 use crate::repro;
 use crate::repro::findings::Findings;
-use crate::repro::Origin;
 use crate::repro::issue::{self, Bug, Run};
+use crate::repro::Origin;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
