@@ -28,7 +28,8 @@
 //!    the target, compared; its target engine calls through `exec::calls`)
 //! 6. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
 //!    engines, cross-rank run); the fuzz oracles
-//! 7. `bench`, `abi_probe`: the benchmark; the header probe
+//! 7. `workflows`, `bench`, `abi_probe`: the second oracle's workflows under the CLI
+//!    (`fuzz-props`, `replay`, `run --model-check`); the benchmark; the header probe
 //! 8. `cli`
 //!
 //! `target` is the crate `mpit-target` (library/), which holds all the harness's MPI
@@ -54,3 +55,4 @@ pub mod judge;
 pub mod pvar_relations;
 pub mod repro;
 pub mod runner;
+pub mod workflows;

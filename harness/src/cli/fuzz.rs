@@ -1,26 +1,19 @@
 //! `mpit-conform fuzz-props` (property tests of the differential oracle against any
 //! library) and `mpit-conform replay` (a cargo-fuzz artifact of `ops_differential`
-//! replayed in a worker, optionally written out as a YAML case).
+//! replayed in a worker, optionally written out as a YAML case): the flags, and what
+//! `workflows::fuzz_props` and `workflows::replay` return, printed.
 
-use super::{replayed, TargetArgs};
-use crate::differential::compare::Known;
-use crate::differential::props::{self, Found, Search};
-use crate::differential::{gen, Gen, Mirror, Mode};
+use super::TargetArgs;
+use crate::differential::props::Found;
+use crate::differential::Mode;
 use crate::exit_code;
-use crate::runner::pool::{self, Worker};
-use crate::runner::protocol::Hello;
-use crate::runner::readers;
-use crate::runner::remote::Remote;
 use crate::target::LINKED_REFERENCE;
-use anyhow::{anyhow, bail, Context, Result};
+use crate::workflows::fuzz_props;
+use crate::workflows::replay::{self, Replay};
+use crate::workflows::replayed::Replayed;
+use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
-use mpit_reference::catalog::Catalog;
-use mpit_reference::faults::Faults;
-use mpit_reference::{ENV_CATALOG, ENV_FAULTS};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
-use std::time::Duration;
 
 #[derive(clap::Args, Debug)]
 pub struct FuzzPropsArgs {
@@ -86,78 +79,6 @@ pub struct ReplayArgs {
     pub out: PathBuf,
 }
 
-/// The mirror: the given catalog file, the reference's own (its catalog is known, so
-/// a reference with a fault in its catalog code is judged against the true one), or
-/// the library's catalog read in a worker.
-fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
-    let hello = Hello {
-        single_job: true,
-        ..setup.hello.clone()
-    };
-    let (w, facts) = Worker::spawn(&hello, setup.timeout, setup.stop.clone())
-        .map_err(|e| anyhow!("{}: {e}", setup.hello.lib.display()))?;
-    let _ = w.quit();
-    if facts.library_version.starts_with("mpit-reference ") && catalog.is_none() {
-        let (c, source) = match std::env::var_os(ENV_CATALOG) {
-            Some(f) => {
-                let f = PathBuf::from(f);
-                (
-                    Catalog::load(&f)?,
-                    format!("{} (the reference's)", f.display()),
-                )
-            }
-            None => (
-                Catalog::default_catalog(),
-                "the reference's default catalog".into(),
-            ),
-        };
-        // The catalog-level conforming variations (`empty-descriptions`, `long-names`)
-        // change what the library serves: the mirror serves the same.
-        let faults = std::env::var(ENV_FAULTS).unwrap_or_default();
-        let faults = Faults::parse(&faults).unwrap_or_default();
-        let mut m = Mirror::of_catalog(c.varied(&faults), source);
-        m.unsupported = facts.unsupported;
-        return Ok(m);
-    }
-    let dump = readers::catalog(setup, false).map_err(|e| {
-        anyhow!(
-            "{}: {e} while its catalog was read",
-            setup.hello.lib.display()
-        )
-    })?;
-    // The entries a reader died at are left out of the mirror: no sequence uses them.
-    for l in &dump.lost {
-        eprintln!("fuzz-props: not read, left out: {} ({})", l.call, l.message);
-    }
-    let mut m = Mirror::from_dump(dump);
-    let given = match catalog {
-        Some(f) => Some((
-            Catalog::load(f)?,
-            format!("{} (given with --catalog)", f.display()),
-        )),
-        None => None,
-    };
-    if let Some((c, source)) = given {
-        let (exact, hooks, unsupported) = (m.exact_values, m.hooks, m.unsupported.clone());
-        m = Mirror::of_catalog(c, source);
-        m.exact_values = exact;
-        m.hooks = hooks;
-        m.unsupported = unsupported;
-    }
-    Ok(m)
-}
-
-fn remote(setup: &pool::Setup, m: &Arc<Mirror>) -> Remote {
-    Remote::new(
-        setup.hello.lib.clone(),
-        setup.hello.abi.clone(),
-        setup.hello.force,
-        setup.timeout,
-        m.clone(),
-        setup.stop.clone(),
-    )
-}
-
 fn mode_name(m: Mode) -> &'static str {
     match (m.lifecycle, m.robustness) {
         (false, false) => "valid calls, MPI_T initialized",
@@ -189,13 +110,45 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
     let setup = super::request(&a.target)?;
     let _ = on_ctrl_c(setup.stop.clone());
     let lib = setup.hello.lib.clone();
-    let known = Known::parse(&a.known).map_err(|e| anyhow!(e))?;
-    let mut m = mirror(&setup, a.catalog.as_deref())?;
-    let mut avoided = 0;
-    for spec in &a.avoid {
-        avoided += m.avoid_handles(spec).map_err(|e| anyhow!(e))?;
+    let o = fuzz_props::Options {
+        cases: a.cases,
+        seed: a.seed,
+        max_len: a.max_len,
+        robustness: a.robustness,
+        strict: a.strict,
+        known: a.known.clone(),
+        avoid: a.avoid.clone(),
+        fail_fast: a.fail_fast,
+        catalog: a.catalog.clone(),
+        time_limit: a.time_limit,
+        out: a.out.clone(),
+    };
+    let out = fuzz_props::run(&setup, &o, &mut |s| print_start(s, a, &lib), &mut |run| {
+        print_mode(run, a, &lib)
+    })?;
+    if out.stopped_early {
+        outln!("fuzz-props: --fail-fast: the modes after this one were not run");
     }
-    let m = Arc::new(m);
+    outln!(
+        "fuzz-props: {} failing mode(s), {} warning(s); {} case(s) \
+         written, {} reproducing the divergence on replay",
+        out.failures,
+        out.warnings,
+        out.written,
+        out.reproduced
+    );
+    Ok(if out.failures > 0 {
+        exit_code::FINDINGS
+    } else {
+        exit_code::OK
+    })
+}
+
+fn print_start(s: &fuzz_props::Start, a: &FuzzPropsArgs, lib: &Path) {
+    for l in s.left_out {
+        eprintln!("fuzz-props: not read, left out: {l}");
+    }
+    let m = s.mirror;
     outln!(
         "fuzz-props: {} (seed {}); catalog {}: {} cvars, {} pvars, {} categories, {} events, {} sources",
         lib.display(),
@@ -209,109 +162,53 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
     );
     if !a.avoid.is_empty() {
         outln!(
-            "  no handle is allocated for {avoided} entries ({})",
+            "  no handle is allocated for {} entries ({})",
+            s.avoided,
             a.avoid.join(", ")
         );
     }
-    let mut modes = vec![
-        (
-            Mode {
-                robustness: false,
-                lifecycle: false,
-            },
-            a.cases,
-        ),
-        (
-            Mode {
-                robustness: false,
-                lifecycle: true,
-            },
-            (a.cases / 4).max(4),
-        ),
-    ];
-    if a.robustness {
-        modes.push((
-            Mode {
-                robustness: true,
-                lifecycle: false,
-            },
-            (a.cases / 2).max(4),
-        ));
-    }
-    let mut r = remote(&setup, &m);
-    let mut failures = 0;
-    let mut warnings = 0;
-    let (mut written, mut reproduced) = (0, 0);
-    for (mode, cases) in modes {
-        let cfg = Search {
-            cases,
-            seed: a.seed,
-            max_len: a.max_len,
-            mode,
-            strict: a.strict,
-            known: known.clone(),
-            time_limit: a.time_limit.map(Duration::from_secs),
-        };
-        let before = r.started;
-        let f = props::search(m.clone(), &cfg, &mut r).map_err(|e| anyhow!("{e}"))?;
-        let secs = f.elapsed.as_secs_f64().max(1e-9);
-        outln!(
-            "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers",
-            mode_name(mode),
-            f.sequences,
-            f.calls,
-            secs,
-            f.sequences as f64 / secs,
-            r.started - before
-        );
-        if !a.known.is_empty() {
-            outln!(
-                "  {} divergence(s) passed over as known ({})",
-                cfg.known.hits.get(),
-                a.known.join(", ")
-            );
-        }
-        for w in &f.warnings {
-            warnings += 1;
-            outln!(
-                "  warn ({:?}, {}) {}: {}",
-                w.level,
-                w.rule,
-                w.function,
-                w.what
-            );
-        }
-        if let Some(found) = &f.failure {
-            failures += 1;
-            print_found(found);
-            let (path, replayed) = replayed::write_and_replay(found, &m, a.seed, &a.out, &setup)?;
-            outln!(
-                "    case written: {}\n    replay: mpit-conform run --case-file {} --lib {}\n    {}",
-                path.display(),
-                path.display(),
-                lib.display(),
-                replayed::line(&replayed)
-            );
-            written += 1;
-            reproduced += usize::from(replayed.reproduces());
-        }
-        if setup.stop.load(Ordering::SeqCst) {
-            bail!("interrupted");
-        }
-        if a.fail_fast && failures > 0 {
-            outln!("fuzz-props: --fail-fast: the modes after this one were not run");
-            break;
-        }
-    }
+}
+
+fn print_mode(run: &fuzz_props::ModeRun, a: &FuzzPropsArgs, lib: &Path) {
+    let f = &run.findings;
+    let secs = f.elapsed.as_secs_f64().max(1e-9);
     outln!(
-        "fuzz-props: {failures} failing mode(s), {warnings} warning(s); {written} case(s) \
-         written, {reproduced} reproducing the divergence on replay"
+        "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers",
+        mode_name(run.mode),
+        f.sequences,
+        f.calls,
+        secs,
+        f.sequences as f64 / secs,
+        run.workers
     );
-    Ok(if failures > 0 {
-        exit_code::FINDINGS
-    } else {
-        exit_code::OK
-    })
+    if !a.known.is_empty() {
+        outln!(
+            "  {} divergence(s) passed over as known ({})",
+            run.known_hits,
+            a.known.join(", ")
+        );
+    }
+    for w in &f.warnings {
+        outln!(
+            "  warn ({:?}, {}) {}: {}",
+            w.level,
+            w.rule,
+            w.function,
+            w.what
+        );
+    }
+    if let Some(found) = &f.failure {
+        print_found(found);
+    }
+    if let Some((path, replayed)) = &run.case {
+        outln!(
+            "    case written: {}\n    replay: mpit-conform run --case-file {} --lib {}\n    {}",
+            path.display(),
+            path.display(),
+            lib.display(),
+            line(replayed)
+        );
+    }
 }
 
 pub fn replay(a: &ReplayArgs) -> Result<u8> {
@@ -335,44 +232,54 @@ pub fn replay(a: &ReplayArgs) -> Result<u8> {
         force: false,
         timeout: a.timeout,
     })?;
-    let m = Arc::new(mirror(&setup, None)?);
-    let Some((mode, ops, _)) = gen::decode(&m, &bytes) else {
-        bail!(
+    let on_start = &mut |left_out: &[String], calls: usize, mode: Mode| {
+        for l in left_out {
+            eprintln!("fuzz-props: not read, left out: {l}");
+        }
+        outln!(
+            "replay: {} calls ({}) on {}",
+            calls,
+            mode_name(mode),
+            lib.display()
+        );
+    };
+    match replay::run(&setup, &bytes, a.emit_case, &a.out, on_start)? {
+        Replay::NotAnArtifact => bail!(
             "{}: not an ops_differential artifact: its {} bytes decode to no MPI_T call",
             a.artifact.display(),
             bytes.len()
-        );
-    };
-    let start = Gen::new(m.clone(), mode);
-    let mut r = remote(&setup, &m);
-    outln!(
-        "replay: {} calls ({}) on {}",
-        ops.len(),
-        mode_name(mode),
-        lib.display()
-    );
-    match props::check(&start, &ops, &mut r, &Known::default()).map_err(|e| anyhow!("{e}"))? {
-        None => {
+        ),
+        Replay::Agrees => {
             outln!("no divergence: the library agrees with the reference on this sequence");
             Ok(exit_code::OK)
         }
-        Some(d) => {
-            let found = Found {
-                run: props::completed(&start, &ops),
-                ops,
-                divergence: d,
-                mode,
-            };
-            print_found(&found);
-            if a.emit_case {
-                let (path, replayed) = replayed::write_and_replay(&found, &m, 0, &a.out, &setup)?;
+        Replay::Diverges(d) => {
+            print_found(&d.found);
+            if let Some((path, replayed)) = &d.case {
                 outln!(
                     "    case written: {}\n    {}",
                     path.display(),
-                    replayed::line(&replayed)
+                    line(replayed)
                 );
             }
             Ok(exit_code::FINDINGS)
         }
+    }
+}
+
+/// The lines printed under `case written:`: the replay's outcome, then the C
+/// reproducers written from it.
+pub fn line(r: &Replayed) -> String {
+    if r.reproduces() {
+        let mut l = format!("replayed: {} ({}): {}", r.status, r.case, r.message);
+        for p in &r.programs {
+            l.push_str(&format!("\n    C reproducer: {p}"));
+        }
+        l
+    } else {
+        format!(
+            "replayed: {} ({}): the case does NOT reproduce the divergence: {}",
+            r.status, r.case, r.message
+        )
     }
 }

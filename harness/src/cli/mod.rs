@@ -24,8 +24,6 @@ mod bench;
 mod build_repro;
 mod catalog;
 mod fuzz;
-mod model_check;
-mod replayed;
 mod report_bug;
 mod repro;
 mod run;

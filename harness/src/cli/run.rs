@@ -13,6 +13,7 @@ use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use crate::target::{self, AbiChoice};
 use crate::verdict::Status;
+use crate::workflows::model_check;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
 use mpit_reference::profile::AbiProfile;
@@ -80,7 +81,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     } else {
         Progress::Lines
     };
-    let reference = a.model_check.then(super::model_check::reference);
+    let reference = a.model_check.then(model_check::reference);
     let several = a.libs.len() > 1;
     let mut reports: Vec<Report> = Vec::new();
     let mut code = exit_code::OK;
@@ -107,7 +108,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             a.out.clone()
         };
         if let Some(r) = reference.as_deref().filter(|_| !rep.interrupted) {
-            super::model_check::check(&cfg, r, &mut rep, &out, stop.clone());
+            model_check::check(&cfg, r, &mut rep, &out, stop.clone());
         }
         rep.tool.specs = Some(specs.provenance());
         rep.options.baseline = a.baseline.as_ref().map(|p| p.display().to_string());

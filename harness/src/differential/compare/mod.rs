@@ -60,7 +60,7 @@ pub struct Divergence {
     /// bytes agree with the mirror's entry as far as shown, but not its length, is the
     /// string convention broken (R-STR-2) or the name of another entry (R-STR-6, a
     /// name that repeats). A case written for the first reading that does not
-    /// reproduce is written in the second (`cli/replayed.rs`).
+    /// reproduce is written in the second (`workflows/replayed.rs`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub two_readings: bool,
     /// A rule every call keeps whatever the catalog holds (the string convention,

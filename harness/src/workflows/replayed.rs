@@ -13,6 +13,7 @@
 //! that does not reproduce is written once more in the other form (the index passed
 //! itself, then get_index and the names' uniqueness) and kept if that one reproduces.
 
+use super::WorkflowError;
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
 use crate::differential::emit;
@@ -23,7 +24,6 @@ use crate::runner::pool::Setup;
 use crate::runner::{self, Config};
 use crate::specs::Source;
 use crate::verdict::Status;
-use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -54,7 +54,7 @@ impl Replayed {
 }
 
 /// `mpit-conform run --case-file PATH --lib LIB`, quietly, in workers as any run.
-fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
+fn replay(path: &Path, setup: &Setup) -> Result<Replayed, WorkflowError> {
     let id = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -67,15 +67,15 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed> {
         timeout: setup.timeout,
         ..Config::quiet(setup.hello.lib.clone(), specs)
     };
-    let mut rep = runner::run(&cfg, setup.stop.clone())?;
+    let mut rep = runner::run(&cfg, setup.stop.clone()).map_err(WorkflowError::of)?;
     // The standalone C program of each failing result, from what the replay saw (the
     // same translation as `run --repro`: reports/repro/README.md).
     // A program that cannot be written is said, not fatal: the case and the
     // divergence stand without it.
     let programs = match path.parent() {
         Some(dir) => {
-            let suite = Suite::load(&cfg.specs)?;
-            let clauses = Clauses::load(&cfg.specs)?;
+            let suite = Suite::load(&cfg.specs).map_err(WorkflowError::of)?;
+            let clauses = Clauses::load(&cfg.specs).map_err(WorkflowError::of)?;
             match repro::write_all(&mut rep, &dir.join("repro"), &suite, &clauses, 1) {
                 // A program for each fail, warning, crash or timeout, as `run --repro`
                 // writes them; a case the translation cannot say is named.
@@ -129,7 +129,7 @@ pub fn write_and_replay(
     seed: u64,
     out: &Path,
     setup: &Setup,
-) -> Result<(PathBuf, Replayed)> {
+) -> Result<(PathBuf, Replayed), WorkflowError> {
     let lib = setup.hello.lib.display().to_string();
     let first_text = emit::case_yaml(found, m, &lib, seed);
     let path = write_case(&first_text, out)?;
@@ -159,8 +159,9 @@ pub fn write_and_replay(
 }
 
 /// Writes a case's text under its id; returns its path.
-fn write_case(text: &str, out: &Path) -> Result<PathBuf> {
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+fn write_case(text: &str, out: &Path) -> Result<PathBuf, WorkflowError> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| WorkflowError(format!("creating {}: {e}", out.display())))?;
     let id = text
         .lines()
         .find_map(|l| l.trim().strip_prefix("- id: "))
@@ -168,26 +169,9 @@ fn write_case(text: &str, out: &Path) -> Result<PathBuf> {
         .to_string();
     let path = out.join(format!("{id}.yaml"));
     // Written whole or not at all (a temporary file renamed).
-    let mut tmp = tempfile::NamedTempFile::new_in(out)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes())?;
+    let mut tmp = tempfile::NamedTempFile::new_in(out).map_err(WorkflowError::of)?;
+    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(WorkflowError::of)?;
     tmp.persist(&path)
-        .map_err(|e| anyhow!("writing {}: {e}", path.display()))?;
+        .map_err(|e| WorkflowError(format!("writing {}: {e}", path.display())))?;
     Ok(path)
-}
-
-/// The lines printed under `case written:`: the replay's outcome, then the C
-/// reproducers written from it.
-pub fn line(r: &Replayed) -> String {
-    if r.reproduces() {
-        let mut l = format!("replayed: {} ({}): {}", r.status, r.case, r.message);
-        for p in &r.programs {
-            l.push_str(&format!("\n    C reproducer: {p}"));
-        }
-        l
-    } else {
-        format!(
-            "replayed: {} ({}): the case does NOT reproduce the divergence: {}",
-            r.status, r.case, r.message
-        )
-    }
 }
