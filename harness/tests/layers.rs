@@ -400,3 +400,233 @@ fn submodules_form_no_cycle() {
     }
     assert!(graph.len() > 8, "the modules were read");
 }
+
+/// The module path of a file under a crate root (`gen/build.rs` → `gen::build`,
+/// `gen/mod.rs` → `gen`); the report crate's files under `report` but for its two
+/// siblings, as in [`submodules_form_no_cycle`].
+fn module_path(rel: &Path, within: Option<&str>) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    if let Some(w) = within {
+        if !["capabilities", "exit_code", "lib"].contains(&parts[0].as_str()) {
+            parts.insert(0, w.to_string());
+        }
+    }
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The paths a file's code names (`me`: its crate, then its module path), made absolute
+/// (its crate first): `super::x::y`
+/// (any number of `super`s) and `crate::x::y`, each item of a `{..}` group as a path of
+/// its own (its first segment).
+fn named_paths(body: &str, me: &[String], within: Option<&str>) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut out = Vec::new();
+    for start in ["crate::", "super::"] {
+        for (i, _) in body.match_indices(start) {
+            let before = body[..i].chars().last();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            let mut base: Vec<String> = if start == "crate::" {
+                // `me[0]` is the crate.
+                match within {
+                    Some(w) if me.get(1).is_some_and(|m| m == w) => {
+                        vec![me[0].clone(), w.to_string()]
+                    }
+                    _ => vec![me[0].clone()],
+                }
+            } else {
+                me[..me.len().saturating_sub(1)].to_vec()
+            };
+            let mut rest = &body[i + start.len()..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            // The segments up to a group or the path's end.
+            loop {
+                let id = ident(rest);
+                if id.is_empty() {
+                    break;
+                }
+                rest = &rest[id.len()..];
+                base.push(id);
+                match rest.strip_prefix("::") {
+                    Some(r) if !r.starts_with('{') => rest = r,
+                    Some(r) => {
+                        rest = r;
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            if let Some(group) = rest.strip_prefix('{') {
+                for item in group.split('}').next().unwrap_or("").split(',') {
+                    let id = ident(item.trim());
+                    if !id.is_empty() && id != "self" {
+                        let mut p = base.clone();
+                        p.push(id);
+                        out.push(p);
+                    }
+                }
+            }
+            out.push(base);
+        }
+    }
+    out
+}
+
+/// A cycle of `edges`, if there is one (depth-first, the first found), as the list of
+/// its nodes with the first repeated at the end.
+fn find_cycle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &String,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        done: &mut BTreeSet<String>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = stack.iter().position(|s| s == n) {
+            let mut c = stack[at..].to_vec();
+            c.push(n.clone());
+            return Some(c);
+        }
+        if done.contains(n) {
+            return None;
+        }
+        stack.push(n.clone());
+        for to in edges.get(n).into_iter().flatten() {
+            if let Some(c) = visit(to, edges, done, stack) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        done.insert(n.clone());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for n in edges.keys() {
+        if let Some(c) = visit(n, edges, &mut done, &mut Vec::new()) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// The sibling files of every module, at every depth, form no cycle: an edge is a file
+/// of child `a` of module `m` (`m/a.rs`, or any file under `m/a/`) naming child `b` of
+/// `m` by `super::b`, `super::super::b`, ... or `crate::m::b`. A cycle fails, named
+/// (`differential::gen: build → plan → build`).
+#[test]
+fn sibling_files_form_no_cycle() {
+    let mut files = Vec::new();
+    for (krate, root, within) in [
+        ("harness", src(), None),
+        ("spec", spec_src(), None),
+        ("report", report_src(), Some("report")),
+    ] {
+        let mut here = Vec::new();
+        rust_files(&root, &mut here);
+        files.extend(here.into_iter().map(|f| (krate, root.clone(), within, f)));
+    }
+    let mut read = Vec::new();
+    // module (`a::b`) → its children
+    let mut children: BTreeMap<Vec<String>, BTreeSet<String>> = BTreeMap::new();
+    for (krate, root, within, f) in &files {
+        let mut me = vec![krate.to_string()];
+        me.extend(module_path(
+            f.strip_prefix(root).expect("under src"),
+            *within,
+        ));
+        // Test modules in files of their own may reach anywhere, as `#[cfg(test)]` code.
+        if me.last().is_some_and(|p| p.ends_with("tests"))
+            || me[1..] == ["lib".to_string()]
+            || me[1..] == ["main".to_string()]
+        {
+            continue;
+        }
+        for k in 1..me.len() {
+            children
+                .entry(me[..k].to_vec())
+                .or_default()
+                .insert(me[k].clone());
+        }
+        let text = std::fs::read_to_string(f).expect("read");
+        let body = code(&text);
+        let body = body.split("#[cfg(test)]").next().unwrap_or("").to_string();
+        read.push((me, body, *within));
+    }
+    // module → child → siblings it names
+    let mut graph: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let mut edges = 0;
+    for (me, body, within) in &read {
+        for p in named_paths(body, me, *within) {
+            let common = me.iter().zip(&p).take_while(|(a, b)| a == b).count();
+            if common >= me.len() || common >= p.len() {
+                continue;
+            }
+            let parent = me[..common].to_vec();
+            let (from, to) = (&me[common], &p[common]);
+            if children.get(&parent).is_some_and(|c| c.contains(to)) {
+                edges += 1;
+                graph
+                    .entry(parent)
+                    .or_default()
+                    .entry(from.clone())
+                    .or_default()
+                    .insert(to.clone());
+            }
+        }
+    }
+    assert!(edges > 100, "the scan found the sibling paths ({edges})");
+    let cycles: Vec<String> = graph
+        .iter()
+        .filter_map(|(m, g)| find_cycle(g).map(|c| format!("{}: {}", m.join("::"), c.join(" → "))))
+        .collect();
+    assert!(
+        cycles.is_empty(),
+        "sibling files on a cycle (a `super::x`/`crate::m::x` graph):\n{}",
+        cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_sibling_scan_reads_supers_and_groups() {
+    let me: Vec<String> = ["harness", "differential", "gen", "build"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let got = named_paths(
+        "use super::plan::{self, Role};\nuse super::{live_ones, Gen};\nuse super::super::op::Call;\nuse crate::judge::x;\n",
+        &me,
+        None,
+    );
+    let has = |p: &[&str]| got.iter().any(|g| g == p);
+    assert!(has(&["harness", "differential", "gen", "plan"]), "{got:?}");
+    assert!(
+        has(&["harness", "differential", "gen", "live_ones"]),
+        "{got:?}"
+    );
+    assert!(has(&["harness", "differential", "op", "Call"]), "{got:?}");
+    assert!(has(&["harness", "judge", "x"]), "{got:?}");
+    let mut g = BTreeMap::new();
+    for (a, b) in [("build", "plan"), ("plan", "build"), ("pick", "build")] {
+        g.entry(a.to_string())
+            .or_insert_with(BTreeSet::new)
+            .insert(b.to_string());
+    }
+    assert_eq!(
+        find_cycle(&g),
+        Some(vec!["build".to_string(), "plan".into(), "build".into()])
+    );
+}

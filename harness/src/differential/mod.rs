@@ -36,6 +36,7 @@ pub use obs::{Obs, Out, Trace};
 pub use op::{Call, Kind, Mode, Ref};
 
 use crate::cases::funcs::Func;
+use crate::cases::roles::HandleKind as TableHandle;
 use crate::target::catalog::CatalogDump;
 use crate::target::Predefined;
 use mpit_reference::catalog::Appears;
@@ -318,7 +319,9 @@ pub struct Made {
     pub last_read: Vec<u8>,
 }
 
-/// Which table a handle argument refers to.
+/// Which table a handle argument refers to: the kinds of the function table's handles
+/// (`cases::roles::HandleKind`) a sequence makes and frees, so not info objects and
+/// enumtypes ([`HandleKind::made`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum HandleKind {
     Cvar,
@@ -338,18 +341,22 @@ impl HandleKind {
         HandleKind::Instance,
     ];
 
-    /// The kind of the handle a parameter or OUT named `name` of `f` holds, by the
-    /// table's names: a `handle` is a handle of the variables the function is about
-    /// (`Func::kind`: cvar or pvar), a `session` a pvar session (MPI-4.1 §15.3.6 to
-    /// §15.3.8). `None` for any other name (`enumtype`, `info`, MPI objects).
+    /// The kind of the handle a parameter or OUT named `name` of `f` holds, as the
+    /// table classifies it (`Func::handle_kind`), when it is one the sequence makes:
+    /// `None` for the others (`enumtype`, `info`, MPI objects).
     pub fn of(f: Func, name: &str) -> Option<HandleKind> {
-        Some(match name {
-            "handle" if f.kind() == Some(Kind::Cvar) => HandleKind::Cvar,
-            "handle" => HandleKind::Pvar,
-            "session" => HandleKind::Session,
-            "registration" => HandleKind::Registration,
-            "instance" => HandleKind::Instance,
-            _ => return None,
+        HandleKind::made(f.handle_kind(name)?)
+    }
+
+    /// The table's handle kind, when it is one the sequence makes and frees.
+    pub fn made(k: TableHandle) -> Option<HandleKind> {
+        Some(match k {
+            TableHandle::Cvar => HandleKind::Cvar,
+            TableHandle::Session => HandleKind::Session,
+            TableHandle::Pvar => HandleKind::Pvar,
+            TableHandle::Registration => HandleKind::Registration,
+            TableHandle::Instance => HandleKind::Instance,
+            TableHandle::Info | TableHandle::Enumtype => return None,
         })
     }
 

@@ -18,6 +18,7 @@ mod load;
 mod neutral;
 #[cfg(test)]
 mod readings_check;
+pub mod roles;
 mod select;
 mod step;
 mod validate;

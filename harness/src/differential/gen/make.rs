@@ -1,6 +1,6 @@
 //! Calls of the generator's functions by name, for the tests, each with what both
 //! engines observe of it written out by hand: a test checks that the generator's
-//! reading of the table (`build::sees`) says the same. The generator itself names no
+//! reading of the table (`sees::sees`) says the same. The generator itself names no
 //! function (`plan`, `build`).
 
 use crate::cases::funcs::Func;

@@ -26,12 +26,14 @@ mod level;
 pub(crate) mod make;
 mod pick;
 mod plan;
+mod sees;
 mod valid;
 
-pub use build::{call, sees};
+pub use build::call;
 pub use bytes::{decode, Sampler};
 pub use pick::Pick;
 pub use plan::listed;
+pub use sees::sees;
 
 use super::op::{Act, Call, Kind, Mode, Ref, Sees, A};
 use super::{HandleKind, Mirror};

@@ -4,8 +4,9 @@
 //! type, the kind the function is about), so a function listed there is generated with
 //! no code here; a parameter this module has no role for is an error naming it.
 
-use super::build;
-use crate::cases::funcs::{Func, Group, Param};
+use super::sees::{self, SeesAs};
+use crate::cases::funcs::{Func, Group};
+use crate::cases::roles::{HandleKind as TableHandle, Role as TableRole};
 use crate::differential::op::{Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
 use crate::specs;
@@ -136,14 +137,6 @@ pub struct More {
     pub weight: u32,
 }
 
-/// What both engines compare where the OUT names do not say it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SeesAs {
-    Code,
-    Callbacks,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IndexFrom {
@@ -254,39 +247,42 @@ pub struct Entry {
     /// Whether it takes a pvar or cvar `handle`, and a `data` to write.
     pub has_handle: bool,
     pub has_data: bool,
-    /// What both engines observe of a call of it (`build::sees` of a call with every
+    /// What both engines observe of a call of it (`sees::sees` of a call with every
     /// argument), whose index and handle `build` fills in per call.
     pub sees_template: Sees,
 }
 
 /// The role of parameter `name` (a `p`) of `f`, with the file's hint if it gives one;
 /// `None`: the generator does not pass it.
-fn role(f: Func, name: &str, p: Param, hint: Option<Hint>) -> Result<Option<Role>, String> {
+fn role(f: Func, name: &str, hint: Option<Hint>) -> Result<Option<Role>, String> {
     if let Some(h) = hint {
         return Ok(Some(Role::Hinted(h)));
     }
-    let kind = || {
-        f.kind()
-            .ok_or_else(|| format!("`{name}` of a function of no kind"))
+    let kind = |k: Option<Kind>| k.ok_or_else(|| format!("`{name}` of a function of no kind"));
+    let Some(role) = f.role(name) else {
+        return Err(format!("no parameter `{name}`"));
     };
-    Ok(Some(match (p, name) {
-        (Param::Obj, _) | (Param::Int, "capacity") | (Param::Handle, "info") => return Ok(None),
-        (Param::Int, "index") => Role::Index(kind()?),
-        (Param::Int, "item") => Role::Item,
-        (Param::Int, "required") => Role::Level,
-        (Param::Int, "cb_safety") => Role::Safety,
-        (Param::Int, "var_class") => Role::Class,
-        (Param::Int, "tag") => Role::Tag,
-        (Param::Handle, "enumtype") => Role::Enumtype,
-        (Param::Handle, n) => {
-            Role::Handle(HandleKind::of(f, n).ok_or_else(|| format!("no handle kind for `{n}`"))?)
+    Ok(Some(match role {
+        TableRole::Obj | TableRole::Capacity | TableRole::Handle(Some(TableHandle::Info)) => {
+            return Ok(None)
         }
-        (Param::Str, _) => Role::Str,
-        (Param::Text, "name") => Role::Name(kind()?),
-        (Param::Data, _) => Role::Data(
+        TableRole::Index(k) => Role::Index(kind(k)?),
+        TableRole::Item => Role::Item,
+        TableRole::ThreadLevel => Role::Level,
+        TableRole::CbSafety => Role::Safety,
+        TableRole::PvarClass => Role::Class,
+        TableRole::Tag => Role::Tag,
+        TableRole::Handle(Some(TableHandle::Enumtype)) => Role::Enumtype,
+        TableRole::Handle(k) => Role::Handle(
+            k.and_then(HandleKind::made)
+                .ok_or_else(|| format!("no handle kind for `{name}`"))?,
+        ),
+        TableRole::Str => Role::Str,
+        TableRole::Name(k) => Role::Name(k),
+        TableRole::Data => Role::Data(
             HandleKind::of(f, "handle").ok_or_else(|| "a write with no handle".to_string())?,
         ),
-        (Param::Flag, _) => Role::Flag,
+        TableRole::Flag => Role::Flag,
         _ => return Err(format!("no role for parameter `{name}`: give it `args:`")),
     }))
 }
@@ -307,8 +303,8 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
         .params()
         .iter()
         .enumerate()
-        .filter_map(|(i, (n, p))| {
-            role(func, n, *p, hints.remove(n))
+        .filter_map(|(i, (n, _))| {
+            role(func, n, hints.remove(n))
                 .map_err(at)
                 .transpose()
                 .map(|r| r.map(|r| (i, *n, r)))
@@ -352,7 +348,7 @@ fn entry(e: EntryYaml) -> Result<Entry, String> {
     };
     let proto = prototype(&entry);
     entry.frees = proto.frees().map(|(k, _)| k);
-    entry.sees_template = build::sees(e.sees, &proto);
+    entry.sees_template = sees::sees(e.sees, &proto);
     Ok(entry)
 }
 

@@ -1,29 +1,18 @@
 //! What each parameter of a call is for, read off the function table
-//! (`cases::funcs`): the parameter's name and `Param`, and the kind the function is
-//! about (the first word of its case-language name that is a kind's word). This is the
-//! one place the oracle knows parameter names; everything else asks it, so a row added
-//! to the table is fuzzed without code here unless it brings a parameter name of its
-//! own (which then gets the generic small-number decoder).
+//! (`cases::roles`: the table's one classification of its parameter names, `Func::role`
+//! and `Func::handle_kind`), each role mapped to a decoder here. The oracle matches no
+//! parameter name of its own for a role, so a row added to the table is fuzzed without
+//! code here unless it brings a role the map has no decoder for.
 
 use crate::cases::funcs::{Func, Group, Param};
+use crate::cases::roles::Role as TableRole;
 use crate::judge::policy::{self, Policy};
 use crate::kind::Kind;
 
 /// Which handles a handle argument is drawn from (`input::H::Typed`), and which pool a
-/// handle a call returns joins.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pool {
-    Cvar,
-    Session,
-    Pvar,
-    Reg,
-    Info,
-    Enum,
-    /// Event instances seen in callbacks that have returned.
-    Instance,
-    /// A handle parameter of no pool of this oracle (`comm`): any live handle.
-    None,
-}
+/// handle a call returns joins: the table's kind of the handle (`cases::roles`). A
+/// handle parameter of no kind (`comm`) draws from any live handle.
+pub use crate::cases::roles::HandleKind as Pool;
 
 /// The pools of handles the run holds and frees (not the instances, which are only ever
 /// stale), for `H::Live`.
@@ -31,9 +20,9 @@ pub const LIVE: [Pool; 6] = [
     Pool::Cvar,
     Pool::Session,
     Pool::Pvar,
-    Pool::Reg,
+    Pool::Registration,
     Pool::Info,
-    Pool::Enum,
+    Pool::Enumtype,
 ];
 
 /// The range an index-like `int` is drawn from.
@@ -56,7 +45,8 @@ pub enum Table {
 /// What a parameter is for, and so which decoder of `input` reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    Handle(Pool),
+    /// A handle of this pool (`None`: of any).
+    Handle(Option<Pool>),
     Index(Range),
     Const(Table),
     /// A length or capacity: `base + k % modulo` for a byte `k` (never negative: an
@@ -83,58 +73,45 @@ pub fn kind_of(f: Func) -> Option<Kind> {
     f.kind()
 }
 
-/// The pool a handle named `name` belongs to, in a parameter or an OUT value of `f`;
-/// `None` when the name is not a handle's.
+/// The pool a handle named `name` belongs to, in a parameter or an OUT value of `f`
+/// (the table's `Func::handle_kind`); `None` when the name is not a handle's.
 pub fn pool_of(f: Func, name: &str) -> Option<Pool> {
-    Some(match name {
-        "enumtype" => Pool::Enum,
-        "handle" if kind_of(f) == Some(Kind::Cvar) => Pool::Cvar,
-        "handle" => Pool::Pvar,
-        "session" => Pool::Session,
-        "registration" => Pool::Reg,
-        "instance" => Pool::Instance,
-        "info" => Pool::Info,
-        _ => return None,
-    })
+    f.handle_kind(name)
 }
 
-/// The role of parameter `name` (of type `p`) of `f`.
-pub fn role(f: Func, name: &str, p: Param) -> Role {
-    let kind = kind_of(f);
-    match p {
-        Param::Handle => Role::Handle(pool_of(f, name).unwrap_or(Pool::None)),
-        Param::Str => Role::Str,
-        Param::Text => match (name, kind) {
-            ("name", Some(k)) => Role::Name(k),
-            _ => Role::Text,
+/// The decoder of parameter `name` of `f`, by its role in the table
+/// (`Func::role`).
+pub fn role(f: Func, name: &str) -> Role {
+    match f.role(name).unwrap_or(TableRole::Int) {
+        TableRole::Handle(k) => Role::Handle(k),
+        TableRole::Str => Role::Str,
+        TableRole::Name(k) => Role::Name(k),
+        TableRole::Text => Role::Text,
+        TableRole::Obj => Role::Obj,
+        TableRole::Data => Role::Data,
+        TableRole::Flag => Role::Flag,
+        TableRole::Index(kind) => Role::Index(kind.map_or(Range::Upto(8), Range::Of)),
+        TableRole::ThreadLevel => Role::Const(Table::ThreadLevel),
+        TableRole::CbSafety => Role::Const(Table::CbSafety),
+        TableRole::PvarClass => Role::Const(Table::PvarClass),
+        TableRole::Element => Role::Index(Range::Upto(4)),
+        // Category member arrays: up to 255 entries.
+        TableRole::Len => Role::Size {
+            base: 0,
+            modulo: 256,
         },
-        Param::Obj => Role::Obj,
-        Param::Data => Role::Data,
-        Param::Flag => Role::Flag,
-        Param::Int => match name {
-            "index" => Role::Index(kind.map_or(Range::Upto(8), Range::Of)),
-            "required" => Role::Const(Table::ThreadLevel),
-            "cb_safety" => Role::Const(Table::CbSafety),
-            "var_class" => Role::Const(Table::PvarClass),
-            "element" => Role::Index(Range::Upto(4)),
-            // Category member arrays: up to 255 entries.
-            "len" => Role::Size {
-                base: 0,
-                modulo: 256,
-            },
-            // event_get_info's datatypes and displacements arrays.
-            "capacity" => Role::Size { base: 0, modulo: 8 },
-            // An event instance's buffer: at least 64 bytes, room for any element of
-            // the default catalog (the buffer's size is not an argument of the C call:
-            // a smaller one would be the caller's bug, R-GEN-3).
-            "bytes" => Role::Size {
-                base: 64,
-                modulo: 64,
-            },
-            "steps" => Role::Steps,
-            "tag" => Role::Tag,
-            _ => Role::Index(Range::Upto(8)),
+        // event_get_info's datatypes and displacements arrays.
+        TableRole::Capacity => Role::Size { base: 0, modulo: 8 },
+        // An event instance's buffer: at least 64 bytes, room for any element of the
+        // default catalog (the buffer's size is not an argument of the C call: a
+        // smaller one would be the caller's bug, R-GEN-3).
+        TableRole::Bytes => Role::Size {
+            base: 64,
+            modulo: 64,
         },
+        TableRole::Steps => Role::Steps,
+        TableRole::Tag => Role::Tag,
+        TableRole::Item | TableRole::Int => Role::Index(Range::Upto(8)),
     }
 }
 
@@ -232,11 +209,8 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(f: Func) -> Plan {
-        let params: Vec<(&'static str, Role)> = f
-            .params()
-            .iter()
-            .map(|(n, p)| (*n, role(f, n, *p)))
-            .collect();
+        let params: Vec<(&'static str, Role)> =
+            f.params().iter().map(|(n, _)| (*n, role(f, n))).collect();
         let pos = |name: &str| params.iter().position(|(n, _)| *n == name);
         let made = f
             .allocates()
@@ -290,9 +264,9 @@ mod tests {
         let fs = callable();
         assert!(fs.len() > 50, "{}", fs.len());
         for f in &fs {
-            for (n, p) in f.params() {
-                if let Role::Handle(pool) = role(*f, n, *p) {
-                    assert_ne!(pool, Pool::None, "{}: {n}", f.yaml());
+            for (n, _) in f.params() {
+                if let Role::Handle(pool) = role(*f, n) {
+                    assert!(pool.is_some(), "{}: {n}", f.yaml());
                 }
             }
         }

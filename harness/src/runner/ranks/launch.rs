@@ -7,7 +7,7 @@
 //! last lines are shown when a rank is missing). The ranks write into the launch's
 //! private directory.
 
-use super::{RankDump, RankHello};
+use super::{Ask, RankDump, RankHello};
 use crate::runner::says_something;
 use crate::target::worker_env;
 pub use mpit_process::Ended;
@@ -75,7 +75,7 @@ const HEAD: usize = 3;
 pub fn launch(
     launcher: &[String],
     hello: &super::super::protocol::Hello,
-    values: Option<&super::values::Ask>,
+    values: Option<&Ask>,
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<Collected, LaunchError> {

@@ -17,6 +17,7 @@ pub mod values;
 
 use super::protocol::Hello;
 use crate::cases::builtin::{CASES, VALUES, WORKS};
+use crate::cases::funcs::Func;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::{Area, CaseResult, Status};
 use mpit_reference::catalog::Catalog;
@@ -65,7 +66,7 @@ pub fn run(
         return out;
     }
     {
-        let ask = values::Ask {
+        let ask = Ask {
             avoid: avoid.to_vec(),
         };
         let requested = requested_ranks(launcher);
@@ -128,14 +129,22 @@ pub struct RankHello {
     pub dir: PathBuf,
     /// The values job (`values`) instead of the catalog job.
     #[serde(default)]
-    pub values: Option<values::Ask>,
+    pub values: Option<Ask>,
+}
+
+/// What the supervisor asks of the values job.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ask {
+    /// Names of pvars not to allocate (their allocation killed a worker in this run;
+    /// by name, as indices may differ between a worker and a rank after MPI_Init).
+    pub avoid: Vec<String>,
 }
 
 /// One call a rank made outside the catalog read, with what came back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankCall {
-    /// The MPI function, e.g. `MPI_T_init_thread`.
-    pub call: String,
+    /// The function, a row of the table (`MPI_T_init_thread` is `Func::InitThread`).
+    pub call: Func,
     /// The return code by spec name (`None`: the function is not exported).
     pub rc: Option<String>,
     /// Whether it returned MPI_SUCCESS.

@@ -6,6 +6,7 @@
 use super::launch::{Collected, Ended};
 use super::RankDump;
 use crate::cases::builtin::WORKS;
+use crate::cases::funcs::Group;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::{CaseResult, Evidence, Status};
 use serde_json::json;
@@ -35,6 +36,7 @@ pub fn lost_ranks_status(c: &Collected) -> Status {
 
 /// Judges one collected launch. `requested`: the number of ranks the launcher line asks
 /// for, when it says; `launcher`: the line, for evidence.
+#[allow(clippy::too_many_lines)] // issue 45: not split yet
 pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> Judged<'a> {
     let mut by_rank: BTreeMap<i32, &RankDump> = BTreeMap::new();
     let mut dups: Vec<&str> = Vec::new();
@@ -112,7 +114,13 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
             .calls
             .iter()
             .filter(|x| !x.ok && x.rc.is_some())
-            .map(|x| format!("{} returned {}", x.call, x.rc.as_deref().unwrap_or("?")))
+            .map(|x| {
+                format!(
+                    "{} returned {}",
+                    x.call.c_name(),
+                    x.rc.as_deref().unwrap_or("?")
+                )
+            })
             .collect();
         if failed.is_empty() && d.error.is_none() {
             continue;
@@ -121,7 +129,7 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
         let mpit = d
             .calls
             .iter()
-            .any(|x| !x.ok && x.rc.is_some() && x.call.starts_with("MPI_T_"));
+            .any(|x| !x.ok && x.rc.is_some() && x.call.group() == Group::MpiT);
         let what = if failed.is_empty() {
             d.error.clone().unwrap_or_default()
         } else {
@@ -189,7 +197,7 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
     for (rank, d) in &by_rank {
         for x in &d.calls {
             r.evidence.push(Evidence {
-                call: x.call.clone(),
+                call: x.call.c_name().to_string(),
                 args: (json!({"rank": rank, "pid": d.pid})).into(),
                 rc: x.rc.clone(),
                 out: (x.out.clone()).into(),
@@ -226,11 +234,12 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
 mod tests {
     use super::super::RankCall;
     use super::*;
+    use crate::cases::funcs::Func;
     use std::time::Duration;
 
-    fn call(name: &str, ok: bool) -> RankCall {
+    fn call(f: Func, ok: bool) -> RankCall {
         RankCall {
-            call: name.into(),
+            call: f,
             rc: Some(
                 if ok {
                     "MPI_SUCCESS"
@@ -250,7 +259,7 @@ mod tests {
             size: Some(size),
             pid: 100 + r as u32,
             launcher_rank: None,
-            calls: vec![call("MPI_Init", true), call("MPI_T_init_thread", init_ok)],
+            calls: vec![call(Func::MpiInit, true), call(Func::InitThread, init_ok)],
             dump: None,
             error: None,
             values: None,

@@ -6,6 +6,7 @@
 //! in its file.
 
 use super::{RankCall, RankDump, RankHello};
+use crate::cases::funcs::Func;
 use crate::exec::calls::{self, Args};
 use crate::exec::resolve_constant;
 use crate::judge::value::Val;
@@ -61,22 +62,22 @@ pub fn serve(h: &RankHello) -> i32 {
 fn record(
     t: &Target,
     d: &mut RankDump,
-    call: &str,
+    call: Func,
     got: Option<(i32, serde_json::Value)>,
 ) -> Result<bool, String> {
     let Some((rc, out)) = got else {
         d.calls.push(RankCall {
-            call: call.into(),
+            call,
             rc: None,
             ok: false,
             out: serde_json::Value::Null,
         });
-        return Err(format!("{call} is not exported"));
+        return Err(format!("{} is not exported", call.c_name()));
     };
     let rc = t.rc(rc);
     let ok = rc == ReturnCode::Success;
     d.calls.push(RankCall {
-        call: call.into(),
+        call,
         rc: Some(rc.to_string()),
         ok,
         out,
@@ -88,7 +89,7 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
     let abi: AbiChoice = h.hello.abi.parse()?;
     let t = Target::open(&h.hello.lib, &abi, h.hello.force).map_err(|e| e.to_string())?;
     let init = t.lib.mpi_init().map(|(rc, ())| (rc, json!({})));
-    if !record(&t, d, "MPI_Init", init)? {
+    if !record(&t, d, Func::MpiInit, init)? {
         return Err("MPI_Init failed".into());
     }
     let world = resolve_constant(&t, "MPI_COMM_WORLD")? as u64;
@@ -97,13 +98,13 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
     let ok_rank = record(
         &t,
         d,
-        "MPI_Comm_rank",
+        Func::CommRank,
         rank.map(|(rc, r)| (rc, json!({"rank": r}))),
     )?;
     let ok_size = record(
         &t,
         d,
-        "MPI_Comm_size",
+        Func::CommSize,
         size.map(|(rc, n)| (rc, json!({"size": n}))),
     )?;
     if !(ok_rank && ok_size) {
@@ -117,7 +118,7 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
         .lib
         .init_thread(single)
         .map(|(rc, p)| (rc, json!({"provided": p})));
-    if !record(&t, d, "MPI_T_init_thread", it)? {
+    if !record(&t, d, Func::InitThread, it)? {
         // MPI_Finalize anyway, so the launcher sees a clean end of this process.
         t.lib.mpi_finalize();
         return Err("MPI_T_init_thread failed".into());
@@ -131,7 +132,7 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
         });
         // The event and source calls are MPI-4.0: a library without them is still judged
         // on the rest (the suite reports them `unsupported`).
-        let _ = record(&t, d, f.c_name(), got);
+        let _ = record(&t, d, f, got);
     }
     match &h.values {
         // The values job: the pvars around MPI work between the ranks (values.rs).
@@ -149,9 +150,9 @@ fn run(h: &RankHello, d: &mut RankDump) -> Result<(), String> {
         None => d.dump = Some(Box::new(catalog::read(&t, true))),
     }
     let fin = t.lib.finalize().map(|(rc, ())| (rc, json!({})));
-    let fin_ok = record(&t, d, "MPI_T_finalize", fin)?;
+    let fin_ok = record(&t, d, Func::Finalize, fin)?;
     let mf = t.lib.mpi_finalize().map(|(rc, ())| (rc, json!({})));
-    record(&t, d, "MPI_Finalize", mf)?;
+    record(&t, d, Func::MpiFinalize, mf)?;
     if fin_ok {
         Ok(())
     } else {

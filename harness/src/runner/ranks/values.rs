@@ -13,8 +13,10 @@
 //! the call it was in (`at-<rank>`), and the result is a `crash` naming it.
 
 use super::launch::Collected;
-use super::RankDump;
+use super::{Ask, RankDump};
 use crate::cases::builtin::VALUES;
+use crate::cases::funcs::Func;
+use crate::cases::SubjectKind;
 use crate::exec::resolve_constant;
 use crate::pvar_relations::{self, Between};
 use crate::target::activity::Plan;
@@ -41,14 +43,6 @@ pub const WORK: Plan = Plan {
     hold: 20,
     drain: false,
 };
-
-/// What the supervisor asks of the values job.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Ask {
-    /// Names of pvars not to allocate (their allocation killed a worker in this run;
-    /// by name, as indices may differ between a worker and a rank after MPI_Init).
-    pub avoid: Vec<String>,
-}
 
 /// Two reads of one handle on one rank.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -331,7 +325,15 @@ pub fn judge(c: &Collected, requested: Option<usize>, ask: &Ask) -> CaseResult {
 /// call in flight, which the pool records as the last evidence of a crash.
 pub fn crashed_alloc(r: &CaseResult) -> Option<String> {
     let in_flight = &r.evidence.last()?.call;
-    if r.status != Status::Crash || !in_flight.starts_with("MPI_T_pvar_handle_alloc(") {
+    // The function in flight (`MPI_T_pvar_handle_alloc(...)`) by the table: the one
+    // that makes a pvar handle.
+    let called = in_flight
+        .split_once('(')
+        .map_or(in_flight.as_str(), |(f, _)| f);
+    let allocates_pvar = Func::ALL
+        .iter()
+        .any(|f| f.c_name() == called && f.allocates() == Some(SubjectKind::Pvar));
+    if r.status != Status::Crash || !allocates_pvar {
         return None;
     }
     // The subject is `pvar <index> <name>`.

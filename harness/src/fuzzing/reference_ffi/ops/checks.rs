@@ -67,11 +67,11 @@ impl Run<'_> {
                 continue;
             };
             match pool {
-                Pool::Cvar => assert!(
+                Some(Pool::Cvar) => assert!(
                     !self.h.freed_cvars.contains(&h),
                     "R-CVAR-7: {call} accepted the cvar handle {h:#x} freed before"
                 ),
-                Pool::Instance => assert!(
+                Some(Pool::Instance) => assert!(
                     !self.h.instances.contains(&h),
                     "MPI-4.1 §15.3.8.6: {call} accepted the event instance {h:#x} after its callback returned"
                 ),
@@ -194,7 +194,7 @@ impl Run<'_> {
                     let s = handle_at(args, plan.session).unwrap_or(0);
                     self.h.pvars.push((s, h, need));
                 }
-                Pool::Reg => self.h.regs.push((h, i.max(0) as usize)),
+                Pool::Registration => self.h.regs.push((h, i.max(0) as usize)),
                 _ => {}
             }
         }
@@ -205,7 +205,7 @@ impl Run<'_> {
             match pool {
                 Pool::Session => self.h.sessions.push(h),
                 Pool::Info if h != self.f.nulls.info_null => self.h.infos.push(h),
-                Pool::Enum
+                Pool::Enumtype
                     if h != 0 && h != self.f.nulls.enum_null && !self.h.enums.contains(&h) =>
                 {
                     self.h.enums.push(h)

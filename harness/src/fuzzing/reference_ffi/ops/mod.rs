@@ -157,39 +157,39 @@ impl<'a> Run<'a> {
         Run { f, inits: 0, h }
     }
 
-    /// How many handles pool `p` holds (for `Pool::None`, the pools of [`LIVE`] one
+    /// How many handles pool `p` holds (for `None`, the pools of [`LIVE`] one
     /// after the other).
-    fn pool_len(&self, p: Pool) -> usize {
+    fn pool_len(&self, p: Option<Pool>) -> usize {
         match p {
-            Pool::Cvar => self.h.cvars.len(),
-            Pool::Session => self.h.sessions.len(),
-            Pool::Pvar => self.h.pvars.len(),
-            Pool::Reg => self.h.regs.len(),
-            Pool::Info => self.h.infos.len(),
-            Pool::Enum => self.h.enums.len(),
-            Pool::Instance => self.h.instances.len(),
-            Pool::None => LIVE.iter().map(|q| self.pool_len(*q)).sum(),
+            Some(Pool::Cvar) => self.h.cvars.len(),
+            Some(Pool::Session) => self.h.sessions.len(),
+            Some(Pool::Pvar) => self.h.pvars.len(),
+            Some(Pool::Registration) => self.h.regs.len(),
+            Some(Pool::Info) => self.h.infos.len(),
+            Some(Pool::Enumtype) => self.h.enums.len(),
+            Some(Pool::Instance) => self.h.instances.len(),
+            None => LIVE.iter().map(|q| self.pool_len(Some(*q))).sum(),
         }
     }
 
     /// The `i`-th handle of pool `p` (`i < pool_len(p)`), in the order of
     /// [`Run::pool_len`]. Read in place: copying a pool out for each handle argument
     /// was a large part of the oracle's allocations.
-    fn pool_at(&self, p: Pool, i: usize) -> u64 {
+    fn pool_at(&self, p: Option<Pool>, i: usize) -> u64 {
         match p {
-            Pool::Cvar => self.h.cvars[i].0,
-            Pool::Session => self.h.sessions[i],
-            Pool::Pvar => self.h.pvars[i].1,
-            Pool::Reg => self.h.regs[i].0,
-            Pool::Info => self.h.infos[i],
-            Pool::Enum => self.h.enums[i],
-            Pool::Instance => self.h.instances[i],
-            Pool::None => {
+            Some(Pool::Cvar) => self.h.cvars[i].0,
+            Some(Pool::Session) => self.h.sessions[i],
+            Some(Pool::Pvar) => self.h.pvars[i].1,
+            Some(Pool::Registration) => self.h.regs[i].0,
+            Some(Pool::Info) => self.h.infos[i],
+            Some(Pool::Enumtype) => self.h.enums[i],
+            Some(Pool::Instance) => self.h.instances[i],
+            None => {
                 let mut i = i;
                 for q in LIVE {
-                    let n = self.pool_len(q);
+                    let n = self.pool_len(Some(q));
                     if i < n {
-                        return self.pool_at(q, i);
+                        return self.pool_at(Some(q), i);
                     }
                     i -= n;
                 }
@@ -199,22 +199,20 @@ impl<'a> Run<'a> {
     }
 
     /// The `k`-th handle of pool `p` (wrapping), 0 when it is empty.
-    fn pick_in(&self, p: Pool, k: u8) -> u64 {
+    fn pick_in(&self, p: Option<Pool>, k: u8) -> u64 {
         match self.pool_len(p) {
             0 => 0,
             n => self.pool_at(p, k as usize % n),
         }
     }
 
-    fn h(&self, h: H, p: Pool) -> u64 {
+    fn h(&self, h: H, p: Option<Pool>) -> u64 {
         match h {
             H::Zero => 0,
             H::One => 1,
             H::Small(k) => k as u64,
             H::Typed(k) => self.pick_in(p, k),
-            H::Live(k, delta) => self
-                .pick_in(Pool::None, k)
-                .wrapping_add_signed(delta as i64),
+            H::Live(k, delta) => self.pick_in(None, k).wrapping_add_signed(delta as i64),
             H::Freed(k) => {
                 // Most recent first: `Freed(0)` right after a free is the handle just
                 // freed (zero bytes are what mutations produce most). The stale handles
@@ -322,7 +320,7 @@ impl<'a> Run<'a> {
                 (_, Gen::Text(t)) => Arg::Text(std::mem::take(t)),
                 (_, Gen::Str(s)) => Arg::Str(str_arg(*s)),
                 (_, Gen::Obj(Obj::Null)) => Arg::Obj(None),
-                (_, Gen::Obj(Obj::Holding(h))) => Arg::Obj(Some(self.h(*h, Pool::Info))),
+                (_, Gen::Obj(Obj::Holding(h))) => Arg::Obj(Some(self.h(*h, Some(Pool::Info)))),
                 // Exactly the variable's size when the run holds the handle.
                 (_, Gen::Data(d)) => {
                     let mut d = std::mem::take(d);
@@ -373,7 +371,7 @@ impl<'a> Run<'a> {
     pub(super) fn finish(mut self) -> Held {
         let fx = self.f;
         // Registrations first (their callbacks go), sessions with their pvar handles.
-        for pool in [Pool::Reg, Pool::Session, Pool::Cvar, Pool::Info] {
+        for pool in [Pool::Registration, Pool::Session, Pool::Cvar, Pool::Info] {
             let free = fx
                 .frees
                 .iter()
@@ -383,7 +381,7 @@ impl<'a> Run<'a> {
             };
             let mut live = std::mem::take(&mut self.h.live);
             live.clear();
-            live.extend((0..self.pool_len(pool)).map(|i| self.pool_at(pool, i)));
+            live.extend((0..self.pool_len(Some(pool))).map(|i| self.pool_at(Some(pool), i)));
             let mut args = std::mem::take(&mut self.h.args);
             for &v in &live {
                 // The handle, and no to every flag (`free_callback`).
