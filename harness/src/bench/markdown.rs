@@ -41,6 +41,7 @@ fn per_jobs(l: &LibFigures, jobs: &[usize], f: impl Fn(&super::SuiteFigures) -> 
         .join(" / ")
 }
 
+#[allow(clippy::too_many_lines)] // issue 45: not split yet
 pub fn render(b: &Bench) -> String {
     let mut o = String::new();
     let set = &b.settings;

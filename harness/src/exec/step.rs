@@ -7,7 +7,7 @@ use super::calls::Arg;
 use super::{Exec, Finding};
 use crate::cases::expr::Expr;
 use crate::cases::funcs::Func;
-use crate::cases::{Callee, ForAll, Step};
+use crate::cases::{Builtin, Callee, ForAll, Step};
 use crate::judge;
 use crate::judge::inventory::Entry;
 use crate::judge::value::Val;
@@ -15,30 +15,70 @@ use crate::target::ffi::in_flight;
 use crate::verdict::Status;
 use std::collections::BTreeMap;
 
+/// One iteration of a step: the catalog entry it is about, or the value of `$item`
+/// (or `$null`).
+type Iteration<'c> = (Option<&'c Entry>, Option<Val>);
+
 impl<'a, 'c> Exec<'a, 'c> {
+    /// The iterations of a step's `for_all`: catalog entries, or elements of a saved
+    /// list (one, with neither, without `for_all`).
+    fn iterations(&self, step: &'c Step, func: Func) -> Result<Vec<Iteration<'c>>, String> {
+        Ok(match &step.for_all {
+            None => vec![(None, None)],
+            Some(ForAll::Kind(k)) => self
+                .ctx
+                .inv
+                .of(*k)
+                .filter(|e| step.filter.accepts(&e.attrs))
+                .map(|e| (Some(e), None))
+                .collect(),
+            Some(ForAll::List(v)) => match self.vars.get(v) {
+                Some(Val::List(l)) => l.iter().map(|x| (None, Some(x.clone()))).collect(),
+                Some(other) => vec![(None, Some(other.clone()))],
+                None => return Err(format!("`${v}` is not set")),
+            },
+            Some(ForAll::Range(e)) => match self.int(e) {
+                Ok(n) => (0..n.clamp(0, 1 << 20))
+                    .map(|i| (None, Some(Val::Int(i as i128))))
+                    .collect(),
+                Err(e) => return Err(e),
+            },
+            // Each OUT argument NULL on its own, then all of them (position = the
+            // argument's place in `nullable_outs`; one past the end: all).
+            Some(ForAll::NullOuts) => (0..=func.nullable_outs().len())
+                .map(|i| (None, Some(Val::Int(i as i128))))
+                .collect(),
+        })
+    }
+
+    /// A built-in check's step (`check:`); false stops the sequence.
+    fn check_step(&mut self, b: Builtin, step: &'c Step) -> bool {
+        let mut args = BTreeMap::new();
+        for (k, e) in &step.args {
+            match self.value(e) {
+                Ok(v) => {
+                    args.insert(k.clone(), v);
+                }
+                Err(e) => return self.error(e),
+            }
+        }
+        let (p, v) = (&self.ctx.t.profile, self.ctx.mpi_version);
+        if let Err(msg) = judge::builtin(b, p, self.ctx.inv, &args, v) {
+            let status = self.level_status(self.case.level);
+            self.findings.push(Finding {
+                status,
+                message: msg,
+                reading: None,
+            });
+            return status != Status::Fail;
+        }
+        true
+    }
+
     /// Runs a step; false stops the sequence (a failed MUST or an unsupported call).
     pub(super) fn step(&mut self, step: &'c Step) -> bool {
         if let Some(b) = step.check {
-            let mut args = BTreeMap::new();
-            for (k, e) in &step.args {
-                match self.value(e) {
-                    Ok(v) => {
-                        args.insert(k.clone(), v);
-                    }
-                    Err(e) => return self.error(e),
-                }
-            }
-            let (p, v) = (&self.ctx.t.profile, self.ctx.mpi_version);
-            if let Err(msg) = judge::builtin(b, p, self.ctx.inv, &args, v) {
-                let status = self.level_status(self.case.level);
-                self.findings.push(Finding {
-                    status,
-                    message: msg,
-                    reading: None,
-                });
-                return status != Status::Fail;
-            }
-            return true;
+            return self.check_step(b, step);
         }
         let func = match step.callee() {
             Some(Callee::Func(f)) => f,
@@ -54,32 +94,9 @@ impl<'a, 'c> Exec<'a, 'c> {
             }
             None => return self.error("a step without a call".into()),
         };
-        // The iterations of `for_all`: catalog entries, or elements of a saved list.
-        let items: Vec<(Option<&'c Entry>, Option<Val>)> = match &step.for_all {
-            None => vec![(None, None)],
-            Some(ForAll::Kind(k)) => self
-                .ctx
-                .inv
-                .of(*k)
-                .filter(|e| step.filter.accepts(&e.attrs))
-                .map(|e| (Some(e), None))
-                .collect(),
-            Some(ForAll::List(v)) => match self.vars.get(v) {
-                Some(Val::List(l)) => l.iter().map(|x| (None, Some(x.clone()))).collect(),
-                Some(other) => vec![(None, Some(other.clone()))],
-                None => return self.error(format!("`${v}` is not set")),
-            },
-            Some(ForAll::Range(e)) => match self.int(e) {
-                Ok(n) => (0..n.clamp(0, 1 << 20))
-                    .map(|i| (None, Some(Val::Int(i as i128))))
-                    .collect(),
-                Err(e) => return self.error(e),
-            },
-            // Each OUT argument NULL on its own, then all of them (position = the
-            // argument's place in `nullable_outs`; one past the end: all).
-            Some(ForAll::NullOuts) => (0..=func.nullable_outs().len())
-                .map(|i| (None, Some(Val::Int(i as i128))))
-                .collect(),
+        let items = match self.iterations(step, func) {
+            Ok(items) => items,
+            Err(e) => return self.error(e),
         };
         // A loop with nothing to go over (no entry of the kind, a count of 0, an empty
         // saved list): its check holds vacuously.

@@ -136,6 +136,7 @@ pub fn run(cfg: &Config, ctrl_c: Arc<AtomicBool>) -> Result<Report, RunError> {
     Ok(report)
 }
 
+#[allow(clippy::too_many_lines)] // issue 45: not split yet
 fn run_until(
     cfg: &Config,
     stop: &Arc<AtomicBool>,

@@ -66,7 +66,8 @@ pub(super) fn validate(c: &Case, area: Area) -> Result<(), Invalid> {
     Ok(())
 }
 
-fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Result<(), Invalid> {
+/// The variables a step sees: those defined before it, and what its `for_all:` binds.
+fn step_vars(step: &Step, defined: &BTreeSet<String>) -> Result<BTreeSet<String>, Invalid> {
     let bad = |needle: &str, msg: String| Err((needle.to_string(), msg));
     let mut local = defined.clone();
     match &step.for_all {
@@ -113,6 +114,12 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
         }
         None => {}
     }
+    Ok(local)
+}
+
+fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Result<(), Invalid> {
+    let bad = |needle: &str, msg: String| Err((needle.to_string(), msg));
+    let local = step_vars(step, defined)?;
     let check_var = |e: &Expr, local: &BTreeSet<String>| -> Result<(), Invalid> {
         if let Expr::Sum(terms) = e {
             for (_, t) in terms {
@@ -151,8 +158,55 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
         Some(Callee::Func(f)) => Some(f),
         _ => None,
     };
+    validate_args(step, func, &local, &check_var)?;
+    if let Some(x) = &step.expect {
+        validate_expect(x, func, &local, &check_var)?;
+    }
+    if let Some(x) = &step.skip_unless {
+        validate_expect(x, func, &local, &check_var)?;
+    }
+    let level = step
+        .expect
+        .as_ref()
+        .and_then(|x| x.level)
+        .unwrap_or(c.level);
+    if step.erroneous && (level == Level::Must || step.call.is_none()) {
+        return bad(
+            "erroneous:",
+            "`erroneous` marks a call whose expectation is `should` or `robustness` \
+             (a crash on an argument the standard leaves undefined is no MUST failure)"
+                .into(),
+        );
+    }
+    for (var, out) in &step.save {
+        if let Some(f) = func {
+            if out != "all" && !f.outs().contains(&out.as_str()) {
+                return bad(
+                    &format!("{var}: {out}"),
+                    format!(
+                        "`{}` has no OUT value `{out}` (it has: {})",
+                        f.yaml(),
+                        f.outs().join(", ")
+                    ),
+                );
+            }
+        }
+        defined.insert(var.clone());
+    }
+    Ok(())
+}
+
+/// A step's arguments: each a parameter of its function, of a fitting form, naming
+/// variables defined at the step.
+fn validate_args(
+    step: &Step,
+    func: Option<Func>,
+    local: &BTreeSet<String>,
+    check_var: VarCheck,
+) -> Result<(), Invalid> {
+    let bad = |needle: &str, msg: String| Err((needle.to_string(), msg));
     for (name, e) in &step.args {
-        check_var(e, &local)?;
+        check_var(e, local)?;
         let Some(f) = func else {
             // Built-ins and `$function` take named variables only.
             if let Expr::Text(t) = e {
@@ -192,40 +246,6 @@ fn validate_step(c: &Case, step: &Step, defined: &mut BTreeSet<String>) -> Resul
             }
             _ => {}
         }
-    }
-    if let Some(x) = &step.expect {
-        validate_expect(x, func, &local, &check_var)?;
-    }
-    if let Some(x) = &step.skip_unless {
-        validate_expect(x, func, &local, &check_var)?;
-    }
-    let level = step
-        .expect
-        .as_ref()
-        .and_then(|x| x.level)
-        .unwrap_or(c.level);
-    if step.erroneous && (level == Level::Must || step.call.is_none()) {
-        return bad(
-            "erroneous:",
-            "`erroneous` marks a call whose expectation is `should` or `robustness` \
-             (a crash on an argument the standard leaves undefined is no MUST failure)"
-                .into(),
-        );
-    }
-    for (var, out) in &step.save {
-        if let Some(f) = func {
-            if out != "all" && !f.outs().contains(&out.as_str()) {
-                return bad(
-                    &format!("{var}: {out}"),
-                    format!(
-                        "`{}` has no OUT value `{out}` (it has: {})",
-                        f.yaml(),
-                        f.outs().join(", ")
-                    ),
-                );
-            }
-        }
-        defined.insert(var.clone());
     }
     Ok(())
 }

@@ -11,7 +11,7 @@ use super::strings::compare_str;
 use super::{rule_of, Ctx, Divergence};
 use crate::cases::SubjectKind;
 use crate::differential::gen::Gen;
-use crate::differential::obs::{same_name, Obs, Out, PVAR_FLAGS};
+use crate::differential::obs::{same_name, Obs, Out, StrObs, PVAR_FLAGS};
 use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::relations;
 use crate::differential::target::SENTINEL;
@@ -19,6 +19,123 @@ use crate::differential::HandleKind;
 use crate::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
 use crate::verdict::Level;
 use mpit_reference::spec::Datatype;
+
+/// A string OUT's divergence, said of what it shows: another entry's name (the
+/// catalog), the string convention, an index moved after MPI_Init (R-CVAR-1), or a
+/// length alone that fits both readings ([`Divergence::two_readings`]).
+fn str_divergence(
+    cx: &Ctx<'_>,
+    g: &Gen,
+    name: &str,
+    mut d: Divergence,
+    ms: &StrObs,
+    ts: &StrObs,
+) -> Divergence {
+    let op = cx.op;
+    // Other characters (not a missing NUL or a short buffer): the
+    // index named another entry.
+    let text_differs = match (&ms.buf, &ts.buf) {
+        (Some(w), Some(b)) => {
+            let n = w.iter().position(|x| *x == 0).unwrap_or(w.len());
+            b.len() >= n && b[..n] != w[..n]
+        }
+        _ => false,
+    };
+    d.other_entry = name == "name" && text_differs && ts.stray.is_empty() && op.is_get_info();
+    // Other bytes name another entry (the catalog); anything else is the
+    // string convention itself.
+    d.convention = !d.other_entry;
+    // After MPI_Init an index naming another entry is R-CVAR-1 (indices
+    // never move), whatever the string convention says of the bytes.
+    let moved = d.level == Level::Must && name == "name";
+    if g.mpi && moved && op.is_get_info() {
+        d.rule = "R-CVAR-1".into();
+        d.what = format!("after MPI_Init, {}", d.what);
+    } else {
+        // The bytes shown agree (or lie outside the buffer): the
+        // length alone cannot say whether the index named another
+        // entry ([`Divergence::two_readings`]).
+        // A catalog entry's or an enumeration's name (not an item's,
+        // which the standard does not require to be unique).
+        d.two_readings = name == "name"
+            && !d.other_entry
+            && op.func.strings_of().is_some_and(|k| k != SubjectKind::Item);
+    }
+    d
+}
+
+/// R-CAT: the update number is the library's own; only its growth is fixed, and with
+/// the catalog declared, that it moves when the model's does.
+fn update_number(
+    cx: &Ctx<'_>,
+    g: &Gen,
+    det: &Determined,
+    mn: i64,
+    n: i64,
+    m: &Obs,
+    t: &Obs,
+) -> Option<Divergence> {
+    if let Some(prev) = det.update_number.filter(|p| n < *p) {
+        return Some(cx.convention(
+            "R-CAT",
+            format!("update_number went down from {prev} to {n}"),
+            m,
+            t,
+        ));
+    }
+    // §15.3.9: "If two calls to this routine return the same update number,
+    // it is guaranteed that the category information has not changed
+    // between the two calls". With the catalog declared (the same in both
+    // engines), the model's number moving says the categories changed.
+    if let (true, Some(mp), Some(tp)) = (
+        g.mirror().declared,
+        det.model_update_number,
+        det.update_number,
+    ) {
+        if mn != mp && n == tp {
+            return Some(Divergence {
+                relation: Some("gt".into()),
+                ..cx.convention(
+                    "R-CAT",
+                    format!(
+                        "update_number is {n} again although the categories \
+                         changed since the last call"
+                    ),
+                    m,
+                    t,
+                )
+            });
+        }
+    }
+    None
+}
+
+/// A category's members: the model's then untouched entries (R-CAT-1), or with the
+/// catalog not declared, only that form.
+fn indices(cx: &Ctx<'_>, g: &Gen, mv: &[i64], tv: &[i64], m: &Obs, t: &Obs) -> Option<Divergence> {
+    let k = mv.len();
+    let sentinel = |x: &i64| *x == i64::from(SENTINEL);
+    let ok = if g.mirror().declared {
+        tv.len() >= k && tv[..k] == mv[..] && tv[k..].iter().all(sentinel)
+    } else {
+        // R-CAT: a library's categories may change as it registers
+        // variables (category_changed says so), and the mirror was read in
+        // another process: only the form is fixed, members then untouched
+        // entries (a write past `len` is the engine's `overrun`).
+        let written = tv.iter().take_while(|x| !sentinel(x)).count();
+        tv[written..].iter().all(sentinel)
+    };
+    if !ok {
+        return Some(cx.div(
+            "R-CAT-1",
+            Level::Must,
+            format!("indices {tv:?} where {mv:?} then untouched entries were expected"),
+            m,
+            t,
+        ));
+    }
+    None
+}
 
 pub(super) fn compare_outs(
     cx: &Ctx<'_>,
@@ -40,38 +157,8 @@ pub(super) fn compare_outs(
         };
         match (mo, to) {
             (Out::Str(ms), Out::Str(ts)) => {
-                if let Some(mut d) = compare_str(cx, name, ms, ts, m, t) {
-                    // Other characters (not a missing NUL or a short buffer): the
-                    // index named another entry.
-                    let text_differs = match (&ms.buf, &ts.buf) {
-                        (Some(w), Some(b)) => {
-                            let n = w.iter().position(|x| *x == 0).unwrap_or(w.len());
-                            b.len() >= n && b[..n] != w[..n]
-                        }
-                        _ => false,
-                    };
-                    d.other_entry =
-                        name == "name" && text_differs && ts.stray.is_empty() && op.is_get_info();
-                    // Other bytes name another entry (the catalog); anything else is the
-                    // string convention itself.
-                    d.convention = !d.other_entry;
-                    // After MPI_Init an index naming another entry is R-CVAR-1 (indices
-                    // never move), whatever the string convention says of the bytes.
-                    let moved = d.level == Level::Must && name == "name";
-                    if g.mpi && moved && op.is_get_info() {
-                        d.rule = "R-CVAR-1".into();
-                        d.what = format!("after MPI_Init, {}", d.what);
-                    } else {
-                        // The bytes shown agree (or lie outside the buffer): the
-                        // length alone cannot say whether the index named another
-                        // entry ([`Divergence::two_readings`]).
-                        // A catalog entry's or an enumeration's name (not an item's,
-                        // which the standard does not require to be unique).
-                        d.two_readings = name == "name"
-                            && !d.other_entry
-                            && op.func.strings_of().is_some_and(|k| k != SubjectKind::Item);
-                    }
-                    return Some(d);
+                if let Some(d) = compare_str(cx, name, ms, ts, m, t) {
+                    return Some(str_divergence(cx, g, name, d, ms, ts));
                 }
             }
             // A nested init that leaves provided as the harness set it (-1): the other
@@ -101,26 +188,8 @@ pub(super) fn compare_outs(
             }
             (_, Out::Name(_)) if name == "provided" => {}
             (Out::Ints(mv), Out::Ints(tv)) if name == "indices" => {
-                let k = mv.len();
-                let sentinel = |x: &i64| *x == i64::from(SENTINEL);
-                let ok = if g.mirror().declared {
-                    tv.len() >= k && tv[..k] == mv[..] && tv[k..].iter().all(sentinel)
-                } else {
-                    // R-CAT: a library's categories may change as it registers
-                    // variables (category_changed says so), and the mirror was read in
-                    // another process: only the form is fixed, members then untouched
-                    // entries (a write past `len` is the engine's `overrun`).
-                    let written = tv.iter().take_while(|x| !sentinel(x)).count();
-                    tv[written..].iter().all(sentinel)
-                };
-                if !ok {
-                    return Some(cx.div(
-                        "R-CAT-1",
-                        Level::Must,
-                        format!("indices {tv:?} where {mv:?} then untouched entries were expected"),
-                        m,
-                        t,
-                    ));
+                if let Some(d) = indices(cx, g, mv, tv, m, t) {
+                    return Some(d);
                 }
             }
             (Out::Bytes(mb), Out::Bytes(tb))
@@ -156,37 +225,8 @@ pub(super) fn compare_outs(
             }
             // R-CAT: the update number is the library's own; only its growth is fixed.
             (Out::Int(mn), Out::Int(n)) if name == "update_number" => {
-                if let Some(prev) = det.update_number.filter(|p| n < p) {
-                    return Some(cx.convention(
-                        "R-CAT",
-                        format!("update_number went down from {prev} to {n}"),
-                        m,
-                        t,
-                    ));
-                }
-                // §15.3.9: "If two calls to this routine return the same update number,
-                // it is guaranteed that the category information has not changed
-                // between the two calls". With the catalog declared (the same in both
-                // engines), the model's number moving says the categories changed.
-                if let (true, Some(mp), Some(tp)) = (
-                    g.mirror().declared,
-                    det.model_update_number,
-                    det.update_number,
-                ) {
-                    if *mn != mp && *n == tp {
-                        return Some(Divergence {
-                            relation: Some("gt".into()),
-                            ..cx.convention(
-                                "R-CAT",
-                                format!(
-                                    "update_number is {n} again although the categories \
-                                     changed since the last call"
-                                ),
-                                m,
-                                t,
-                            )
-                        });
-                    }
+                if let Some(d) = update_number(cx, g, det, *mn, *n, m, t) {
+                    return Some(d);
                 }
             }
             // R-CAT: member counts of a library's category may change (see `indices`).

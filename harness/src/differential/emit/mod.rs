@@ -109,6 +109,7 @@ pub fn case_yaml(
 
 /// The case replaying `found`, and notes on steps that judge nothing (for the
 /// header: serde writes no comments).
+#[allow(clippy::too_many_lines)] // issue 45: not split yet
 fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase, Vec<String>) {
     let d = &found.divergence;
     let start = Gen::new(mirror.clone(), found.mode);

@@ -9,6 +9,7 @@ use crate::target::ffi::{BufOut, Nulls, Recording};
 use crate::target::Target;
 use mpit_reference::model::Members;
 
+#[allow(clippy::too_many_lines)] // issue 45: not split yet
 pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
     let nulls = Nulls(a.nulls());
     let lib = &t.lib;

@@ -69,6 +69,7 @@ fn num(c: &Called<i32>) -> i32 {
 }
 
 /// The entries of a read, its failures and counts, into `inv`.
+#[allow(clippy::too_many_lines)] // issue 45: not split yet
 pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
     let p = &t.profile;
     let n_cvars = num(&raw.counts.cvars);
