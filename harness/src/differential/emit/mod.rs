@@ -107,9 +107,60 @@ pub fn case_yaml(
     y
 }
 
+/// The case's head: its id, title, rules, level, init mode, what it requires, and its
+/// subject (`for_each:`, `where:`); no steps yet.
+fn case_head(found: &Found, mirror: &Mirror, subject: Subject, item: Option<&str>) -> WrittenCase {
+    let d = &found.divergence;
+    let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
+    let hash = specs::short_hash(&format!("{:?}{}", found.run, d.what));
+    // Events raised and simulated activity count per process (the values depend on
+    // them), and MPI_Init happens once: a process of its own.
+    let fresh = found.run.iter().any(Call::process_wide);
+    let mut requires = Vec::new();
+    if found.run.iter().any(Call::needs_hooks) {
+        requires.push(Require::ReferenceHooks);
+    }
+    if fresh {
+        requires.push(Require::FreshProcess);
+    }
+    let mut filter = Pairs::default();
+    if let Some(name) = item {
+        filter.push("name", name.into());
+    }
+    if let Some((k, i)) = subject.entry() {
+        filter.push(
+            "name",
+            mirror.name(k, i as usize).unwrap_or_default().into(),
+        );
+        // R-PVAR-4: a pvar is named by its name and class together.
+        if let (Kind::Pvar, Some(p)) = (k, mirror.catalog.pvars.get(i as usize)) {
+            let class = format!("MPI_T_PVAR_CLASS_{}", p.class.spelling());
+            filter.push("var_class", class.into());
+        }
+    }
+    WrittenCase {
+        id: format!("differential.{func}.{hash}"),
+        title: title(&d.what, &d.rule),
+        clause: clause_of(&d.rule),
+        rules: vec![d.rule.clone()],
+        level: d.level,
+        init: if found.mode.lifecycle {
+            InitMode::Manual
+        } else {
+            InitMode::Auto
+        },
+        requires,
+        for_each: match subject {
+            Subject::Item => Some(SubjectKind::Item),
+            s => s.entry().map(|(k, _)| case_kind(k)),
+        },
+        filter,
+        steps: Vec::new(),
+    }
+}
+
 /// The case replaying `found`, and notes on steps that judge nothing (for the
 /// header: serde writes no comments).
-#[allow(clippy::too_many_lines)] // issue 45: not split yet
 fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase, Vec<String>) {
     let d = &found.divergence;
     let start = Gen::new(mirror.clone(), found.mode);
@@ -148,52 +199,7 @@ fn written_case(found: &Found, mirror: &std::sync::Arc<Mirror>) -> (WrittenCase,
         lookups: Vec::new(),
         saved: Default::default(),
     };
-    let func = d.function.trim_start_matches("MPI_T_").to_lowercase();
-    let hash = specs::short_hash(&format!("{:?}{}", found.run, d.what));
-    // Events raised and simulated activity count per process (the values depend on
-    // them), and MPI_Init happens once: a process of its own.
-    let fresh = found.run.iter().any(Call::process_wide);
-    let mut requires = Vec::new();
-    if found.run.iter().any(Call::needs_hooks) {
-        requires.push(Require::ReferenceHooks);
-    }
-    if fresh {
-        requires.push(Require::FreshProcess);
-    }
-    let mut filter = Pairs::default();
-    if let Some(name) = &item {
-        filter.push("name", name.as_str().into());
-    }
-    if let Some((k, i)) = subject.entry() {
-        filter.push(
-            "name",
-            mirror.name(k, i as usize).unwrap_or_default().into(),
-        );
-        // R-PVAR-4: a pvar is named by its name and class together.
-        if let (Kind::Pvar, Some(p)) = (k, mirror.catalog.pvars.get(i as usize)) {
-            let class = format!("MPI_T_PVAR_CLASS_{}", p.class.spelling());
-            filter.push("var_class", class.into());
-        }
-    }
-    let mut case = WrittenCase {
-        id: format!("differential.{func}.{hash}"),
-        title: title(&d.what, &d.rule),
-        clause: clause_of(&d.rule),
-        rules: vec![d.rule.clone()],
-        level: d.level,
-        init: if found.mode.lifecycle {
-            InitMode::Manual
-        } else {
-            InitMode::Auto
-        },
-        requires,
-        for_each: match subject {
-            Subject::Item => Some(SubjectKind::Item),
-            s => s.entry().map(|(k, _)| case_kind(k)),
-        },
-        filter,
-        steps: Vec::new(),
-    };
+    let mut case = case_head(found, mirror, subject, item.as_deref());
     let mut notes = Vec::new();
     // The rules of the checks added after the diverging call (below): the case cites
     // each, since its replay may fail at any of them.

@@ -34,9 +34,81 @@ pub fn lost_ranks_status(c: &Collected) -> Status {
     }
 }
 
+/// The problem of a launch some rank of which left no dump: what the launcher said,
+/// what the processes that knew no rank said, the launcher's last lines.
+fn lost_ranks(c: &Collected, missing: &[i32], unknown: &[&RankDump]) -> (Status, String) {
+    let status = lost_ranks_status(c);
+    let said: Vec<String> = unknown
+        .iter()
+        .filter_map(|d| d.error.as_ref().map(|e| format!("pid {}: {e}", d.pid)))
+        .collect();
+    (
+        status,
+        format!(
+            "{}; {}{}{}",
+            if c.started == 0 {
+                "the launcher started no rank".to_string()
+            } else if missing.is_empty() {
+                "no rank wrote a dump".to_string()
+            } else {
+                let m: Vec<String> = missing.iter().map(|r| r.to_string()).collect();
+                format!("no dump from rank {}", m.join(", "))
+            },
+            c.ended.as_ref().map_or("?".into(), super::launch::said),
+            if said.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", said.join("; "))
+            },
+            match (c.stderr_tail.is_empty(), c.stdout_tail.is_empty()) {
+                (false, _) => format!("; launcher stderr: {}", c.stderr_tail.join(" | ")),
+                (true, false) => format!("; launcher stdout: {}", c.stdout_tail.join(" | ")),
+                (true, true) => String::new(),
+            }
+        ),
+    )
+}
+
+/// The ranks whose calls failed: a `fail` when an MPI_T call did, else an `error`
+/// (MPI_Init failing is not MPI_T's).
+fn failed_calls(by_rank: &BTreeMap<i32, &RankDump>) -> Vec<(Status, String)> {
+    let mut out = Vec::new();
+    for (r, d) in by_rank {
+        let failed: Vec<String> = d
+            .calls
+            .iter()
+            .filter(|x| !x.ok && x.rc.is_some())
+            .map(|x| {
+                format!(
+                    "{} returned {}",
+                    x.call.c_name(),
+                    x.rc.as_deref().unwrap_or("?")
+                )
+            })
+            .collect();
+        if failed.is_empty() && d.error.is_none() {
+            continue;
+        }
+        // An MPI_T call that failed is the finding; MPI_Init failing is not MPI_T's.
+        let mpit = d
+            .calls
+            .iter()
+            .any(|x| !x.ok && x.rc.is_some() && x.call.group() == Group::MpiT);
+        let what = if failed.is_empty() {
+            d.error.clone().unwrap_or_default()
+        } else {
+            failed.join(", ")
+        };
+        out.push((
+            if mpit { Status::Fail } else { Status::Error },
+            format!("rank {r}: {what}"),
+        ));
+    }
+    out
+}
+
 /// Judges one collected launch. `requested`: the number of ranks the launcher line asks
 /// for, when it says; `launcher`: the line, for evidence.
-#[allow(clippy::too_many_lines)] // issue 45: not split yet
 pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> Judged<'a> {
     let mut by_rank: BTreeMap<i32, &RankDump> = BTreeMap::new();
     let mut dups: Vec<&str> = Vec::new();
@@ -78,68 +150,9 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
     });
     let nothing = by_rank.is_empty();
     if !missing.is_empty() || nothing {
-        let status = lost_ranks_status(c);
-        let said: Vec<String> = unknown
-            .iter()
-            .filter_map(|d| d.error.as_ref().map(|e| format!("pid {}: {e}", d.pid)))
-            .collect();
-        problems.push((
-            status,
-            format!(
-                "{}; {}{}{}",
-                if c.started == 0 {
-                    "the launcher started no rank".to_string()
-                } else if missing.is_empty() {
-                    "no rank wrote a dump".to_string()
-                } else {
-                    let m: Vec<String> = missing.iter().map(|r| r.to_string()).collect();
-                    format!("no dump from rank {}", m.join(", "))
-                },
-                c.ended.as_ref().map_or("?".into(), super::launch::said),
-                if said.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {}", said.join("; "))
-                },
-                match (c.stderr_tail.is_empty(), c.stdout_tail.is_empty()) {
-                    (false, _) => format!("; launcher stderr: {}", c.stderr_tail.join(" | ")),
-                    (true, false) => format!("; launcher stdout: {}", c.stdout_tail.join(" | ")),
-                    (true, true) => String::new(),
-                }
-            ),
-        ));
+        problems.push(lost_ranks(c, &missing, &unknown));
     }
-    for (r, d) in &by_rank {
-        let failed: Vec<String> = d
-            .calls
-            .iter()
-            .filter(|x| !x.ok && x.rc.is_some())
-            .map(|x| {
-                format!(
-                    "{} returned {}",
-                    x.call.c_name(),
-                    x.rc.as_deref().unwrap_or("?")
-                )
-            })
-            .collect();
-        if failed.is_empty() && d.error.is_none() {
-            continue;
-        }
-        // An MPI_T call that failed is the finding; MPI_Init failing is not MPI_T's.
-        let mpit = d
-            .calls
-            .iter()
-            .any(|x| !x.ok && x.rc.is_some() && x.call.group() == Group::MpiT);
-        let what = if failed.is_empty() {
-            d.error.clone().unwrap_or_default()
-        } else {
-            failed.join(", ")
-        };
-        problems.push((
-            if mpit { Status::Fail } else { Status::Error },
-            format!("rank {r}: {what}"),
-        ));
-    }
+    problems.extend(failed_calls(&by_rank));
     let status = [Status::Timeout, Status::Crash, Status::Error, Status::Fail]
         .into_iter()
         .find(|s| problems.iter().any(|(p, _)| p == s))
