@@ -4,7 +4,7 @@
 
 mod common;
 
-use mpit_reference::profile::AbiProfile;
+use mpit_vocab::profile::AbiProfile;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

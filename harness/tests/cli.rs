@@ -355,7 +355,7 @@ fn real_libraries_run_with_their_bundled_profiles() {
 
 /// Issue 3, "a round trip per target": each real library's catalog, dumped as YAML and
 /// loaded into the reference (`MPIT_REFERENCE_CATALOG`), is dumped back identically.
-/// Open MPI's catalogs need the two format additions of reference/src/catalog: declared
+/// Open MPI's catalogs need the two format additions of vocab/src/catalog: declared
 /// deviations (`deviations: [R-ENUM-1]` on its MPI_UNSIGNED flag cvars that carry an
 /// enum) and no enumeration that only undecodable (MPI_C_BOOL) entries use.
 #[test]

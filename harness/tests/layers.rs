@@ -234,7 +234,7 @@ fn no_file_is_over_600_lines() {
     assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
 }
 
-/// A path into another crate of the workspace (`mpit_reference::spec::Bind`) on `line`.
+/// A path into another crate of the workspace (`mpit_vocab::spec::Bind`) on `line`.
 fn workspace_path(line: &str) -> bool {
     line.match_indices("mpit_").any(|(i, _)| {
         let before = line[..i].chars().next_back();

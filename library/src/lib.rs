@@ -25,10 +25,10 @@ pub use env::{worker_env, WorkerEnv};
 pub use named::{is_linked, lib_exists, library_file, LINKED_REFERENCE};
 pub use predefined::Predefined;
 
-use mpit_reference::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
-use mpit_reference::spec::Datatype;
-use mpit_reference::yaml::YamlError;
 use mpit_spec::specs;
+use mpit_vocab::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
+use mpit_vocab::spec::Datatype;
+use mpit_vocab::yaml::YamlError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

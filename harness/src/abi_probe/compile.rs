@@ -9,7 +9,7 @@ use super::vendor::{description, family, release};
 use super::{display_path, Compiler, Generated, Probe, ProbeError};
 use mpit_process::ctrl_c;
 use mpit_process::{Cmd, Ended};
-use mpit_reference::profile::AbiProfile;
+use mpit_vocab::profile::AbiProfile;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;

@@ -29,8 +29,8 @@ mod tests;
 
 use crate::abi_tags;
 use crate::target::{bundled_for, Release};
-use mpit_reference::profile::{AbiProfile, Family};
-use mpit_reference::yaml::YamlError;
+use mpit_vocab::profile::{AbiProfile, Family};
+use mpit_vocab::yaml::YamlError;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! it goes in, and the version macros. The probe asks the header about exactly these,
 //! so the list of names is kept apart from how the header is read.
 
-use mpit_reference::spec::{
+use mpit_vocab::spec::{
     Bind, CbSafety, Datatype, PvarClass, Scope, SourceOrder, SpecEnum, TErr, ThreadLevel, Verbosity,
 };
 

@@ -6,8 +6,8 @@ use super::preprocess::{Preprocessed, Seen, Value};
 use super::vendor::{family, release};
 use super::ProbeError;
 use crate::target::Release;
-use mpit_reference::profile::{AbiProfile, Family};
-use mpit_reference::spec::{Bind, TErr};
+use mpit_vocab::profile::{AbiProfile, Family};
+use mpit_vocab::spec::{Bind, TErr};
 use std::collections::BTreeSet;
 
 const HEADER: &str = r#"# 1 "names.c"

@@ -4,7 +4,7 @@
 
 use super::preprocess::Preprocessed;
 use crate::target::Release;
-use mpit_reference::profile::Family;
+use mpit_vocab::profile::Family;
 use std::fmt::Write as _;
 
 /// The family a header belongs to (the same three as detection at run time).

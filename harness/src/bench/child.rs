@@ -6,8 +6,8 @@
 use super::probe::{Answer, Loop, PerCall, Phases, Probe, Task, MARK};
 use crate::target::ffi::{ObjArg, StrArg};
 use crate::target::{AbiChoice, Target};
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::{Bind, ThreadLevel};
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::{Bind, ThreadLevel};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::time::{Duration, Instant};

@@ -4,7 +4,7 @@
 
 use super::suite::{measure_suite, RunSpec, SuiteFigures};
 use super::{BenchError, LibSpec};
-use mpit_reference::catalog::{Appears, Catalog, PvarRef};
+use mpit_vocab::catalog::{Appears, Catalog, PvarRef};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -18,7 +18,7 @@ use crate::runner::remote::Remote;
 use crate::runner::{self, Config};
 use crate::specs::Source;
 use mpit_process::{sweep_orphans, TAG};
-use mpit_reference::catalog::Catalog;
+use mpit_vocab::catalog::Catalog;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -14,9 +14,9 @@ use crate::runner::remote::Remote;
 use crate::target::LINKED_REFERENCE;
 use anyhow::{anyhow, bail, Context, Result};
 use mpit_process::on_ctrl_c;
-use mpit_reference::catalog::Catalog;
 use mpit_reference::faults::Faults;
 use mpit_reference::{ENV_CATALOG, ENV_FAULTS};
+use mpit_vocab::catalog::Catalog;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -115,7 +115,7 @@ fn mirror(setup: &pool::Setup, catalog: Option<&Path>) -> Result<Mirror> {
         // change what the library serves: the mirror serves the same.
         let faults = std::env::var(ENV_FAULTS).unwrap_or_default();
         let faults = Faults::parse(&faults).unwrap_or_default();
-        let mut m = Mirror::of_catalog(c.varied(&faults), source);
+        let mut m = Mirror::of_catalog(c.varied(faults.variations()), source);
         m.unsupported = facts.unsupported;
         return Ok(m);
     }

@@ -44,7 +44,7 @@ use mpit_process::adopt_orphans;
 use mpit_reference::faults::hostile::HostileFault;
 use mpit_reference::faults::Faults;
 use mpit_reference::faults::ProcessFault;
-use mpit_reference::profile::AbiProfile;
+use mpit_vocab::profile::AbiProfile;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]

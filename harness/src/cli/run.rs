@@ -15,7 +15,7 @@ use crate::target::{self, AbiChoice};
 use crate::verdict::Status;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
-use mpit_reference::profile::AbiProfile;
+use mpit_vocab::profile::AbiProfile;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

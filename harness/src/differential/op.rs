@@ -3,7 +3,7 @@
 //! library) can carry out: indices in the mirrored catalog's numbering, handles by the
 //! number of the call that made them, string buffers by size.
 
-use mpit_reference::spec::CbSafety;
+use mpit_vocab::spec::CbSafety;
 use serde::{Deserialize, Serialize};
 
 /// The entity kinds with a `*_get_num` and an index space, here for the oracle's many

@@ -3,7 +3,7 @@
 
 use crate::cases::expr::{Expr, Pred, Term};
 use crate::cases::{FilterValues, Scalar, Step};
-use mpit_reference::spec::{Datatype, PvarClass, TErr};
+use mpit_vocab::spec::{Datatype, PvarClass, TErr};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

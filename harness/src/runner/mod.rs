@@ -24,7 +24,7 @@ use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
 use crate::specs::Source;
 use crate::target;
 use crate::verdict::{CaseResult, Status};
-use mpit_reference::yaml::YamlError;
+use mpit_vocab::yaml::YamlError;
 use protocol::{Hello, TargetFacts};
 use readers::ReadError;
 use std::path::PathBuf;

@@ -18,7 +18,7 @@ use crate::differential::target::SENTINEL;
 use crate::differential::HandleKind;
 use crate::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
 use crate::verdict::Level;
-use mpit_reference::spec::Datatype;
+use mpit_vocab::spec::Datatype;
 
 pub(super) fn compare_outs(
     cx: &Ctx<'_>,

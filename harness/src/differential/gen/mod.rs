@@ -36,8 +36,8 @@ pub use plan::listed;
 use super::op::{Act, Call, Kind, Mode, Ref, Sees, A};
 use super::{HandleKind, Mirror};
 use crate::cases::funcs::Group;
-use mpit_reference::spec::Bind;
-use mpit_reference::spec::Datatype;
+use mpit_vocab::spec::Bind;
+use mpit_vocab::spec::Datatype;
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 

@@ -19,7 +19,7 @@ use super::protocol::Hello;
 use crate::cases::builtin::{CASES, VALUES, WORKS};
 use crate::target::catalog::CatalogDump;
 use crate::verdict::{Area, CaseResult, Status};
-use mpit_reference::catalog::Catalog;
+use mpit_vocab::catalog::Catalog;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

@@ -241,3 +241,12 @@ impl std::error::Error for TErr {}
 
 /// What an MPI_T call returns, in the model: success with a value, or a spec-named code.
 pub type TResult<T> = Result<T, TErr>;
+
+/// Which member list of a category.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Members {
+    Cvars,
+    Pvars,
+    Events,
+    Categories,
+}

@@ -207,6 +207,14 @@ pub struct Catalog {
     pub sources: Vec<Source>,
 }
 
+/// The conforming variations that are a property of the catalog (the reference's
+/// faults `empty-descriptions` and `long-names`: `Faults::variations`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Variations {
+    pub empty_descriptions: bool,
+    pub long_names: bool,
+}
+
 /// The length of every name under the conforming variation `long-names`.
 pub const LONG_NAME_LEN: usize = 2000;
 
@@ -219,9 +227,8 @@ impl Catalog {
     ///   characters (R-STR-6 bounds no length; the string convention of §15.3.3 exists so
     ///   a tool can learn a length and truncation is defined), category members renamed
     ///   alike, so names stay unique and lookups by name keep working.
-    pub fn varied(mut self, faults: &crate::faults::Faults) -> Catalog {
-        use crate::faults::Fault;
-        if faults.has(Fault::EmptyDescriptions) {
+    pub fn varied(mut self, v: Variations) -> Catalog {
+        if v.empty_descriptions {
             let group =
                 |s: Scope| matches!(s, Scope::Group | Scope::GroupEq | Scope::All | Scope::AllEq);
             self.cvars
@@ -233,7 +240,7 @@ impl Catalog {
             self.events.iter_mut().for_each(|v| v.desc = None);
             self.sources.iter_mut().for_each(|v| v.desc = None);
         }
-        if faults.has(Fault::LongNames) {
+        if v.long_names {
             let long = |n: &mut String| {
                 let pad = LONG_NAME_LEN.saturating_sub(n.len() + 1);
                 if pad > 0 {
