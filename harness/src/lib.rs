@@ -20,8 +20,8 @@
 //!    `unsafe`); the capability states
 //! 2. `cases`, `report`: the YAML case language, the function table, the clause list;
 //!    reports rendered from a stored result file
-//! 3. `judge`, `coverage`, `repro`: judging (pure: observation against expectation, the
-//!    run-wide return-code table, values and inventory); clause coverage; C reproducers
+//! 3. `judge`, `coverage`: judging (pure: observation against expectation, the
+//!    run-wide return-code table, values and inventory); clause coverage
 //! 4. `exec`: the interpreter of a case against a target (`exec::calls`: one call on
 //!    the target, the engine both oracles call through)
 //! 5. `differential`: the second oracle (generated sequences on the reference model and
@@ -52,5 +52,4 @@ pub mod exec;
 pub mod fuzzing;
 pub mod judge;
 pub mod pvar_relations;
-pub mod repro;
 pub mod runner;

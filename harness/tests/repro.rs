@@ -15,8 +15,8 @@ mod common;
 use common::{reference_lib, repo, run, scratch};
 use mpit_conform::cases::clauses::Clauses;
 use mpit_conform::cases::Suite;
-use mpit_conform::repro::{c_program, pick, Origin};
 use mpit_conform::verdict::Status;
+use mpit_repro::{c_program, pick, Origin};
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -642,7 +642,7 @@ fn every_published_failure_reproduces() {
         let report = mpit_conform::report::json::read(&published(t)).unwrap();
         let mut cases: Vec<&str> = Vec::new();
         for r in &report.results {
-            if mpit_conform::repro::reproducible(r)
+            if mpit_repro::reproducible(r)
                 && !cases.contains(&r.case.as_str())
                 && r.case != mpit_conform::judge::return_codes::CASE
             {

@@ -48,6 +48,7 @@ fn no_crate_but_mpit_process_starts_a_process() {
         "report/src",
         "reference/src",
         "vocab/src",
+        "repro/src",
     ] {
         let mut files = Vec::new();
         rust_files(&root.join(src), &mut files);

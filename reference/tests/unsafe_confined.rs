@@ -39,6 +39,7 @@ fn unsafe_and_raw_pointers_only_in_ffi() {
         ("spec/src", None),
         ("report/src", None),
         ("vocab/src", None),
+        ("repro/src", None),
     ] {
         let src = root.join(crate_src);
         let mut files = Vec::new();

@@ -8,13 +8,13 @@ use crate::cases::Suite;
 use crate::coverage;
 use crate::exit_code;
 use crate::report::{self, Report, Waivers};
-use crate::repro;
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use crate::target::{self, AbiChoice};
 use crate::verdict::Status;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
+use mpit_repro::write_all;
 use mpit_vocab::profile::AbiProfile;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -129,9 +129,8 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             // Written before the reports, which link each file.
             let suite = Suite::load(&specs)?;
             let clauses = Clauses::load(&specs)?;
-            let (n, unsupported) =
-                repro::write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
-                    .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
+            let (n, unsupported) = write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
+                .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
             eprintln!(
                 "mpit-conform: {n} reproducers in {}{}",
                 out.join("repro").display(),

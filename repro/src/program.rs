@@ -7,10 +7,10 @@ use super::ctext;
 use super::emit::{Emitter, Subject};
 use super::helpers;
 use super::{parse_subject, Origin, ReproError};
-use crate::cases::clauses::Clauses;
-use crate::cases::{Case, SubjectKind};
-use crate::kind::Kind;
-use crate::verdict::{CaseResult, Status};
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::{Case, SubjectKind};
+use mpit_spec::kind::Kind;
+use mpit_spec::verdict::{CaseResult, Status};
 use std::fmt::Write as _;
 
 /// The C program reproducing `result` (of `case`, found on `origin`).

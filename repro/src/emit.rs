@@ -12,10 +12,10 @@
 //! MPI call, `checks` what the step expects.
 
 use super::ctext::c_string;
-use crate::cases::expr::{Expr, Size, Term};
-use crate::cases::funcs::Func;
-use crate::cases::{Case, InitMode, Require, SubjectKind};
-use crate::kind::Kind;
+use mpit_spec::cases::expr::{Expr, Size, Term};
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::{Case, InitMode, Require, SubjectKind};
+use mpit_spec::kind::Kind;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

@@ -6,10 +6,10 @@
 use super::ctext::{c_string, capacity, expr_text, fill, print_value, size_label};
 use super::emit::{Buffer, Emitter, Loop, Subject, R};
 use super::table::{out_type, param_type, value_read_through_handle};
-use crate::cases::expr::{Expr, Size, Term};
-use crate::cases::funcs::{Func, Param};
-use crate::cases::Neutral;
-use crate::cases::{MpiVersion, Step, StringField, SubjectKind};
+use mpit_spec::cases::expr::{Expr, Size, Term};
+use mpit_spec::cases::funcs::{Func, Param};
+use mpit_spec::cases::Neutral;
+use mpit_spec::cases::{MpiVersion, Step, StringField, SubjectKind};
 use std::collections::BTreeMap;
 
 impl Emitter<'_> {

@@ -23,15 +23,15 @@ mod loops;
 mod program;
 pub mod table;
 
-use crate::cases::clauses::Clauses;
-use crate::cases::funcs::Func;
-use crate::cases::{Case, SubjectKind, Suite};
-pub use crate::report::bug::reproducible;
-use crate::report::json::atomic_write;
-use crate::report::Report;
-use crate::specs;
-use crate::verdict::{CaseResult, Status};
 pub use emit::{Subject, Unsupported};
+pub use mpit_report::bug::reproducible;
+use mpit_report::json::atomic_write;
+use mpit_report::Report;
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::{Case, SubjectKind, Suite};
+use mpit_spec::specs;
+use mpit_spec::verdict::{CaseResult, Status};
 pub use program::c_program;
 use std::path::{Path, PathBuf};
 
@@ -261,7 +261,7 @@ pub fn write_all(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{Area, CaseMeta, Level, Oracle};
+    use mpit_spec::verdict::{Area, CaseMeta, Level, Oracle};
 
     fn result(subject: &str) -> CaseResult {
         let meta = CaseMeta {

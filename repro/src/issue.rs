@@ -12,11 +12,11 @@
 use super::findings::Finding;
 use super::program::first_line;
 use super::Origin;
-use crate::cases::clauses::Clauses;
-use crate::cases::Case;
-use crate::readings;
-use crate::report::Report;
-use crate::verdict::{CaseResult, Json, Status};
+use mpit_report::Report;
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::Case;
+use mpit_spec::readings;
+use mpit_spec::verdict::{CaseResult, Json, Status};
 use std::fmt::Write as _;
 
 /// What became of the reproducer in this run.

@@ -6,8 +6,8 @@
 use super::ctext::filter_cond;
 use super::emit::{CVar, Emitter, Loop, Subject, R};
 use super::table::out_type;
-use crate::cases::funcs::Func;
-use crate::cases::{Callee, ForAll, Step, SubjectKind};
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::{Callee, ForAll, Step, SubjectKind};
 
 impl Emitter<'_> {
     pub(super) fn step(&mut self, step: &Step) -> R<()> {

@@ -5,11 +5,11 @@
 use super::ctext::{c_string, escape, pred_text, print_value};
 use super::emit::{CVar, Emitter, R};
 use super::table::{out_type, value_read_through_handle};
-use crate::cases::expr::{Expr, Pred, RcSet, Term};
-use crate::cases::funcs::Func;
-use crate::cases::{Builtin, Expect, Step, StrCheck};
-use crate::readings::cite;
-use crate::verdict::Level;
+use mpit_spec::cases::expr::{Expr, Pred, RcSet, Term};
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::{Builtin, Expect, Step, StrCheck};
+use mpit_spec::readings::cite;
+use mpit_spec::verdict::Level;
 
 impl Emitter<'_> {
     pub(super) fn expect(&mut self, x: &Expect, func: Func, strings: &[(String, String)]) -> R<()> {

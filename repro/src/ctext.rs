@@ -1,8 +1,8 @@
 //! C text: literals, printf formats of values, the C spelling of a case's checks, and the
 //! fixed C functions a check needs. Pure functions from the case language to C source.
 
-use crate::cases::expr::{Expr, Pred, Term};
-use crate::cases::{FilterValues, Scalar, Step};
+use mpit_spec::cases::expr::{Expr, Pred, Term};
+use mpit_spec::cases::{FilterValues, Scalar, Step};
 use mpit_vocab::spec::{Datatype, PvarClass, TErr};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

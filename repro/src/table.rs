@@ -5,8 +5,8 @@
 //! place a function is described. Where a name's type depends on the entity (a cvar's
 //! or a pvar's `handle`), the C name says which.
 
-use crate::cases::funcs::Func;
-use crate::cases::Neutral;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::Neutral;
 
 /// Whether the OUT `value` of `f` is a variable's value read through its handle (a
 /// buffer sized by the handle's count and datatype), not an `int` (an enumeration
