@@ -12,7 +12,7 @@
 //! rank launcher, the bench's runs, the compiler) start only through the crate
 //! `mpit-process` (process/).
 //!
-//! 0. `specs`, `verdict`, `kind`, `abi_tags`, `pvar_relations`, `exit_code`: the
+//! 0. `specs`, `verdict`, `kind`, `pvar_relations`, `exit_code`: the
 //!    embedded spec bundle, the result types, the entity kinds with an index space, and
 //!    data with no behaviour of their own
 //! 1. `readings`, `target`, `capabilities`: strictness readings; the library under test
@@ -28,8 +28,7 @@
 //!    the target, compared; its target engine calls through `exec::calls`)
 //! 6. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
 //!    engines, cross-rank run); the fuzz oracles
-//! 7. `bench`, `abi_probe`: the benchmark; the header probe
-//! 8. `cli`
+//! 7. `cli`
 //!
 //! `target` is the crate `mpit-target` (library/), which holds all the harness's MPI
 //! `unsafe` in its `ffi` module; this crate forbids `unsafe` altogether.
@@ -42,9 +41,6 @@ pub use mpit_report::{capabilities, exit_code};
 pub use mpit_spec::{cases, kind, readings, specs, verdict};
 pub use mpit_target as target;
 
-pub mod abi_probe;
-pub mod abi_tags;
-pub mod bench;
 pub mod cli;
 pub mod coverage;
 pub mod differential;

@@ -40,6 +40,7 @@ fn unsafe_and_raw_pointers_only_in_ffi() {
         ("report/src", None),
         ("vocab/src", None),
         ("repro/src", None),
+        ("xtask/src", None),
     ] {
         let src = root.join(crate_src);
         let mut files = Vec::new();

@@ -1,7 +1,7 @@
 //! The C a reproducer carries besides its case: the sections of the C files beside this
 //! one (`helpers.c` says their format) and those written from the spec's tables
 //! (`ctext::spec_tables`), of which a program keeps only what its case reaches: the
-//! closure over which section names which (issue 44: a reproducer is the smallest
+//! closure over which section names which (a reproducer is the smallest
 //! program that shows the deviation, not a library pasted whole).
 //!
 //! What goes where: `head` sections (headers, types, macros, what main() reads) before

@@ -1,5 +1,5 @@
 //! A bug report for a library's maintainers, in Markdown that GitHub and GitLab render as
-//! is (`mpit-conform report-bug`, issue 44): a title in the tracker's style; the library,
+//! is (`mpit-conform report-bug`): a title in the tracker's style; the library,
 //! its version and hash; the standard's sentences, quoted from specs/clauses.yaml (and
 //! specs/readings.yaml where a reading applies); what the library did (the calls, the
 //! values, the codes) against what was expected; how to build and run the reproducer,

@@ -2,12 +2,12 @@
 //! line to the reports on disk and the exit code.
 
 use super::RunArgs;
-use crate::bench::suite::{open_fds, RunUsage};
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
 use crate::coverage;
 use crate::exit_code;
 use crate::report::{self, Report, Waivers};
+use crate::runner::usage::{open_fds, RunUsage};
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use crate::target::{self, AbiChoice};

@@ -33,7 +33,7 @@ pub enum Ref {
 /// Twelve bytes rather than two `Option`s' sixteen, so that an argument ([`A`]) is
 /// sixteen: a generated sequence's calls are copied whole many times per sequence
 /// (proptest's trees, the search's own copy, the closing calls), and those copies were
-/// the largest cost the function table added (issue 18, the bench). The wire form is
+/// the largest cost the function table added (reports/bench/ANALYSIS.md, "The one function table"). The wire form is
 /// the two options', as before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "StrWire", into = "StrWire")]

@@ -15,6 +15,7 @@ pub mod ranks;
 pub mod readers;
 pub mod remote;
 mod startup;
+pub mod usage;
 pub mod worker;
 
 use crate::cases::{Case, Require, Suite};
@@ -212,7 +213,7 @@ fn run_until(
             };
         }
     };
-    // The capability probe, a worker of its own beside the suite's (issue 21); after
+    // The capability probe, a worker of its own beside the suite's (the capability states of report.json); after
     // them with -j1, which keeps to one process at a time.
     let probe = (cfg.jobs != Some(1)).then(|| {
         let setup = setup.clone();

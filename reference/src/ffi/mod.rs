@@ -2,7 +2,7 @@
 //! MPI-5 standard-ABI signature, the few MPI functions a tool needs, and the
 //! reference-only hooks. Declared in `reference/include/mpit_reference.h`.
 //!
-//! The same functions also speak MPICH's ABI (issue 21: the reference as a test double
+//! The same functions also speak MPICH's ABI (the reference as a test double
 //! for tools linked against MPICH or Intel MPI), chosen once per process ([`abi`]):
 //! `MPIT_REFERENCE_ABI=mpich|standard`, else MPICH's when the library was loaded under
 //! one of MPICH's file names (`crate::MPICH_FILE_NAMES`), else the standard ABI. The two

@@ -1,8 +1,8 @@
-//! Property-test and fuzz-oracle throughput against the reference cdylib (issue 7):
+//! Property-test and fuzz-oracle throughput against the reference cdylib:
 //! sequences per second of the differential property tests, in this process (the
 //! `InProcess` engine, as the `ops_differential` fuzz target runs them) and through a
 //! worker (`Remote`, what `mpit-conform fuzz-props` does); and executions per second of
-//! each fuzz oracle of `crate::fuzzing`, called as the cargo-fuzz targets call them, on
+//! each fuzz oracle of `mpit_conform::fuzzing`, called as the cargo-fuzz targets call them, on
 //! the seed corpus and deterministic generated inputs, without libFuzzer (no coverage
 //! instrumentation, no mutation engine).
 //!
@@ -12,11 +12,11 @@
 
 use super::probe::{Answer, FuzzFigures, Measured, Probe, PropsFigures, PropsRun, Task};
 use super::{loadavg, BenchError, LibSpec, Spread};
-use crate::differential::props::{self, Search};
-use crate::differential::target::InProcess;
-use crate::differential::{Mirror, Mode};
-use crate::fuzzing::{self, ops_differential};
-use crate::runner::remote::Remote;
+use mpit_conform::differential::props::{self, Search};
+use mpit_conform::differential::target::InProcess;
+use mpit_conform::differential::{Mirror, Mode};
+use mpit_conform::fuzzing::{self, ops_differential};
+use mpit_conform::runner::remote::Remote;
 use mpit_reference::ENV_CATALOG;
 use mpit_vocab::catalog::Catalog;
 use serde::{Deserialize, Serialize};
@@ -243,7 +243,7 @@ fn seeds(dir: &Path) -> Vec<Vec<u8>> {
 
 /// The oracle function the cargo-fuzz target of that name calls.
 fn oracle_fn(name: &str) -> Option<fn(&[u8])> {
-    use crate::fuzzing::*;
+    use mpit_conform::fuzzing::*;
     Some(match name {
         "strings" => strings::run,
         "catalog_yaml" => catalog_yaml::run,

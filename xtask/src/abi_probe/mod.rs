@@ -1,4 +1,4 @@
-//! `mpit-conform abi-probe`: an ABI profile (`specs/abi/*.yaml`) made from a vendor's MPI
+//! `cargo xtask abi-probe`: an ABI profile (`specs/abi/*.yaml`) made from a vendor's MPI
 //! header, so no number of a vendor ABI is typed in by hand.
 //!
 //! 1. The header is run through the C preprocessor with a generated file that expands
@@ -28,14 +28,11 @@ mod vendor;
 mod tests;
 
 use crate::abi_tags;
-use crate::target::{bundled_for, Release};
+use mpit_target::{bundled_for, Release};
 use mpit_vocab::profile::{AbiProfile, Family};
 use mpit_vocab::yaml::YamlError;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-pub use names::{HANDLES, MPI_ERROR_CLASSES};
-pub use preprocess::{Preprocessed, Seen};
 
 /// Where the compiler and the header come from.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@ use super::names::{int_names, key, HANDLES};
 use super::preprocess::{Preprocessed, Seen, Value};
 use super::vendor::{family, release};
 use super::ProbeError;
-use crate::target::Release;
+use mpit_target::Release;
 use mpit_vocab::profile::{AbiProfile, Family};
 use mpit_vocab::spec::{Bind, TErr};
 use std::collections::BTreeSet;

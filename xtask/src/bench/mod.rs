@@ -1,5 +1,5 @@
-//! `mpit-conform bench`: how fast the harness judges a library, against the floor the
-//! library itself sets (issue 7). Per library: the floor (fresh processes that only open,
+//! `cargo xtask bench`: how fast the harness judges a library, against the floor the
+//! library itself sets (reports/bench/ANALYSIS.md reads the figures). Per library: the floor (fresh processes that only open,
 //! initialize, enumerate and finalize: `floor`, run in `child`), the full suite with
 //! each `-j` (`suite`), and for the reference the suite on replicated catalogs
 //! (`scale`). The figures go to `bench.json`, and `BENCH.md` is rendered from them
@@ -18,8 +18,8 @@ pub mod spawn;
 pub mod suite;
 pub mod throughput;
 
-use crate::report::now_rfc3339;
 use floor::Floor;
+use mpit_report::now_rfc3339;
 use scale::Scaling;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

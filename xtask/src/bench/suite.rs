@@ -1,4 +1,5 @@
-//! The harness's own figures: a full `mpit-conform run` as a child process, timed from
+//! The harness's own figures: a full `mpit-conform run` (the binary beside this one,
+//! [`super::spawn::conform_exe`]) as a child process, timed from
 //! spawn to reaping. CPU is wait4's (the run and every worker it reaped); the run itself
 //! writes its own peak RSS and its workers' (`--bench-stats FILE`, getrusage SELF and
 //! CHILDREN at its very end), because the children's ru_maxrss is a maximum that would
@@ -6,58 +7,13 @@
 
 use super::spawn::measure;
 use super::{BenchError, LibSpec, Spread};
-use crate::exit_code;
-use mpit_process::{usage_children, usage_self};
-use mpit_process::{Cmd, Ended, Usage};
+use mpit_conform::runner::usage::RunUsage;
+use mpit_process::{Cmd, Ended};
+use mpit_report::exit_code;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
-
-/// What a run writes to `--bench-stats FILE` as it ends.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
-pub struct RunUsage {
-    /// The supervisor (getrusage RUSAGE_SELF).
-    pub supervisor: Usage,
-    /// The supervisor's own peak RSS (VmHWM), KiB. Linux keeps ru_maxrss across exec, so
-    /// RUSAGE_SELF would also count the peak of whatever spawned the run; VmHWM is this
-    /// process image's alone.
-    #[serde(default)]
-    pub supervisor_hwm_kb: u64,
-    /// Its reaped workers (RUSAGE_CHILDREN: CPU summed, maxrss the largest).
-    pub workers: Usage,
-    /// The supervisor's open descriptors when the run started (its Ctrl-C handler
-    /// installed) and when it ended: every worker's pipes, page and rendezvous closed.
-    #[serde(default)]
-    pub fds_start: u64,
-    #[serde(default)]
-    pub fds_end: u64,
-}
-
-impl RunUsage {
-    /// Now, for a run that started with `fds_start` descriptors open.
-    pub fn now(fds_start: u64) -> RunUsage {
-        RunUsage {
-            supervisor: usage_self(),
-            supervisor_hwm_kb: vm_hwm_kb().unwrap_or(0),
-            workers: usage_children(),
-            fds_start,
-            fds_end: open_fds(),
-        }
-    }
-}
-
-/// This process's open descriptors (`/proc/self/fd`, less the one reading it).
-pub fn open_fds() -> u64 {
-    std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count().saturating_sub(1) as u64)
-}
-
-/// This process's peak resident set (`VmHWM` in /proc/self/status), KiB.
-pub fn vm_hwm_kb() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let l = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    l.split_whitespace().nth(1)?.parse().ok()
-}
 
 /// The few keys of report.json the bench needs. Parsing the whole report (tens of
 /// megabytes of evidence for some libraries) grew the bench process, and Linux carries a
@@ -144,8 +100,7 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
         source: e,
     })?;
     let stats = scratch.join("bench-stats.json");
-    let exe = std::env::current_exe().map_err(|e| BenchError::Spawn(e.to_string()))?;
-    let mut cmd = Cmd::new(exe);
+    let mut cmd = Cmd::new(super::spawn::conform_exe().map_err(BenchError::Spawn)?);
     cmd.arg("run")
         .arg("--lib")
         .arg(&lib.path)

@@ -4,9 +4,10 @@
 //! on Ctrl-C (which ends the bench: [`BenchError::Interrupted`]).
 
 use super::BenchError;
-use crate::runner::says_something;
+use mpit_conform::runner::says_something;
 use mpit_process::ctrl_c;
 use mpit_process::{Cmd, Ended, Usage};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// One measured process.
@@ -61,5 +62,20 @@ impl Measured {
             .unwrap_or("")
             .trim()
             .to_string()
+    }
+}
+
+/// The `mpit-conform` binary the bench measures: the one beside this executable, built
+/// from the same checkout by the same profile (`cargo xtask bench` builds it first:
+/// `crate::bench_cli`).
+pub fn conform_exe() -> Result<PathBuf, String> {
+    let me = std::env::current_exe().map_err(|e| format!("cannot find own executable: {e}"))?;
+    let exe = me.with_file_name("mpit-conform");
+    match exe.exists() {
+        true => Ok(exe),
+        false => Err(format!(
+            "{}: no such file (cargo build --release -p mpit-conform)",
+            exe.display()
+        )),
     }
 }

@@ -4,8 +4,9 @@
 //! prints one marked JSON line with its own phase times.
 
 use super::probe::{Answer, Loop, PerCall, Phases, Probe, Task, MARK};
-use crate::target::ffi::{ObjArg, StrArg};
-use crate::target::{AbiChoice, Target};
+use mpit_conform::runner::usage::vm_hwm_kb;
+use mpit_target::ffi::{ObjArg, StrArg};
+use mpit_target::{AbiChoice, Target};
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::{Bind, ThreadLevel};
 use std::collections::BTreeSet;
@@ -82,7 +83,7 @@ fn answer(p: &Probe) -> Result<Answer, String> {
         t.lib.mpi_finalize();
         ph.mpi_finalize_us = us(t5.elapsed());
     }
-    ph.hwm_kb = super::suite::vm_hwm_kb().unwrap_or(0);
+    ph.hwm_kb = vm_hwm_kb().unwrap_or(0);
     Ok(answer.map_or(Answer::Enumerated(ph), Answer::PerCall))
 }
 

@@ -6,8 +6,8 @@
 use super::probe::{Answer, PerCall, Phases, Probe, Task, MARK};
 use super::spawn::{measure, Measured};
 use super::{BenchError, LibSpec, Spread};
-use crate::target::worker_env;
 use mpit_process::Cmd;
+use mpit_target::worker_env;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 

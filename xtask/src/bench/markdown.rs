@@ -50,7 +50,7 @@ pub fn render(b: &Bench) -> String {
         .map(|j| format!("-j{}", super::jobs_word(*j)))
         .collect::<Vec<_>>()
         .join(" / ");
-    let _ = writeln!(o, "# mpit-conform benchmarks\n");
+    let _ = writeln!(o, "# cargo xtask benchmarks\n");
     let _ = writeln!(
         o,
         "How fast mpit-conform judges a library, against the floor the library itself sets.\n\

@@ -3,7 +3,7 @@
 //! result is compared with, so it stays one small piece apart from the probing itself.
 
 use super::preprocess::Preprocessed;
-use crate::target::Release;
+use mpit_target::Release;
 use mpit_vocab::profile::Family;
 use std::fmt::Write as _;
 

@@ -1,11 +1,13 @@
-//! `mpit-conform bench`: the command line of `crate::bench` (inputs checked here, before
-//! any process starts).
+//! `cargo xtask bench`: the command line of `crate::bench` (inputs checked here, before
+//! any process starts). It first builds what it measures, `mpit-conform` and the
+//! reference cdylib, by the profile this executable was built with, so the one command
+//! regenerates `reports/bench/`.
 
 use crate::bench::soak::SoakOptions;
 use crate::bench::{self, LibSpec, Options, Settings};
-use crate::exit_code;
 use anyhow::{bail, Result};
-use mpit_process::ctrl_c;
+use mpit_process::{ctrl_c, Cmd};
+use mpit_report::exit_code;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -82,10 +84,10 @@ pub struct BenchArgs {
     /// fuzz-props in its lifecycle mode for --soak-fuzz-secs; exit 1 if a count grew.
     #[arg(long)]
     soak: bool,
-    /// Suite runs of the soak (the measurement of issue 47: 200).
+    /// Suite runs of the soak (reports/bench/SOAK.md was measured with 200).
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     soak_runs: u64,
-    /// Seconds of fuzz-props lifecycle sequences of the soak (issue 47: 600).
+    /// Seconds of fuzz-props lifecycle sequences of the soak (reports/bench/SOAK.md: 600).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     soak_fuzz_secs: u64,
 }
@@ -97,6 +99,7 @@ fn default_targets() -> PathBuf {
 }
 
 pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
+    build_measured()?;
     let reference = match &a.reference {
         Some(p) => p.clone(),
         None => std::env::current_exe()?
@@ -104,6 +107,7 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
             .map(|d| d.join("libmpit_reference.so"))
             .unwrap_or_default(),
     };
+    let reference = relative(reference);
     if a.soak {
         return soak(a, reference, argv);
     }
@@ -127,6 +131,9 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
                 ));
             }
         }
+    }
+    for l in &mut libs {
+        l.path = relative(std::mem::take(&mut l.path));
     }
     if !a.only.is_empty() {
         for n in &a.only {
@@ -239,12 +246,54 @@ fn names(libs: &[LibSpec]) -> String {
         .join(", ")
 }
 
-/// The command as BENCH.md shows it: the release build of both crates, then this
-/// invocation with the binary named as built.
+/// The command as BENCH.md shows it: this invocation through the cargo alias
+/// (`.cargo/config.toml`), which builds everything it measures.
 fn command_line(argv: &[String]) -> String {
     let args: Vec<&str> = argv.iter().skip(1).map(String::as_str).collect();
-    format!(
-        "cargo build --release -p mpit-conform -p mpit-reference && target/release/mpit-conform {}",
-        args.join(" ")
-    )
+    format!("cargo xtask {}", args.join(" "))
+}
+
+/// `path` relative to the working directory when it lies under it: the libraries as
+/// bench.json, BENCH.md and SOAK.md name them (and as the runs open them, from the same
+/// directory), without the machine's checkout path.
+fn relative(path: PathBuf) -> PathBuf {
+    let under = std::env::current_dir()
+        .ok()
+        .and_then(|d| path.strip_prefix(&d).ok().map(PathBuf::from));
+    under.unwrap_or(path)
+}
+
+/// Builds `mpit-conform` and the reference cdylib beside this executable (same target
+/// directory, same profile): a stale binary must not be measured. `$CARGO` is the cargo
+/// that ran this (`cargo xtask`, `cargo test`), else `cargo` from `PATH`.
+fn build_measured() -> Result<()> {
+    let me = std::env::current_exe()?;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Cmd::new(cargo);
+    // This package too, as the tests build this binary (harness/tests/common): the
+    // features resolve alike, and neither build undoes the other's.
+    cmd.args([
+        "build",
+        "--quiet",
+        "-p",
+        "mpit-conform",
+        "-p",
+        "mpit-reference",
+    ])
+    .args(["-p", "mpit-xtask"]);
+    if me.parent().is_some_and(|d| d.ends_with("release")) {
+        cmd.arg("--release");
+    }
+    cmd.current_dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let o = cmd
+        .timeout(Duration::from_secs(3600))
+        .run()
+        .map_err(|e| anyhow::anyhow!("bench: cannot run cargo build: {e}"))?;
+    if !o.exit.ended.success() {
+        bail!(
+            "bench: building mpit-conform and the reference failed: {}",
+            o.stderr.text().lines().last().unwrap_or("")
+        );
+    }
+    Ok(())
 }

@@ -1,4 +1,4 @@
-//! `mpit-conform bench --soak`: what a long life leaves behind (issue 47). The suite on
+//! `cargo xtask bench --soak`: what a long life leaves behind (descriptors, processes, zombies, temporary files). The suite on
 //! the reference N times in a row in this one process (so that whatever a run leaves —
 //! a descriptor, a process, a temporary directory — piles up here, in the supervisor of
 //! every run), its report written each time as `run` writes it; then `fuzz-props` in its
@@ -9,15 +9,15 @@
 //! entries of /dev/shm, and its resident memory. The figures go to `soak.json` and
 //! `SOAK.md` beside the bench's. A measurement, not a timed test.
 
-use super::suite::open_fds;
 use super::{loadavg, BenchError};
-use crate::differential::props::{self, Search};
-use crate::differential::{Mirror, Mode};
-use crate::report::{self, now_rfc3339};
-use crate::runner::remote::Remote;
-use crate::runner::{self, Config};
-use crate::specs::Source;
+use mpit_conform::differential::props::{self, Search};
+use mpit_conform::differential::{Mirror, Mode};
+use mpit_conform::runner::remote::Remote;
+use mpit_conform::runner::usage::open_fds;
+use mpit_conform::runner::{self, Config};
 use mpit_process::{sweep_orphans, TAG};
+use mpit_report::now_rfc3339;
+use mpit_spec::specs::Source;
 use mpit_vocab::catalog::Catalog;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -224,7 +224,7 @@ fn suites(
             .map(|(s, n)| format!("{n} {}", s.as_str()))
             .collect();
         *outcomes.entry(by.join(", ")).or_default() += 1;
-        report::json::write(&r, &scratch.join("report.json"))
+        mpit_report::json::write(&r, &scratch.join("report.json"))
             .map_err(|e| BenchError::Run("reference".into(), e.to_string()))?;
         if (n + 1) % 10 == 0 {
             eprintln!("bench: soak: {} of {runs} suite runs", n + 1);
@@ -322,7 +322,7 @@ pub fn write(s: &Soak, dir: &Path) -> Result<(), BenchError> {
     json.push('\n');
     for (name, text) in [("soak.json", json), ("SOAK.md", markdown(s))] {
         let path = dir.join(name);
-        report::json::atomic_write(&path, text.as_bytes())
+        mpit_report::json::atomic_write(&path, text.as_bytes())
             .map_err(|e| BenchError::Run("soak".into(), format!("{}: {e}", path.display())))?;
     }
     Ok(())
