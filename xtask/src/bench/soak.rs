@@ -331,7 +331,7 @@ pub fn write(s: &Soak, dir: &Path) -> Result<(), BenchError> {
 /// SOAK.md.
 pub fn markdown(s: &Soak) -> String {
     let mut md = format!(
-        "# Soak\n\nWhat a long life leaves behind (`harness/src/bench/soak.rs`): the suite on the \
+        "# Soak\n\nWhat a long life leaves behind (`xtask/src/bench/soak.rs`): the suite on the \
          reference run again and again in one process, which is the supervisor of every run, \
          its report written each time; then `fuzz-props` in its lifecycle mode (a fresh worker \
          per sequence). Counted before and after each phase: the process's open descriptors, \
