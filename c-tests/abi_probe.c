@@ -1,4 +1,4 @@
-/* The abi-probe's C half (`mpit-conform abi-probe`, harness/src/abi_probe/compile.rs): compiled
+/* The abi-probe's C half (`cargo xtask abi-probe`, xtask/src/abi_probe/compile.rs): compiled
  * against a vendor's MPI header, it prints the value of every constant an ABI profile
  * needs, one `KIND NAME VALUE` line each. It only reads compile-time constants, so it is
  * never linked against libmpi and calls no MPI function.

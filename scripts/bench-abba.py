@@ -3,10 +3,10 @@
 
     scripts/bench-abba.py OLD_DIR NEW_DIR [ROUNDS] [CPU]
 
-Each DIR holds a build's `mpit-conform` and `libmpit_reference.so` (copy them out of
+Each DIR holds a build's `xtask` (the bench's binary, `cargo build --release -p mpit-xtask`) and `libmpit_reference.so` (copy them out of
 target/release: a build in progress must not replace them under a run). The two builds
 alternate A B B A on one core (`taskset -c CPU`, default 1), each process one search of
-4,096 sequences (`mpit-conform __bench-probe`, the bench's own child), ROUNDS rounds
+4,096 sequences (`xtask __bench-probe`, the bench's own child), ROUNDS rounds
 (default 30). Printed: the median of the ratios NEW/OLD of adjacent runs, with its
 quartiles, in sequences and in calls per second (the same when both builds generate the
 same sequences).
@@ -30,7 +30,7 @@ def search(build: str, cpu: str) -> dict:
     """One fresh process, one search; its figures (sequences, calls, elapsed_ms)."""
     probe = json.dumps({"lib": f"{build}/libmpit_reference.so", "abi": "auto", "task": TASK})
     out = subprocess.run(
-        ["taskset", "-c", cpu, f"{build}/mpit-conform", "__bench-probe", probe],
+        ["taskset", "-c", cpu, f"{build}/xtask", "__bench-probe", probe],
         capture_output=True,
         text=True,
         check=True,

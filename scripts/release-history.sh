@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The release history (issue 46): every installable MPICH, Open MPI and Intel MPI release
+# The release history: every installable MPICH, Open MPI and Intel MPI release
 # judged in both modes, so each finding says in which releases it appears and where it was fixed.
 #
 #   bash scripts/release-history.sh                     # everything: fetch (cached), run, render
@@ -95,13 +95,16 @@ case ${1:-} in
 esac
 only=("$@")
 
-cargo build --quiet --release -p mpit-conform -p mpit-reference
+cargo build --quiet --release -p mpit-conform -p mpit-reference -p mpit-xtask
 mkdir -p "$CACHE" "$HIST"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 # A copy of the binary: a rebuild during the run (minutes) must not change the judge midway.
 cp "$bin" "$scratch/mpit-conform"
 bin=$scratch/mpit-conform
+# The maintainers' tools (`cargo xtask abi-probe`), copied for the same reason.
+cp target/release/xtask "$scratch/xtask"
+xtask=$scratch/xtask
 # The runs' working directory: older Intel MPI releases leave files in it (mpit-conform.80s-*,vm.btr,
 # one per worker). The paths the reports record stay relative to the checkout (.history-cache/...).
 mkdir -p "$scratch/cwd"
@@ -158,7 +161,7 @@ judge() { # lib out ldpath [flags...]
     echo "$rc $(($(date +%s) - start))"
 }
 
-# --abi for a release no bundled profile matches (MPICH 3.4): a profile `mpit-conform abi-probe`
+# --abi for a release no bundled profile matches (MPICH 3.4): a profile `cargo xtask abi-probe`
 # makes from the wheel's own mpi.h, kept beside the release's reports (abi-profile.yaml) so
 # --check uses the same. Prints nothing when the harness chooses a bundled profile itself.
 abi_flags() { # vfam version lib prefix ldpath
@@ -173,7 +176,7 @@ abi_flags() { # vfam version lib prefix ldpath
     grep -q 'no bundled .* profile is known to match' "$scratch/probe-$vfam-$ver.log" || return 0
     [[ -f $prefix/include/mpi.h ]] || return 0
     mkdir -p "$(dirname "$prof")"
-    (cd "$prefix" && "$bin" abi-probe --include include) >"$prof" 2>>"$scratch/probe-$vfam-$ver.log" \
+    (cd "$prefix" && "$xtask" abi-probe --include include) >"$prof" 2>>"$scratch/probe-$vfam-$ver.log" \
         || { rm -f "$prof"; return 0; }
     echo "--abi $prof"
 }

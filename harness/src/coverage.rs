@@ -16,7 +16,7 @@ use crate::cases::clauses::{Clauses, Strength};
 use crate::cases::Suite;
 use crate::report::Report;
 use crate::verdict::{Level, Status};
-use mpit_reference::yaml::YamlError;
+use mpit_vocab::yaml::YamlError;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 

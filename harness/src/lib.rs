@@ -12,7 +12,7 @@
 //! rank launcher, the bench's runs, the compiler) start only through the crate
 //! `mpit-process` (process/).
 //!
-//! 0. `specs`, `verdict`, `kind`, `abi_tags`, `pvar_relations`, `exit_code`: the
+//! 0. `specs`, `verdict`, `kind`, `pvar_relations`, `exit_code`: the
 //!    embedded spec bundle, the result types, the entity kinds with an index space, and
 //!    data with no behaviour of their own
 //! 1. `readings`, `target`, `capabilities`: strictness readings; the library under test
@@ -20,16 +20,16 @@
 //!    `unsafe`); the capability states
 //! 2. `cases`, `report`: the YAML case language, the function table, the clause list;
 //!    reports rendered from a stored result file
-//! 3. `judge`, `coverage`, `repro`: judging (pure: observation against expectation, the
-//!    run-wide return-code table, values and inventory); clause coverage; C reproducers
+//! 3. `judge`, `coverage`: judging (pure: observation against expectation, the
+//!    run-wide return-code table, values and inventory); clause coverage
 //! 4. `exec`: the interpreter of a case against a target (`exec::calls`: one call on
 //!    the target, the engine both oracles call through)
 //! 5. `differential`: the second oracle (generated sequences on the reference model and
 //!    the target, compared; its target engine calls through `exec::calls`)
 //! 6. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
 //!    engines, cross-rank run); the fuzz oracles
-//! 7. `workflows`, `bench`, `abi_probe`: the second oracle's workflows under the CLI
-//!    (`fuzz-props`, `replay`, `run --model-check`); the benchmark; the header probe
+//! 7. `workflows`: the second oracle's workflows under the CLI (`fuzz-props`,
+//!    `replay`, `run --model-check`)
 //! 8. `cli`
 //!
 //! `target` is the crate `mpit-target` (library/), which holds all the harness's MPI
@@ -43,9 +43,6 @@ pub use mpit_report::{capabilities, exit_code};
 pub use mpit_spec::{cases, kind, readings, specs, verdict};
 pub use mpit_target as target;
 
-pub mod abi_probe;
-pub mod abi_tags;
-pub mod bench;
 pub mod cli;
 pub mod coverage;
 pub mod differential;
@@ -53,6 +50,5 @@ pub mod exec;
 pub mod fuzzing;
 pub mod judge;
 pub mod pvar_relations;
-pub mod repro;
 pub mod runner;
 pub mod workflows;

@@ -11,7 +11,7 @@
 //!   three is not judged);
 //! * LEVEL and SIZE are never negative, PERCENTAGE stays within [0, 1] (R-PCLASS).
 
-use mpit_reference::spec::PvarClass;
+use mpit_vocab::spec::PvarClass;
 
 /// A relation a value broke: the rule, the relation in the case language's words (`eq`,
 /// `ge`, `le`, or `nonneg` and `fraction` for the ranges) and what was seen.

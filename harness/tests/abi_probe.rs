@@ -1,24 +1,24 @@
-//! `mpit-conform abi-probe` against the vendors' real headers: every bundled profile is
+//! `cargo xtask abi-probe` against the vendors' real headers: every bundled profile is
 //! what the probe makes from its vendor's header today, the standard ABI's `mpi_abi.h`
 //! reproduces `specs/abi/standard.yaml`, and bad input is one line with exit code 2.
 
 mod common;
 
-use mpit_reference::profile::AbiProfile;
+use mpit_vocab::profile::AbiProfile;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn probe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mpit-conform"))
+    common::xtask()
         .arg("abi-probe")
         .args(args)
         .current_dir(repo())
         .output()
-        .expect("run mpit-conform abi-probe")
+        .expect("run xtask abi-probe")
 }
 
 fn committed(name: &str) -> AbiProfile {
@@ -169,7 +169,7 @@ fn committed_profiles_name_their_source() {
         assert!(head[1].ends_with("/mpi.h"), "{name}: {}", head[1]);
         assert!(
             head[3].contains(&format!(
-                "mpit-conform abi-probe --include {} --header mpi.h --out specs/abi/{name}.yaml",
+                "cargo xtask abi-probe --include {} --header mpi.h --out specs/abi/{name}.yaml",
                 Path::new(head[1].trim_start_matches("#").trim())
                     .parent()
                     .unwrap()

@@ -1,4 +1,4 @@
-//! `mpit-conform bench` cannot rot: on the reference, with tiny repetitions and a few
+//! `cargo xtask bench` cannot rot: on the reference, with tiny repetitions and a few
 //! cases, it writes a well-formed bench.json and BENCH.md. No timing is asserted (a
 //! benchmark is not a test).
 
@@ -11,7 +11,7 @@ fn bench_on_the_reference_writes_bench_json_and_md() {
     let lib = reference_lib();
     let out = scratch("bench");
     let corpus = repo().join("fuzz/corpus");
-    let o = run(
+    let o = run_xtask(
         &[
             "bench",
             "--reference",
@@ -139,7 +139,7 @@ fn bench_on_the_reference_writes_bench_json_and_md() {
 
 #[test]
 fn bench_bad_input_is_one_line_and_exit_2() {
-    let o = run(
+    let o = run_xtask(
         &[
             "bench",
             "--only",
@@ -163,7 +163,7 @@ fn the_soak_counts_what_a_long_life_leaves_and_finds_nothing() {
     let out = scratch("soak");
     let tmp = out.join("tmp");
     std::fs::create_dir_all(&tmp).expect("tmp");
-    let o = run(
+    let o = run_xtask(
         &[
             "bench",
             "--soak",

@@ -1,4 +1,4 @@
-//! Capability states (issue 21): the probe on the reference (events fire, sources tick),
+//! Capability states (the MPI-4.0 additions to MPI_T): the probe on the reference (events fire, sources tick),
 //! on real libraries without events (Debian Open MPI 4.1.4 exports none of the MPI-4.0
 //! functions; Debian MPICH 4.0.2 exports them all with 0 events and 0 sources), a probe
 //! whose worker dies, and the tables in report.md and the matrix.

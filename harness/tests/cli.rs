@@ -353,9 +353,9 @@ fn real_libraries_run_with_their_bundled_profiles() {
     let _ = std::fs::remove_dir_all(&scratch_dir);
 }
 
-/// Issue 3, "a round trip per target": each real library's catalog, dumped as YAML and
+/// A round trip per target: each real library's catalog, dumped as YAML and
 /// loaded into the reference (`MPIT_REFERENCE_CATALOG`), is dumped back identically.
-/// Open MPI's catalogs need the two format additions of reference/src/catalog: declared
+/// Open MPI's catalogs need the two format additions of vocab/src/catalog: declared
 /// deviations (`deviations: [R-ENUM-1]` on its MPI_UNSIGNED flag cvars that carry an
 /// enum) and no enumeration that only undecodable (MPI_C_BOOL) entries use.
 #[test]
@@ -492,7 +492,7 @@ fn alive(pid: u32) -> bool {
         .is_some_and(|zombie| !zombie)
 }
 
-/// Ctrl-C during a run (issue 4 §3): SIGINT to the supervisor while its worker hangs in
+/// Ctrl-C during a run: SIGINT to the supervisor while its worker hangs in
 /// a vendor call stops the run at once; the workers are killed, the partial report is
 /// written and marked interrupted, and the exit code is 2 (incomplete verdict).
 #[test]

@@ -17,9 +17,9 @@ use mpit_conform::differential::target::TargetEngine;
 use mpit_conform::differential::{HandleKind, Mirror, Slots};
 use mpit_conform::target::{AbiChoice, Target};
 use mpit_conform::verdict::Level;
-use mpit_reference::catalog::Catalog;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::ThreadLevel;
+use mpit_vocab::catalog::Catalog;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::ThreadLevel;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 

@@ -1,4 +1,4 @@
-//! reports/FINDINGS.md and the published reports agree (issue 6 §1–2): every `fail`,
+//! reports/FINDINGS.md and the published reports agree: every `fail`,
 //! `crash`, `timeout` or `error` of a published report is claimed by a finding, and every
 //! claim is an unexpected result in both published runs of that library (default and
 //! `--strict`) at level must (the findings are MUST deviations; a SHOULD or robustness
@@ -123,7 +123,7 @@ fn findings_match_the_published_reports() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// The release history (issue 46): `reports/history/history.json` names the columns in
+/// The release history (scripts/release-history.sh): `reports/history/history.json` names the columns in
 /// release order and which published target each copied release is; from the recorded
 /// reports, every finding's `**History:**` line of FINDINGS.md is computed again and must
 /// be the one the file has, every finding must have one, and a published target's column

@@ -234,7 +234,7 @@ fn no_file_is_over_600_lines() {
     assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
 }
 
-/// A path into another crate of the workspace (`mpit_reference::spec::Bind`) on `line`.
+/// A path into another crate of the workspace (`mpit_vocab::spec::Bind`) on `line`.
 fn workspace_path(line: &str) -> bool {
     line.match_indices("mpit_").any(|(i, _)| {
         let before = line[..i].chars().next_back();
@@ -398,7 +398,7 @@ fn submodules_form_no_cycle() {
             left.keys().collect::<Vec<_>>()
         );
     }
-    assert!(graph.len() > 8, "the modules were read");
+    assert!(graph.len() > 5, "the modules were read");
 }
 
 /// The module path of a file under a crate root (`gen/build.rs` → `gen::build`,

@@ -230,7 +230,7 @@ fn html_escapes_and_holds_every_finding() {
     // Each expandable row is followed by its evidence.
     assert_eq!(page.matches("<tr class=\"ev\">").count(), 8);
     // Each result a bug report can be written for shows the command that writes it, as
-    // a shell runs it beside report.json (issue 44).
+    // a shell runs it beside report.json (the report-bug command report.html shows).
     let bugs: Vec<_> = r
         .results
         .iter()

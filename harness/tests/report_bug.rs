@@ -1,4 +1,4 @@
-//! `mpit-conform report-bug` (issue 44): from a result of a report, a directory with
+//! `mpit-conform report-bug`: from a result of a report, a directory with
 //! repro.c and ISSUE.md.
 //!
 //! - the command report.html shows under a failing result runs as shown, beside

@@ -1,4 +1,4 @@
-//! `mpit-conform repro` (issue 20): standalone C reproducers.
+//! `mpit-conform repro`: standalone C reproducers.
 //!
 //! - every finding of reports/FINDINGS.md has a reproducer in reports/repro/, and each is
 //!   exactly what `repro` writes from the published report (`MPIT_BLESS=1` rewrites them);
@@ -15,8 +15,8 @@ mod common;
 use common::{reference_lib, repo, run, scratch};
 use mpit_conform::cases::clauses::Clauses;
 use mpit_conform::cases::Suite;
-use mpit_conform::repro::{c_program, pick, Origin};
 use mpit_conform::verdict::Status;
+use mpit_repro::{c_program, pick, Origin};
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -157,7 +157,7 @@ fn every_finding_has_the_reproducer_repro_writes() {
     }
 }
 
-/// A reproducer carries only what its case reaches (issue 44): no helper it does not
+/// A reproducer carries only what its case reaches (reports/repro/README.md): no helper it does not
 /// call (`-Wunused-function` under `-Werror`, and no `UNUSED` marker to silence it), no
 /// header it does not need, and the case before the helpers. Compiled against the
 /// reference's header (the standard ABI), where every MPI-4.0 branch is compiled too.
@@ -642,7 +642,7 @@ fn every_published_failure_reproduces() {
         let report = mpit_conform::report::json::read(&published(t)).unwrap();
         let mut cases: Vec<&str> = Vec::new();
         for r in &report.results {
-            if mpit_conform::repro::reproducible(r)
+            if mpit_repro::reproducible(r)
                 && !cases.contains(&r.case.as_str())
                 && r.case != mpit_conform::judge::return_codes::CASE
             {

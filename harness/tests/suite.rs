@@ -203,7 +203,7 @@ fn mutation_score_is_100_percent() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-/// The baselines this run is compared with (issue 6 §3): reports/published/, made by
+/// The baselines this run is compared with (the published baselines): reports/published/, made by
 /// scripts/publish-reports.sh.
 fn baseline(name: &str) -> std::path::PathBuf {
     repo().join(format!("reports/published/{name}/report.json.gz"))
@@ -235,7 +235,7 @@ fn unstable() -> Vec<Unstable> {
 
 /// Every real library runs the whole suite to a report: no `error` result, exit 0 or 1;
 /// and every result has the status of the committed baseline (the regression gate of
-/// issue 6 §3: a harness change that flips a verdict must update the baseline, i.e. run
+/// CONTRIBUTING.md, "Republishing the reports": a harness change that flips a verdict must update the baseline, i.e. run
 /// scripts/publish-reports.sh, in the same commit, and say why).
 #[test]
 fn real_targets_complete_the_suite() {
@@ -403,7 +403,7 @@ fn must_rules_are_judged_on_the_reference_and_on_real_libraries() {
     assert_eq!(total, 66, "{line}");
     assert_eq!(reference, 63, "{out}");
     assert_eq!(real, 53, "{out}");
-    // Issue 19: the value rules are judged by cases that make the library work between
+    // The value rules are judged by cases that make the library work between
     // their reads (activity, simulate, MPI_Init) or null every OUT argument in turn.
     for rule in ["R-PCLASS", "R-SESS-1", "R-CVAR-3", "R-CAT", "R-PRESET-1"] {
         let row = out

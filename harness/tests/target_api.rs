@@ -14,10 +14,10 @@ use mpit_conform::target::ffi::{
     take_deliveries, take_dropped, take_freed, BufOut, ObjArg, RawHandle, Recording, StrArg,
 };
 use mpit_conform::target::{AbiChoice, Target};
-use mpit_reference::catalog::{Appears, Catalog};
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::{Bind, CbSafety, Datatype, PvarClass, TErr, ThreadLevel};
-use mpit_reference::value::Value;
+use mpit_vocab::catalog::{Appears, Catalog};
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::{Bind, CbSafety, Datatype, PvarClass, TErr, ThreadLevel};
+use mpit_vocab::value::Value;
 use std::path::Path;
 use std::process::Command;
 use std::sync::{Mutex, MutexGuard, PoisonError};

@@ -1,4 +1,4 @@
-//! The reference as a test double for real tools (issue 21, item 4): the cdylib staged
+//! The reference as a test double for real tools: the cdylib staged
 //! under MPICH's file names (`libmpi.so.12`, `libmpich.so.12`) speaks MPICH's ABI.
 //! * the harness judges that build exactly as it judges the standard-ABI one;
 //! * two tools nobody here wrote — MPICH's `mpivars` (Debian's and the PyPI wheel's) and

@@ -23,7 +23,7 @@
 
 use super::ffi::{in_flight, RawObj};
 use super::Target;
-use mpit_reference::spec::Datatype;
+use mpit_vocab::spec::Datatype;
 use std::time::Instant;
 
 /// How much of each kind of work to do.

@@ -6,8 +6,8 @@
 //! session directory, scripts/TARGETS.md). `{tmp}` in a value names that directory.
 
 use super::elf;
-use mpit_reference::yaml::{self, YamlError};
 use mpit_spec::specs;
+use mpit_vocab::yaml::{self, YamlError};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -25,10 +25,10 @@ pub use env::{worker_env, WorkerEnv};
 pub use named::{is_linked, lib_exists, library_file, LINKED_REFERENCE};
 pub use predefined::Predefined;
 
-use mpit_reference::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
-use mpit_reference::spec::Datatype;
-use mpit_reference::yaml::YamlError;
 use mpit_spec::specs;
+use mpit_vocab::profile::{AbiProfile, Family, HandleValue, HandleWidth, ReturnCode};
+use mpit_vocab::spec::Datatype;
+use mpit_vocab::yaml::YamlError;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -43,7 +43,7 @@ pub enum AbiChoice {
     Family(Family),
     /// One bundled profile by name (`mpich-4`, `openmpi-5`, ...).
     Bundled(&'static Bundled),
-    /// A profile YAML file (e.g. written by `mpit-conform abi-probe`).
+    /// A profile YAML file (e.g. written by `cargo xtask abi-probe`).
     File(PathBuf),
 }
 
@@ -95,7 +95,7 @@ macro_rules! bundled {
 }
 
 /// Every bundled profile; within a family, oldest release first. The vendor profiles are
-/// generated from the vendors' headers by `mpit-conform abi-probe` (each file's first
+/// generated from the vendors' headers by `cargo xtask abi-probe` (each file's first
 /// lines say which header and how to regenerate it).
 pub static BUNDLED: &[Bundled] = &[
     bundled!("standard", Family::Standard),
@@ -218,7 +218,7 @@ pub enum TargetError {
     Undetected(String),
     #[error("--abi {chosen} contradicts the library: {detected}; pass --force to proceed anyway")]
     Contradiction { chosen: String, detected: String },
-    #[error("no bundled {family} profile is known to match {release} (\"{version}\"); pass --abi {family} to use the newest ({newest}), or --abi FILE.yaml written by `mpit-conform abi-probe` from the library's mpi.h")]
+    #[error("no bundled {family} profile is known to match {release} (\"{version}\"); pass --abi {family} to use the newest ({newest}), or --abi FILE.yaml written by `cargo xtask abi-probe` from the library's mpi.h")]
     NoMatchingProfile {
         family: Family,
         release: Release,

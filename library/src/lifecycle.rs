@@ -20,7 +20,7 @@
 
 use super::ffi::in_flight;
 use super::Target;
-use mpit_reference::spec::ThreadLevel;
+use mpit_vocab::spec::ThreadLevel;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 

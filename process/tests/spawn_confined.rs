@@ -47,10 +47,13 @@ fn no_crate_but_mpit_process_starts_a_process() {
         "spec/src",
         "report/src",
         "reference/src",
+        "vocab/src",
+        "repro/src",
+        "xtask/src",
     ] {
         let mut files = Vec::new();
         rust_files(&root.join(src), &mut files);
-        assert!(files.len() > 10, "{src} was read");
+        assert!(files.len() > 4, "{src} was read");
         for f in files {
             let rel = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
             if VENDOR_BEHAVIOUR.contains(&rel.as_str()) {

@@ -2,6 +2,7 @@
 //! so the harness can prove it catches it (mutation score). Selected with
 //! `MPIT_REFERENCE_FAULTS=name[,name]` (`list` prints them) or `Faults::parse`.
 
+use mpit_vocab::catalog::Variations;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -238,6 +239,14 @@ impl Faults {
 
     pub fn has(&self, f: Fault) -> bool {
         self.0.contains(&f)
+    }
+
+    /// The variations of the catalog these faults ask for (`Catalog::varied`).
+    pub fn variations(&self) -> Variations {
+        Variations {
+            empty_descriptions: self.has(Fault::EmptyDescriptions),
+            long_names: self.has(Fault::LongNames),
+        }
     }
 
     pub fn iter(&self) -> impl Iterator<Item = Fault> + '_ {

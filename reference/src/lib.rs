@@ -5,8 +5,6 @@
 //! ([`ffi`], the only module with `unsafe`).
 
 #[forbid(unsafe_code)]
-pub mod catalog;
-#[forbid(unsafe_code)]
 pub mod faults;
 mod ffi;
 /// The C entry points by name, for a program that links this crate ([`linked::symbol`]).
@@ -14,15 +12,7 @@ pub use ffi::linked;
 #[forbid(unsafe_code)]
 pub mod model;
 #[forbid(unsafe_code)]
-pub mod profile;
-#[forbid(unsafe_code)]
-pub mod spec;
-#[forbid(unsafe_code)]
 pub mod strings;
-#[forbid(unsafe_code)]
-pub mod value;
-#[forbid(unsafe_code)]
-pub mod yaml;
 
 /// Environment variable naming a catalog file to load instead of the default one.
 pub const ENV_CATALOG: &str = "MPIT_REFERENCE_CATALOG";

@@ -5,10 +5,10 @@
 
 mod common;
 
-use mpit_reference::catalog::{Appears, Catalog};
 use mpit_reference::faults::Fault;
-use mpit_reference::profile::AbiProfile;
-use mpit_reference::spec::TErr;
+use mpit_vocab::catalog::{Appears, Catalog};
+use mpit_vocab::profile::AbiProfile;
+use mpit_vocab::spec::TErr;
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};

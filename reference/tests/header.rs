@@ -8,7 +8,7 @@
 //! * the parameters of each Rust definition in `src/ffi/` match the header's, type by
 //!   type (int, MPI_Count, handle, function pointer, and the pointee of each pointer).
 
-use mpit_reference::profile::{AbiProfile, HandleValue};
+use mpit_vocab::profile::{AbiProfile, HandleValue};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -1,9 +1,9 @@
-//! The cdylib loaded under MPICH's file name speaks MPICH's ABI (issue 21): numbers
+//! The cdylib loaded under MPICH's file name speaks MPICH's ABI: numbers
 //! from `specs/abi/mpich-5.yaml`, `MPI_Datatype`/`MPI_Comm`/`MPI_Info` as 4-byte ints.
 //! One process per test file, so this file's process only ever sees the MPICH ABI.
 
-use mpit_reference::profile::{AbiProfile, HandleValue};
-use mpit_reference::spec::{TErr, ThreadLevel};
+use mpit_vocab::profile::{AbiProfile, HandleValue};
+use mpit_vocab::spec::{TErr, ThreadLevel};
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::path::PathBuf;
 

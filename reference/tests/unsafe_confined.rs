@@ -38,6 +38,9 @@ fn unsafe_and_raw_pointers_only_in_ffi() {
         ("harness/src", None),
         ("spec/src", None),
         ("report/src", None),
+        ("vocab/src", None),
+        ("repro/src", None),
+        ("xtask/src", None),
     ] {
         let src = root.join(crate_src);
         let mut files = Vec::new();

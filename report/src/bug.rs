@@ -1,4 +1,4 @@
-//! The bug report of a result (`mpit-conform report-bug`, issue 44): which results have
+//! The bug report of a result (`mpit-conform report-bug`): which results have
 //! one, and the command that writes it, as report.html shows it under each of them.
 
 use crate::verdict::{CaseResult, Oracle, Status};

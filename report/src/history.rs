@@ -1,4 +1,4 @@
-//! The release history (issue 46): `mpit-conform matrix --history`, the matrix whose
+//! The release history (scripts/release-history.sh): `mpit-conform matrix --history`, the matrix whose
 //! columns are releases (labels `family/version`, the families' releases in order, as
 //! `scripts/release-history.sh` passes them). On top of [`Matrix`] it says, per family,
 //! in which releases a case (or a finding of `reports/FINDINGS.md`, through its claimed

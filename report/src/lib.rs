@@ -53,7 +53,7 @@ use mpit_spec::{specs, verdict};
 use crate::capabilities::Capabilities;
 use crate::specs::Provenance;
 use crate::verdict::{Area, CaseResult, Oracle, Status};
-use mpit_reference::yaml::YamlError;
+use mpit_vocab::yaml::YamlError;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;

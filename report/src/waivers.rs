@@ -14,7 +14,7 @@
 
 use super::{is_unexpected, Report, Summary};
 use glob::Pattern;
-use mpit_reference::yaml::{self, YamlError};
+use mpit_vocab::yaml::{self, YamlError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

@@ -5,7 +5,7 @@
 //! names the entries it applies by the constants below (a test checks they exist).
 
 use crate::specs;
-use mpit_reference::yaml::{self, YamlError};
+use mpit_vocab::yaml::{self, YamlError};
 use serde::Deserialize;
 use std::sync::OnceLock;
 

@@ -10,8 +10,8 @@
 //! cases.
 
 use include_dir::{include_dir, Dir};
-use mpit_reference::yaml;
-use mpit_reference::yaml::YamlError;
+use mpit_vocab::yaml;
+use mpit_vocab::yaml::YamlError;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};

@@ -94,7 +94,7 @@ impl std::fmt::Display for Level {
     }
 }
 
-/// The area of the chapter a case belongs to (issue 4: a closed list, stable in reports).
+/// The area of the chapter a case belongs to (a closed list, stable in reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Area {

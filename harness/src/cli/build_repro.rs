@@ -17,8 +17,8 @@
 //! else to the report file's directory or one above it.
 
 use crate::report::Report;
-use crate::repro::issue::Run;
 use mpit_process::{ctrl_c, Cmd, Ended};
+use mpit_repro::issue::Run;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

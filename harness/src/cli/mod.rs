@@ -20,7 +20,6 @@ macro_rules! outln {
     }};
 }
 
-mod bench;
 mod build_repro;
 mod catalog;
 mod fuzz;
@@ -28,8 +27,6 @@ mod report_bug;
 mod repro;
 mod run;
 
-use crate::abi_probe::{self, Compiler, Probe};
-use crate::bench::child;
 use crate::exit_code;
 use crate::report::{diff_command, diff_exact_command};
 use crate::runner::pool::Setup;
@@ -42,7 +39,7 @@ use mpit_process::adopt_orphans;
 use mpit_reference::faults::hostile::HostileFault;
 use mpit_reference::faults::Faults;
 use mpit_reference::faults::ProcessFault;
-use mpit_reference::profile::AbiProfile;
+use mpit_vocab::profile::AbiProfile;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -146,7 +143,7 @@ struct RunArgs {
     #[arg(long)]
     model_check: bool,
     /// Write the run's own and its workers' resource usage here as it ends
-    /// (`mpit-conform bench`).
+    /// (`cargo xtask bench`).
     #[arg(long, value_name = "FILE", hide = true)]
     bench_stats: Option<PathBuf>,
 }
@@ -248,28 +245,6 @@ enum Cmd {
         #[arg(long, conflicts_with_all = ["process", "conforming"])]
         corpus: bool,
     },
-    /// Make an ABI profile (YAML for --abi) from a vendor's MPI header: compiles and runs
-    /// a small C program against the header; never links or loads libmpi.
-    AbiProbe {
-        /// The directory holding the vendor's header (compiled with the C compiler the
-        /// `cc` crate finds: $CC, else cc).
-        #[arg(
-            long,
-            value_name = "DIR",
-            required_unless_present = "cc",
-            conflicts_with = "cc"
-        )]
-        include: Option<PathBuf>,
-        /// An MPI compiler wrapper that knows its header (e.g. mpicc), used to compile only.
-        #[arg(long, value_name = "MPICC")]
-        cc: Option<String>,
-        /// The header: mpi.h, or mpi_abi.h for the MPI-5 standard ABI.
-        #[arg(long, default_value = "mpi.h")]
-        header: String,
-        /// Write the profile here instead of stdout.
-        #[arg(long, value_name = "FILE.yaml")]
-        out: Option<PathBuf>,
-    },
     /// Property tests of the differential oracle: generated MPI_T call sequences run on
     /// the library (in a worker) and on the reference model loaded with its catalog; a
     /// divergence is shrunk and written out as a YAML case.
@@ -286,16 +261,11 @@ enum Cmd {
     /// Replay a cargo-fuzz artifact of `ops_differential` on a library in a worker
     /// (`--emit-case`: write the divergence as a YAML case).
     Replay(fuzz::ReplayArgs),
-    /// Measure how fast the harness judges libraries against the floor each library
-    /// sets; writes BENCH.md and bench.json.
-    Bench(bench::BenchArgs),
     #[command(name = "__suite-worker", hide = true)]
     SuiteWorker { hello: String },
     /// One rank of the cross-rank run (started by the launcher).
     #[command(name = "__rank-worker", hide = true)]
     RankWorker { hello: String },
-    #[command(name = "__bench-probe", hide = true)]
-    BenchProbe { probe: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -346,11 +316,6 @@ pub fn main() -> Result<u8> {
             let h = serde_json::from_str(&hello).context("malformed rank worker hello")?;
             Ok(ranks::rank::serve(&h) as u8)
         }
-        Some(Cmd::BenchProbe { probe }) => {
-            let p = serde_json::from_str(&probe).context("malformed bench probe")?;
-            Ok(child::serve(&p) as u8)
-        }
-        Some(Cmd::Bench(args)) => bench::bench(&args, &std::env::args().collect::<Vec<_>>()),
         Some(Cmd::Specs {
             action: SpecsCmd::Export { dir },
         }) => {
@@ -373,12 +338,6 @@ pub fn main() -> Result<u8> {
             }
             Ok(exit_code::OK)
         }
-        Some(Cmd::AbiProbe {
-            include,
-            cc,
-            header,
-            out,
-        }) => abi_probe(include, cc, header, out),
         Some(Cmd::Catalog {
             target,
             format,
@@ -486,40 +445,4 @@ fn request(t: &TargetArgs) -> Result<Setup> {
         std::time::Duration::from_secs(t.timeout.max(1)),
         Default::default(),
     ))
-}
-
-fn abi_probe(
-    include: Option<PathBuf>,
-    cc: Option<String>,
-    header: String,
-    out: Option<PathBuf>,
-) -> Result<u8> {
-    let (compiler, from) = match (include, cc) {
-        (Some(dir), _) => {
-            let from = format!("--include {}", dir.display());
-            (Compiler::Include(dir), from)
-        }
-        (None, Some(w)) => {
-            let from = format!("--cc {w}");
-            (Compiler::Wrapper(w), from)
-        }
-        (None, None) => bail!("abi-probe: pass --include DIR or --cc MPICC"),
-    };
-    let mut command = format!("mpit-conform abi-probe {from} --header {header}");
-    if let Some(o) = &out {
-        command.push_str(&format!(" --out {}", o.display()));
-    }
-    let probe = Probe {
-        compiler,
-        header,
-        command,
-    };
-    let g = probe.generate()?;
-    match &out {
-        Some(path) => std::fs::write(path, &g.yaml)
-            .with_context(|| format!("abi-probe: cannot write {}", path.display()))?,
-        None => out!("{}", g.yaml),
-    }
-    eprintln!("{}", abi_probe::summary(&g));
-    Ok(exit_code::OK)
 }

@@ -1,6 +1,6 @@
 //! `mpit-conform report-bug`: from a result of a report, a directory a maintainer can
-//! be handed: `repro.c` (the standalone C program, `crate::repro`) and `ISSUE.md` (the
-//! bug report, `crate::repro::issue`), with what the reproducer printed when built and
+//! be handed: `repro.c` (the standalone C program, `mpit_repro`) and `ISSUE.md` (the
+//! bug report, `mpit_repro::issue`), with what the reproducer printed when built and
 //! run here (`build_repro`, in child processes) and how the same case went on the other
 //! libraries of a matrix (`--also`, by default the published reports).
 
@@ -8,11 +8,11 @@ use super::build_repro;
 use super::repro::{case_in, program_of, specs_of};
 use crate::exit_code;
 use crate::report::{self, Report};
-use crate::repro;
-use crate::repro::findings::Findings;
-use crate::repro::issue::{self, Bug, Run};
-use crate::repro::Origin;
 use anyhow::{bail, Context, Result};
+use mpit_repro::findings::Findings;
+use mpit_repro::issue::{self, Bug, Run};
+use mpit_repro::Origin;
+use mpit_repro::{file_name, pick};
 use std::path::{Path, PathBuf};
 
 /// Where the reports of the other libraries are when `--also` is not given.
@@ -63,7 +63,7 @@ pub fn report_bug(a: &ReportBugArgs) -> Result<u8> {
     let case = case_in(&suite, &a.case)?;
     let report = report::json::read(&a.report)?;
     let others = others(&a.also)?;
-    let result = match repro::pick(&report, &a.case, a.subject.as_deref()) {
+    let result = match pick(&report, &a.case, a.subject.as_deref()) {
         Ok(r) => r,
         Err(e) => bail!("{}: {e}", a.report.display()),
     };
@@ -82,7 +82,7 @@ pub fn report_bug(a: &ReportBugArgs) -> Result<u8> {
     let target = target_name(&findings, &a.report, &report);
     let finding = target.and_then(|t| findings.claiming(&t, &result.case));
     let dir = a.out.clone().unwrap_or_else(|| {
-        let name = repro::file_name(result);
+        let name = file_name(result);
         Path::new("bug-reports").join(name.trim_end_matches(".c"))
     });
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;

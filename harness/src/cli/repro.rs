@@ -5,13 +5,13 @@ use crate::cases::clauses::Clauses;
 use crate::cases::{Case, Suite};
 use crate::exit_code;
 use crate::report;
-use crate::repro::{self, Origin, ReproError};
 use crate::runner::{self, Config};
 use crate::specs::Source;
 use crate::target;
 use crate::verdict::CaseResult;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
+use mpit_repro::{c_program, pick, Origin, ReproError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -74,7 +74,7 @@ pub(super) fn program_of(
     origin: &Origin,
     clauses: &Clauses,
 ) -> Result<Option<String>> {
-    match repro::c_program(case, result, origin, clauses) {
+    match c_program(case, result, origin, clauses) {
         Ok(t) => Ok(Some(t)),
         Err(ReproError::BadInput(m)) => bail!("{m}"),
         Err(ReproError::Unsupported(u)) => {
@@ -92,7 +92,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
         (None, Some(lib)) => (run_case(lib, &a.case, specs)?, lib.display().to_string()),
         (None, None) => bail!("pass --report REPORT.json or --lib PATH"),
     };
-    let result = match repro::pick(&rep, &a.case, a.subject.as_deref()) {
+    let result = match pick(&rep, &a.case, a.subject.as_deref()) {
         Ok(r) => r,
         Err(e) => bail!("{origin_name}: {e}"),
     };

@@ -2,13 +2,12 @@
 //! line to the reports on disk and the exit code.
 
 use super::RunArgs;
-use crate::bench::suite::{open_fds, RunUsage};
 use crate::cases::clauses::Clauses;
 use crate::cases::Suite;
 use crate::coverage;
 use crate::exit_code;
 use crate::report::{self, Report, Waivers};
-use crate::repro;
+use crate::runner::usage::{open_fds, RunUsage};
 use crate::runner::{self, Config, Progress};
 use crate::specs::Source;
 use crate::target::{self, AbiChoice};
@@ -16,7 +15,8 @@ use crate::verdict::Status;
 use crate::workflows::model_check;
 use anyhow::{bail, Context, Result};
 use mpit_process::on_ctrl_c;
-use mpit_reference::profile::AbiProfile;
+use mpit_repro::write_all;
+use mpit_vocab::profile::AbiProfile;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -130,9 +130,8 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             // Written before the reports, which link each file.
             let suite = Suite::load(&specs)?;
             let clauses = Clauses::load(&specs)?;
-            let (n, unsupported) =
-                repro::write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
-                    .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
+            let (n, unsupported) = write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
+                .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
             eprintln!(
                 "mpit-conform: {n} reproducers in {}{}",
                 out.join("repro").display(),

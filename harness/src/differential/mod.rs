@@ -39,12 +39,12 @@ use crate::cases::funcs::Func;
 use crate::cases::roles::HandleKind as TableHandle;
 use crate::target::catalog::CatalogDump;
 use crate::target::Predefined;
-use mpit_reference::catalog::Appears;
-use mpit_reference::catalog::Catalog;
 use mpit_reference::faults::Faults;
 use mpit_reference::model::Model;
-use mpit_reference::spec::{Bind, Datatype};
-use mpit_reference::value::Value;
+use mpit_vocab::catalog::Appears;
+use mpit_vocab::catalog::Catalog;
+use mpit_vocab::spec::{Bind, Datatype};
+use mpit_vocab::value::Value;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, OnceLock};
@@ -525,7 +525,7 @@ fn encode(data: op::Data, dt: Datatype, count: usize, last: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpit_reference::spec::ThreadLevel;
+    use mpit_vocab::spec::ThreadLevel;
 
     /// The caches made on first use follow the catalog: a mirror given another catalog
     /// afterwards (`catalog` is a public field) makes models and allocatable entries of

@@ -10,15 +10,15 @@ use super::{HandleKind, Made, Mirror, Slots};
 use crate::cases::funcs::Func;
 use mpit_reference::faults::Faults;
 use mpit_reference::model::EnumHandle;
-use mpit_reference::model::Members;
 use mpit_reference::model::{
     BoundObject, CvarHandle, Delivery, Instance, Model, PvarHandle, PvarTarget, Registration,
     Session,
 };
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::ThreadLevel;
-use mpit_reference::spec::{CbSafety, PvarClass, TErr, TResult};
 use mpit_reference::strings::{self, StringArg};
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::Members;
+use mpit_vocab::spec::ThreadLevel;
+use mpit_vocab::spec::{CbSafety, PvarClass, TErr, TResult};
 
 /// The reference model and the handles this sequence made in it.
 pub struct ModelEngine {

@@ -3,7 +3,7 @@
 //! `*len` the caller sees.
 
 use crate::judge::value::hex;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 

@@ -3,7 +3,7 @@
 //! library) can carry out: indices in the mirrored catalog's numbering, handles by the
 //! number of the call that made them, string buffers by size.
 
-use mpit_reference::spec::CbSafety;
+use mpit_vocab::spec::CbSafety;
 use serde::{Deserialize, Serialize};
 
 /// The entity kinds with a `*_get_num` and an index space, here for the oracle's many
@@ -33,7 +33,7 @@ pub enum Ref {
 /// Twelve bytes rather than two `Option`s' sixteen, so that an argument ([`A`]) is
 /// sixteen: a generated sequence's calls are copied whole many times per sequence
 /// (proptest's trees, the search's own copy, the closing calls), and those copies were
-/// the largest cost the function table added (issue 18, the bench). The wire form is
+/// the largest cost the function table added (reports/bench/ANALYSIS.md, "The one function table"). The wire form is
 /// the two options', as before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "StrWire", into = "StrWire")]

@@ -8,8 +8,8 @@ use super::gen::Gen;
 use super::op::{Act, Call, Ref, Sees};
 use super::HandleKind;
 use crate::pvar_relations::{self, Between};
-use mpit_reference::spec::PvarClass;
-use mpit_reference::value::Value;
+use mpit_vocab::spec::PvarClass;
+use mpit_vocab::value::Value;
 
 /// One pvar handle, as the library's answers left it.
 #[derive(Debug, Clone, Default)]

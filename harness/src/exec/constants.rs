@@ -6,7 +6,7 @@
 use super::Exec;
 use crate::cases::expr::{constant_kind, ConstKind};
 use crate::target::Target;
-use mpit_reference::profile::HandleWidth;
+use mpit_vocab::profile::HandleWidth;
 
 impl Exec<'_, '_> {
     pub(super) fn constant(&self, name: &str) -> Result<i64, String> {

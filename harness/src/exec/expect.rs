@@ -13,7 +13,7 @@ use crate::judge::value::Val;
 use crate::readings;
 use crate::target::ffi::StrArg;
 use crate::verdict::Status;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 use std::collections::BTreeMap;
 
 /// An expectation not met: what differs, and the entry of specs/readings.yaml whose

@@ -27,7 +27,7 @@ use crate::judge::value::Val;
 use crate::target::Target;
 use crate::verdict::{CaseResult, Evidence, Level, Status, VERSION_GATE};
 use calls::{Arg, HandleMeta};
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 use std::collections::BTreeMap;
 use std::time::Instant;
 

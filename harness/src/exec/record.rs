@@ -9,7 +9,7 @@ use crate::cases::funcs::Func;
 use crate::judge::return_codes::log_key;
 use crate::judge::value::Val;
 use crate::verdict::Evidence;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 use std::collections::BTreeMap;
 
 impl Exec<'_, '_> {

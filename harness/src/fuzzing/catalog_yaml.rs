@@ -10,7 +10,7 @@
 //!   again and be written the same way (compared as text: a NaN start value would make
 //!   the values unequal to themselves).
 
-use mpit_reference::catalog::Catalog;
+use mpit_vocab::catalog::Catalog;
 
 /// The origin the oracle names the text by.
 pub const ORIGIN: &str = "fuzz.yaml";

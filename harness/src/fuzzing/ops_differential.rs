@@ -12,10 +12,10 @@ use crate::differential::target::InProcess;
 use crate::differential::{gen, Divergence, Gen, Mirror};
 use crate::target::{catalog, AbiChoice, Target};
 use crate::verdict::Level;
-use mpit_reference::catalog::Catalog;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::ThreadLevel;
 use mpit_reference::ENV_CATALOG;
+use mpit_vocab::catalog::Catalog;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::ThreadLevel;
 use std::sync::{Arc, OnceLock};
 
 /// The library and its mirror, opened once per process.

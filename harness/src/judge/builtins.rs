@@ -7,8 +7,8 @@
 use super::inventory::Inventory;
 use super::value::Val;
 use crate::cases::{Builtin, SubjectKind};
-use mpit_reference::profile::AbiProfile;
-use mpit_reference::spec::{TErr, Verbosity};
+use mpit_vocab::profile::AbiProfile;
+use mpit_vocab::spec::{TErr, Verbosity};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The built-in checks (specs/README.md lists them with their rules).
@@ -319,7 +319,7 @@ fn first_broken(before: &Inventory, after: &Inventory) -> Option<String> {
 mod tests {
     use super::*;
     use crate::judge::inventory::Entry;
-    use mpit_reference::profile::ConstMap;
+    use mpit_vocab::profile::ConstMap;
 
     #[test]
     fn error_codes_of_a_profile() {

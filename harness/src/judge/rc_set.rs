@@ -2,7 +2,7 @@
 //! of the codes named (MPI-4.1 §15.3.10 lists the MPI_T error codes).
 
 use crate::cases::expr::RcSet;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 
 /// Whether `code` is in the expected set.
 pub fn rc_matches(want: &RcSet, code: &ReturnCode) -> bool {

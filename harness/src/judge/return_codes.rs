@@ -3,7 +3,7 @@
 
 use crate::specs;
 use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
-use mpit_reference::yaml::{self, YamlError};
+use mpit_vocab::yaml::{self, YamlError};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -21,7 +21,7 @@ use crate::target::activity::Plan;
 use crate::target::ffi::{self, ObjArg, RawHandle, Recording, StrArg};
 use crate::target::Target;
 use crate::verdict::Evidence;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 use serde_json::{json, Value as Json};
 
 /// One evidence entry.

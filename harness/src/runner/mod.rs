@@ -15,6 +15,7 @@ pub mod ranks;
 pub mod readers;
 pub mod remote;
 mod startup;
+pub mod usage;
 pub mod worker;
 
 use crate::cases::{Case, Require, Suite};
@@ -24,7 +25,7 @@ use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
 use crate::specs::Source;
 use crate::target;
 use crate::verdict::{CaseResult, Status};
-use mpit_reference::yaml::YamlError;
+use mpit_vocab::yaml::YamlError;
 use protocol::{Hello, TargetFacts};
 use readers::ReadError;
 use std::path::PathBuf;
@@ -213,7 +214,7 @@ fn run_until(
             };
         }
     };
-    // The capability probe, a worker of its own beside the suite's (issue 21); after
+    // The capability probe, a worker of its own beside the suite's (the capability states of report.json); after
     // them with -j1, which keeps to one process at a time.
     let probe = (cfg.jobs != Some(1)).then(|| {
         let setup = setup.clone();

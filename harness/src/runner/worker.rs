@@ -18,8 +18,8 @@ use crate::target::ffi::{in_flight, page, stdio};
 use crate::target::reading::Guard;
 use crate::target::{catalog, AbiChoice, Target};
 use mpit_process::usage_self;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::ThreadLevel;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::ThreadLevel;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 

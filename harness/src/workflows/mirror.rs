@@ -7,9 +7,9 @@ use crate::runner::pool::{self, Worker};
 use crate::runner::protocol::Hello;
 use crate::runner::readers;
 use crate::runner::remote::Remote;
-use mpit_reference::catalog::Catalog;
 use mpit_reference::faults::Faults;
 use mpit_reference::{ENV_CATALOG, ENV_FAULTS};
+use mpit_vocab::catalog::Catalog;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -46,7 +46,7 @@ pub fn mirror(
         // change what the library serves: the mirror serves the same.
         let faults = std::env::var(ENV_FAULTS).unwrap_or_default();
         let faults = Faults::parse(&faults).unwrap_or_default();
-        let mut m = Mirror::of_catalog(c.varied(&faults), source);
+        let mut m = Mirror::of_catalog(c.varied(faults.variations()), source);
         m.unsupported = facts.unsupported;
         return Ok((m, Vec::new()));
     }

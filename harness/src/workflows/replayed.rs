@@ -19,11 +19,11 @@ use crate::cases::Suite;
 use crate::differential::emit;
 use crate::differential::props::Found;
 use crate::differential::Mirror;
-use crate::repro;
 use crate::runner::pool::Setup;
 use crate::runner::{self, Config};
 use crate::specs::Source;
 use crate::verdict::Status;
+use mpit_repro::write_all;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -76,7 +76,7 @@ fn replay(path: &Path, setup: &Setup) -> Result<Replayed, WorkflowError> {
         Some(dir) => {
             let suite = Suite::load(&cfg.specs).map_err(WorkflowError::of)?;
             let clauses = Clauses::load(&cfg.specs).map_err(WorkflowError::of)?;
-            match repro::write_all(&mut rep, &dir.join("repro"), &suite, &clauses, 1) {
+            match write_all(&mut rep, &dir.join("repro"), &suite, &clauses, 1) {
                 // A program for each fail, warning, crash or timeout, as `run --repro`
                 // writes them; a case the translation cannot say is named.
                 Ok((_, unsupported)) => rep

@@ -31,6 +31,41 @@ pub fn reference_lib() -> PathBuf {
     dir.join("libmpit_reference.so")
 }
 
+/// The maintainers' tools binary (`cargo xtask`, xtask/) of this build profile, (re)built
+/// first: it is another package's binary, which cargo does not build for these tests.
+pub fn xtask() -> Command {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_mpit-conform"));
+    let dir = exe.parent().expect("bin dir").to_path_buf();
+    let mut c = Command::new(env!("CARGO"));
+    // The packages `xtask bench` builds itself (`build_measured`), so both builds
+    // resolve the same features and neither rebuilds what the other built.
+    c.args([
+        "build",
+        "--quiet",
+        "-p",
+        "mpit-conform",
+        "-p",
+        "mpit-reference",
+    ])
+    .args(["-p", "mpit-xtask"])
+    .current_dir(repo());
+    if dir.ends_with("release") {
+        c.arg("--release");
+    }
+    assert!(c.status().expect("cargo build").success(), "building xtask");
+    Command::new(dir.join("xtask"))
+}
+
+/// `xtask ARGS` (the bench, the abi-probe) with these environment variables.
+pub fn run_xtask(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = xtask();
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run xtask")
+}
+
 pub fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut c = bin();
     c.args(args);

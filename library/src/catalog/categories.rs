@@ -6,7 +6,7 @@ use super::raw::RawCategory;
 use super::reader::{text, Reader};
 use super::{NameObs, Origins};
 use crate::ffi::Members;
-use mpit_reference::catalog::{self as cat, Catalog, PvarRef};
+use mpit_vocab::catalog::{self as cat, Catalog, PvarRef};
 
 pub(super) fn read_categories(
     r: &mut Reader<'_>,

@@ -12,9 +12,9 @@ use super::{CatalogDump, Counts, NameObs, Origins};
 use crate::ffi::RawHandle;
 use crate::reading::Guard;
 use crate::Target;
-use mpit_reference::catalog::{self as cat, Catalog};
-use mpit_reference::spec::Bind;
-use mpit_reference::value::Value;
+use mpit_vocab::catalog::{self as cat, Catalog};
+use mpit_vocab::spec::Bind;
+use mpit_vocab::value::Value;
 use std::collections::BTreeMap;
 
 /// Reads the whole catalog of an initialized target (MPI_T_init_thread already called).

@@ -23,9 +23,9 @@ pub use read::read_raw;
 use super::ffi::StrOut;
 use super::reading::Lost;
 use super::Detection;
-use mpit_reference::catalog::Catalog;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::{Datatype, PvarClass};
+use mpit_vocab::catalog::Catalog;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::{Datatype, PvarClass};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

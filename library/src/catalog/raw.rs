@@ -10,7 +10,7 @@ use crate::ffi::{
     StrArg, StrOut,
 };
 use crate::Target;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 
 /// Whether a code is MPI_SUCCESS as the target's ABI spells it.
 pub fn ok(t: &Target, rc: i32) -> bool {

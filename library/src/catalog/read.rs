@@ -15,7 +15,7 @@ use crate::ffi::{
 };
 use crate::reading::Guard;
 use crate::Target;
-use mpit_reference::spec::Bind;
+use mpit_vocab::spec::Bind;
 
 /// Items read of one enumeration at the most.
 const MAX_ITEMS: i32 = 10_000;

@@ -158,7 +158,7 @@ fn map(map_len: usize, data: usize, page: usize) -> *mut u8 {
 
 /// Mappings of dropped buffers kept for the next buffer of the same size, per thread.
 /// A mapping, an mprotect and an unmapping for every buffer of every call cost about
-/// 5 µs against a library's 50 ns per call (`mpit-conform bench`, per-call costs), and
+/// 5 µs against a library's 50 ns per call (`cargo xtask bench`, per-call costs), and
 /// were most of a suite worker's system time. The protected page stays as made.
 const POOL_MAX: usize = 64;
 

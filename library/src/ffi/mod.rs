@@ -39,7 +39,7 @@ pub use category::RawCategoryInfo;
 pub use cvar::RawCvarInfo;
 pub use event::{RawEventInfo, RawSourceInfo};
 pub use mpi::PendingSend;
-pub use mpit_reference::model::Members;
+pub use mpit_vocab::spec::Members;
 pub use pvar::RawPvarInfo;
 pub use recorder::{
     lost_records, take_deliveries, take_dropped, take_dropped_positions, take_freed, Delivery,

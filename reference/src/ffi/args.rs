@@ -5,9 +5,9 @@
 use super::{abi, crash};
 use crate::faults::{Fault, Faults};
 use crate::model::BoundObject;
-use crate::profile::HandleWidth;
-use crate::spec::{TErr, TResult};
 use crate::strings::{self, StringArg, StringOut};
+use mpit_vocab::profile::HandleWidth;
+use mpit_vocab::spec::{TErr, TResult};
 use std::ffi::{c_char, c_int, c_void, CStr};
 
 /// A required pointer argument: NULL gives MPI_T_ERR_INVALID.

@@ -2,8 +2,8 @@
 
 use super::{c_name, export, need, out_desc, out_str, put, put_unchecked_if, t_call};
 use crate::faults::Fault;
-use crate::model::Members;
-use crate::spec::{TErr, TResult};
+use mpit_vocab::spec::Members;
+use mpit_vocab::spec::{TErr, TResult};
 use std::ffi::{c_char, c_int};
 
 export! {

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::faults::Fault;
 use crate::model::CvarHandle;
-use crate::spec::Datatype;
+use mpit_vocab::spec::Datatype;
 use std::ffi::{c_char, c_int, c_void};
 
 /// What fault `verbosity-out-of-range` writes: none of the nine verbosity constants.
@@ -47,10 +47,10 @@ export! {
             let info = m.cvar_get_info(cvar_index)?;
             let f = m.faults();
             if verbosity.is_null() && f.has(Fault::NullOutRejected) {
-                return Err(crate::spec::TErr::Invalid);
+                return Err(mpit_vocab::spec::TErr::Invalid);
             }
             if (name_len.is_null() || desc_len.is_null()) && f.has(Fault::UpstreamMpich7cdc468dbe) {
-                return Err(crate::spec::TErr::Invalid);
+                return Err(mpit_vocab::spec::TErr::Invalid);
             }
             let dt = datatype_out(m, info.datatype);
             let p = &abi().c;

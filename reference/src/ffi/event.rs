@@ -8,7 +8,7 @@ use super::{
 };
 use crate::faults::Fault;
 use crate::model::{Delivery, Instance, Registration};
-use crate::spec::{CbSafety, TErr, TResult};
+use mpit_vocab::spec::{CbSafety, TErr, TResult};
 use std::ffi::{c_char, c_int, c_void};
 
 /// `MPI_T_event_cb_function`.

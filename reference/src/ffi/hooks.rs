@@ -3,7 +3,7 @@
 
 use super::{t_call, t_call_deliver};
 use crate::faults::Fault;
-use crate::spec::TErr;
+use mpit_vocab::spec::TErr;
 use std::ffi::{c_char, c_int, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;

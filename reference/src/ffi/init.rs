@@ -3,7 +3,7 @@
 use super::process::{self, Point};
 use super::{abi, code, export, guard, lock, model_in, need, put, t_call};
 use crate::faults::Fault;
-use crate::spec::TErr;
+use mpit_vocab::spec::TErr;
 use std::ffi::c_int;
 
 /// What fault `provided-illegal` writes: none of the four thread levels.

@@ -2,7 +2,7 @@
 //! MPI-5 standard-ABI signature, the few MPI functions a tool needs, and the
 //! reference-only hooks. Declared in `reference/include/mpit_reference.h`.
 //!
-//! The same functions also speak MPICH's ABI (issue 21: the reference as a test double
+//! The same functions also speak MPICH's ABI (the reference as a test double
 //! for tools linked against MPICH or Intel MPI), chosen once per process ([`abi`]):
 //! `MPIT_REFERENCE_ABI=mpich|standard`, else MPICH's when the library was loaded under
 //! one of MPICH's file names (`crate::MPICH_FILE_NAMES`), else the standard ABI. The two
@@ -45,11 +45,11 @@ pub(crate) use args::{
     put_mpi_handle, put_mpi_handle_at, put_string, put_unchecked_if, read_mpi_handle,
 };
 
-use crate::catalog::Catalog;
 use crate::faults::{Fault, Faults};
 use crate::model::{BoundObject, InfoHandle, Model};
-use crate::profile::{AbiProfile, CompleteTables, HandleValue, HandleWidth};
-use crate::spec::{Datatype, TErr, TResult};
+use mpit_vocab::catalog::Catalog;
+use mpit_vocab::profile::{AbiProfile, CompleteTables, HandleValue, HandleWidth};
+use mpit_vocab::spec::{Datatype, TErr, TResult};
 use std::ffi::c_int;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
@@ -107,7 +107,7 @@ fn build_model() -> Result<Model, String> {
         }
         _ => Catalog::default_catalog(),
     };
-    Ok(Model::new(cat.varied(&faults), faults))
+    Ok(Model::new(cat.varied(faults.variations()), faults))
 }
 
 /// The model in `slot`, built if needed. The initialization calls (`report`) print a

@@ -8,8 +8,8 @@ use super::{
     abi, c_name, export, lock, model_in, put, put_mpi_handle, put_string, read_mpi_handle,
 };
 use crate::model::{InfoHandle, Model, MpiState, WorldErr};
-use crate::profile::Family;
 use crate::strings::{convention, StringArg};
+use mpit_vocab::profile::Family;
 use std::ffi::{c_char, c_int};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::faults::Fault;
 use crate::model::{Model, PvarHandle, Session};
-use crate::spec::{TErr, TResult};
+use mpit_vocab::spec::{TErr, TResult};
 use std::ffi::{c_char, c_int, c_void};
 
 export! {

@@ -1,9 +1,9 @@
 //! MPI-4.1 §15.3.9: categories (R-CAT-1) and the category_changed update number.
 
 use super::Model;
-use crate::catalog::Category;
 use crate::faults::Fault;
-use crate::spec::{TErr, TResult};
+use mpit_vocab::catalog::Category;
+use mpit_vocab::spec::{Members, TErr, TResult};
 
 /// What `MPI_T_category_get_info` returns.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,15 +27,6 @@ impl Default for CategoryState {
     fn default() -> Self {
         CategoryState { stamp: 1, calls: 0 }
     }
-}
-
-/// Which member list of a category.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Members {
-    Cvars,
-    Pvars,
-    Events,
-    Categories,
 }
 
 impl Model {
@@ -164,11 +155,11 @@ impl Model {
 
 #[cfg(test)]
 mod tests {
-    use super::Members;
-    use crate::catalog::Catalog;
     use crate::faults::{Fault, Faults};
     use crate::model::Model;
-    use crate::spec::{TErr, ThreadLevel};
+    use mpit_vocab::catalog::Catalog;
+    use mpit_vocab::spec::Members;
+    use mpit_vocab::spec::{TErr, ThreadLevel};
     use std::collections::BTreeSet;
 
     fn model(f: Faults) -> Model {

@@ -1,10 +1,10 @@
 //! MPI-4.1 §15.3.6: control variables.
 
 use super::{BoundObject, CvarHandle, EnumHandle, InfoHandle, Model, MpiState, Registry};
-use crate::catalog::{Appears, Catalog};
 use crate::faults::Fault;
-use crate::spec::{Bind, Datatype, Scope, TErr, TResult, Verbosity};
-use crate::value::Value;
+use mpit_vocab::catalog::{Appears, Catalog};
+use mpit_vocab::spec::{Bind, Datatype, Scope, TErr, TResult, Verbosity};
+use mpit_vocab::value::Value;
 use std::sync::Arc;
 
 /// What `MPI_T_cvar_get_info` returns (strings go through `crate::strings`).
@@ -268,10 +268,10 @@ impl Model {
 
 #[cfg(test)]
 mod tests {
-    use crate::catalog::Catalog;
     use crate::faults::{Fault, Faults};
     use crate::model::{BoundObject, CvarHandle, Model};
-    use crate::spec::{Datatype, TErr, ThreadLevel};
+    use mpit_vocab::catalog::Catalog;
+    use mpit_vocab::spec::{Datatype, TErr, ThreadLevel};
 
     fn model(f: Faults) -> Model {
         let mut m = Model::new(Catalog::default_catalog(), f);

@@ -2,7 +2,7 @@
 
 use super::{EnumHandle, Model, ENUM_BASE};
 use crate::faults::Fault;
-use crate::spec::{TErr, TResult};
+use mpit_vocab::spec::{TErr, TResult};
 
 /// What `MPI_T_enum_get_info` returns.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,10 +71,10 @@ impl Model {
 
 #[cfg(test)]
 mod tests {
-    use crate::catalog::Catalog;
     use crate::faults::{Fault, Faults};
     use crate::model::{EnumHandle, Model};
-    use crate::spec::{TErr, ThreadLevel};
+    use mpit_vocab::catalog::Catalog;
+    use mpit_vocab::spec::{TErr, ThreadLevel};
 
     fn mode_enum(m: &mut Model) -> EnumHandle {
         let i = m.cvar_get_index("ref_cvar_mode").unwrap();
@@ -109,7 +109,7 @@ mod tests {
         let mut m = model(Faults::none());
         for i in 0..m.cvar_get_num().unwrap() {
             let info = m.cvar_get_info(i).unwrap();
-            if info.datatype != crate::spec::Datatype::Int {
+            if info.datatype != mpit_vocab::spec::Datatype::Int {
                 assert_eq!(info.enumtype, EnumHandle(0), "{}", info.name);
             }
         }

@@ -11,10 +11,10 @@
 //! timestamps. Event data are derived from a per-event-type sequence number.
 
 use super::{BoundObject, EnumHandle, InfoHandle, Instance, Model, Registration, Registry};
-use crate::catalog::Event;
 use crate::faults::Fault;
-use crate::spec::{Bind, CbSafety, Datatype, SourceOrder, TErr, TResult, Verbosity};
-use crate::value::Value;
+use mpit_vocab::catalog::Event;
+use mpit_vocab::spec::{Bind, CbSafety, Datatype, SourceOrder, TErr, TResult, Verbosity};
+use mpit_vocab::value::Value;
 use std::collections::BTreeMap;
 
 /// What `MPI_T_source_get_info` returns besides the info object.
@@ -561,10 +561,10 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::Delivery;
-    use crate::catalog::Catalog;
     use crate::faults::{Fault, Faults};
     use crate::model::{BoundObject, Instance, Model, Registration};
-    use crate::spec::{Bind, CbSafety, Datatype, SourceOrder, TErr, ThreadLevel};
+    use mpit_vocab::catalog::Catalog;
+    use mpit_vocab::spec::{Bind, CbSafety, Datatype, SourceOrder, TErr, ThreadLevel};
     use proptest::prelude::*;
 
     const SEND: &str = "ref_event_send";

@@ -2,7 +2,7 @@
 //! the event handle/callback info calls return (new objects the user frees).
 
 use super::{InfoHandle, Model, Registry};
-use crate::spec::{TErr, TResult};
+use mpit_vocab::spec::{TErr, TResult};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Default, Clone)]

@@ -3,7 +3,7 @@
 
 use super::{Model, MpiState};
 use crate::faults::Fault;
-use crate::spec::{TErr, TResult, ThreadLevel};
+use mpit_vocab::spec::{TErr, TResult, ThreadLevel};
 
 impl Model {
     /// `MPI_T_init_thread`: R-INIT-1, nesting increments a reference count. The reference
@@ -92,10 +92,10 @@ impl Model {
 
 #[cfg(test)]
 mod tests {
-    use crate::catalog::Catalog;
     use crate::faults::{Fault, Faults};
     use crate::model::Model;
-    use crate::spec::{TErr, ThreadLevel};
+    use mpit_vocab::catalog::Catalog;
+    use mpit_vocab::spec::{TErr, ThreadLevel};
     use proptest::prelude::*;
 
     fn model(f: Faults) -> Model {

@@ -13,16 +13,16 @@ mod init;
 mod pvar;
 mod world;
 
-pub use category::{CategoryInfo, Members};
+pub use category::CategoryInfo;
 pub use cvar::CvarInfo;
 pub use enums::{EnumInfo, EnumItemInfo};
 pub use event::{Delivery, EventInfo, SourceInfo};
 pub use pvar::{PvarInfo, TIMER_STEP_SECS};
 pub use world::{WorldErr, FAULT_CYCLE_LIMIT};
 
-use crate::catalog::{Appears, Catalog};
 use crate::faults::{Fault, Faults};
-use crate::spec::{Datatype, TErr, TResult};
+use mpit_vocab::catalog::{Appears, Catalog};
+use mpit_vocab::spec::{Datatype, TErr, TResult};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

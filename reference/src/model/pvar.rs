@@ -17,10 +17,10 @@
 //! move the wrong way except through a reset.
 
 use super::{BoundObject, EnumHandle, Model, PvarHandle, PvarTarget, Registry, Session};
-use crate::catalog::{Appears, Catalog, Pvar};
 use crate::faults::{Fault, Faults};
-use crate::spec::{Bind, Datatype, PvarClass, TErr, TResult, Verbosity};
-use crate::value::Value;
+use mpit_vocab::catalog::{Appears, Catalog, Pvar};
+use mpit_vocab::spec::{Bind, Datatype, PvarClass, TErr, TResult, Verbosity};
+use mpit_vocab::value::Value;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -715,11 +715,11 @@ impl Model {
 
 #[cfg(test)]
 mod tests {
-    use crate::catalog::Catalog;
     use crate::faults::{Fault, Faults};
     use crate::model::{BoundObject, Model, PvarHandle, PvarTarget, Session};
-    use crate::spec::{Datatype, PvarClass, TErr, ThreadLevel};
-    use crate::value::Value;
+    use mpit_vocab::catalog::Catalog;
+    use mpit_vocab::spec::{Datatype, PvarClass, TErr, ThreadLevel};
+    use mpit_vocab::value::Value;
     use proptest::prelude::*;
 
     use PvarTarget::{All, One};

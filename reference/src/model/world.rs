@@ -6,7 +6,7 @@
 
 use super::{Model, MpiState};
 use crate::faults::Fault;
-use crate::spec::{TErr, TResult, ThreadLevel};
+use mpit_vocab::spec::{TErr, TResult, ThreadLevel};
 use std::cell::Cell;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,4 +1,4 @@
-//! Capability states (issue 21): whether a library has the MPI-4.0 additions to MPI_T
+//! Capability states: whether a library has the MPI-4.0 additions to MPI_T
 //! at all, has them but nothing in them, or has them and they live. A conformance
 //! status cannot say this: a library without events gets `skip` on the events cases
 //! whether it does not export `MPI_T_event_get_num`, exports it with no events, or has

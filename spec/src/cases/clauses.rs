@@ -3,7 +3,7 @@
 //! coverage count, the comparator (which cites a rule's clause) and the reports.
 
 use crate::specs::Source;
-use mpit_reference::yaml::{self, YamlError};
+use mpit_vocab::yaml::{self, YamlError};
 use serde::Deserialize;
 
 /// How strongly a rule binds (`strength:` in specs/clauses.yaml).

@@ -2,9 +2,9 @@
 //! expected values and return-code sets. Each is parsed while the YAML is read, so a
 //! typo is reported at its `file:line:col`.
 
-use mpit_reference::profile::AbiProfile;
-use mpit_reference::spec::{Bind, CbSafety, Datatype, PvarClass, Scope, SourceOrder, TErr};
-use mpit_reference::spec::{ThreadLevel, Verbosity};
+use mpit_vocab::profile::AbiProfile;
+use mpit_vocab::spec::{Bind, CbSafety, Datatype, PvarClass, Scope, SourceOrder, TErr};
+use mpit_vocab::spec::{ThreadLevel, Verbosity};
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use std::fmt;

@@ -46,7 +46,7 @@ pub enum Group {
 /// A row: `Variant = "case-language name", "C name", [parameters], [OUT names]`, then
 /// these columns, each optional, in this order:
 ///
-/// - `c: "..."`: the C argument list a reproducer writes (`harness/src/repro/`), in the
+/// - `c: "..."`: the C argument list a reproducer writes (`repro/src/`), in the
 ///   prototype's order. `{p}` is the parameter `p` (a string parameter expands to its
 ///   buffer and length pointer), `{&o}` the address of the OUT `o`; anything else is C as
 ///   written. No `c:`: a reproducer cannot make the call (harness operations, event

@@ -6,7 +6,7 @@
 use super::case::{Case, CaseFile};
 use super::validate::validate;
 use crate::specs::Source;
-use mpit_reference::yaml::{self, YamlError};
+use mpit_vocab::yaml::{self, YamlError};
 use std::collections::BTreeSet;
 
 /// The whole case library.

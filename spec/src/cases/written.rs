@@ -334,7 +334,7 @@ impl Ops {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpit_reference::yaml;
+    use mpit_vocab::yaml;
     use serde::de::DeserializeOwned;
     use std::fmt::Debug;
 

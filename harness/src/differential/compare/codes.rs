@@ -20,8 +20,8 @@ use crate::readings::{
     tolerates, CVAR_WRITE_A_WRITABLE_VARIABLE_MAY_REFUSE, FIN1_CORRESPONDING_RETURN_CODE,
 };
 use crate::verdict::Level;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::TErr;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::TErr;
 
 /// Whether `rc` is one of the codes of the policy's `either:` entry `which` for the
 /// function `op` calls (specs/return-codes.yaml; the spec suite reads the same entry).

@@ -31,8 +31,8 @@ use crate::cases::funcs::Group;
 use crate::specs::Source;
 use crate::verdict::Level;
 use determined::{track, Determined};
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::TErr;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::TErr;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

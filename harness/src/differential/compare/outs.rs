@@ -18,7 +18,7 @@ use crate::differential::target::SENTINEL;
 use crate::differential::HandleKind;
 use crate::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
 use crate::verdict::Level;
-use mpit_reference::spec::Datatype;
+use mpit_vocab::spec::Datatype;
 
 /// A string OUT's divergence, said of what it shows: another entry's name (the
 /// catalog), the string convention, an index moved after MPI_Init (R-CVAR-1), or a

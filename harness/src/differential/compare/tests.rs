@@ -7,8 +7,8 @@ use crate::differential::gen::make;
 use crate::differential::obs::Out;
 use crate::differential::op::{Act, Kind, Mode, Str};
 use crate::differential::{props, Mirror};
-use mpit_reference::catalog::Catalog;
-use mpit_reference::spec::{Bind, ThreadLevel};
+use mpit_vocab::catalog::Catalog;
+use mpit_vocab::spec::{Bind, ThreadLevel};
 use std::sync::Arc;
 
 fn start() -> Gen {

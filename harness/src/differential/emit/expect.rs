@@ -13,9 +13,9 @@ use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
 use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::HandleKind;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::TErr;
-use mpit_reference::value::Value as VarValue;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::TErr;
+use mpit_vocab::value::Value as VarValue;
 
 pub(super) fn rc_name(rc: &ReturnCode) -> String {
     match rc {

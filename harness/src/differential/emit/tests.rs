@@ -17,10 +17,10 @@ use crate::differential::props::{completed, Found};
 use crate::differential::HandleKind;
 use crate::differential::Mirror;
 use crate::verdict::Level;
-use mpit_reference::catalog::Catalog;
-use mpit_reference::model::Members;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::TErr;
+use mpit_vocab::catalog::Catalog;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::Members;
+use mpit_vocab::spec::TErr;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

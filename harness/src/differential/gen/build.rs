@@ -12,8 +12,8 @@ use crate::cases::funcs::{Func, Param};
 use crate::differential::op::{callback_tag, Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
 use arrayvec::ArrayVec;
-use mpit_reference::catalog::Enum;
-use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
+use mpit_vocab::catalog::Enum;
+use mpit_vocab::spec::{CbSafety, PvarClass, ThreadLevel};
 
 const BOGUS_NAME: &str = "mpit_conform_no_such_name";
 

@@ -14,7 +14,7 @@ use crate::judge::return_codes::{
     Table, BAD_INDEX_EXPLICIT, BAD_INDEX_TABLE_ONLY, NULL_OUT_UNSTATED, UNDEFINED_ARGUMENT,
 };
 use crate::verdict::Level;
-use mpit_reference::spec::TErr;
+use mpit_vocab::spec::TErr;
 use std::sync::OnceLock;
 
 /// The `levels:` conditions [`Gen::level`] asks for, read from the table once per

@@ -6,8 +6,8 @@
 use crate::cases::funcs::Func;
 use crate::differential::op::{callback_tag, Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
-use mpit_reference::model::Members;
-use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
+use mpit_vocab::spec::Members;
+use mpit_vocab::spec::{CbSafety, PvarClass, ThreadLevel};
 
 fn session(r: Ref) -> (&'static str, A) {
     ("session", A::Handle(HandleKind::Session, r))

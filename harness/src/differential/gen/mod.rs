@@ -38,8 +38,8 @@ pub use sees::sees;
 use super::op::{Act, Call, Kind, Mode, Ref, Sees, A};
 use super::{HandleKind, Mirror};
 use crate::cases::funcs::Group;
-use mpit_reference::spec::Bind;
-use mpit_reference::spec::Datatype;
+use mpit_vocab::spec::Bind;
+use mpit_vocab::spec::Datatype;
 use std::rc::Rc;
 use std::sync::{Arc, OnceLock};
 
@@ -112,7 +112,7 @@ pub type Table = Rc<Vec<Life>>;
 /// handle can be allocated for. Behind one `Rc`, so that a clone of a state bumps one
 /// count that is not atomic: the search clones a state for every call it draws, and
 /// atomic counts there (two `Arc`s, and the tables' when they were `Arc`s) were
-/// measurable in the property search (issue 18, the bench).
+/// measurable in the property search (reports/bench/ANALYSIS.md, "The one function table").
 struct Fixed {
     mirror: Arc<Mirror>,
     unbound: Arc<Unbound>,

@@ -9,7 +9,7 @@ use super::plan::{self, Cond, Entry, Gate, IndexFrom, Role};
 use super::Gen;
 use crate::differential::op::{Call, Kind};
 use crate::differential::HandleKind;
-use mpit_reference::spec::PvarClass;
+use mpit_vocab::spec::PvarClass;
 use std::cell::RefCell;
 use std::rc::Rc;
 

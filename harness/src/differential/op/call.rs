@@ -14,7 +14,7 @@ use crate::cases::Neutral;
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
 use arrayvec::ArrayVec;
-use mpit_reference::spec::{CbSafety, PvarClass, ThreadLevel};
+use mpit_vocab::spec::{CbSafety, PvarClass, ThreadLevel};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::OnceLock;
 

@@ -83,7 +83,7 @@ fn the_wire_form_names_parameters_and_writes_pairs_as_options() {
 /// A generated sequence's calls are copied whole many times (proptest's trees, the
 /// search's copy, the closing calls): an argument stays sixteen bytes and a call within
 /// a cache line and a half plus, where a 240-byte call cost the property search some
-/// 2 % (issue 18, the bench).
+/// 2 % (reports/bench/ANALYSIS.md, "The one function table").
 #[test]
 fn an_argument_is_sixteen_bytes_and_a_call_stays_small() {
     assert_eq!(std::mem::size_of::<A>(), 16);

@@ -10,7 +10,7 @@ use crate::differential::op::Kind;
 use crate::differential::HandleKind;
 use crate::exec::calls::Outs;
 use crate::target::ffi;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 
 /// Drops what the recorder saw before a raise: anything a callback recorded before (a
 /// library thread) is not the next event's.

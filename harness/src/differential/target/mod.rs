@@ -39,8 +39,8 @@ use crate::exec::calls::{self, Arg, Args, Outs};
 use crate::target::ffi::{self, StrArg};
 use crate::target::{Predefined, Target};
 use lower::{buf_of, handle_arg, handle_of, i32_of, int, int_arg, list_of, str_of, OpLayout, Vals};
-use mpit_reference::profile::ConstMap;
-use mpit_reference::spec::SpecEnum;
+use mpit_vocab::profile::ConstMap;
+use mpit_vocab::spec::SpecEnum;
 
 /// Sentinel pre-filled into category member arrays (R-CAT-1: unwritten entries stay).
 /// The executor's `category_get_*` passes the same (`exec::calls`).

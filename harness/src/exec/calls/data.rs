@@ -7,8 +7,8 @@ use crate::cases::SubjectKind;
 use crate::judge::inventory::Inventory;
 use crate::judge::value::Val;
 use crate::target::ffi::{BufOut, StrOut};
-use mpit_reference::spec::Datatype;
-use mpit_reference::value::Value;
+use mpit_vocab::spec::Datatype;
+use mpit_vocab::value::Value;
 
 /// The datatype (from the inventory's text attribute) of a cvar/pvar.
 fn datatype_of(inv: &Inventory, m: &HandleMeta) -> Option<Datatype> {

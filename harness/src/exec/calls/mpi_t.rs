@@ -7,7 +7,7 @@ use crate::cases::funcs::Func;
 use crate::judge::value::Val;
 use crate::target::ffi::{BufOut, Nulls, Recording};
 use crate::target::Target;
-use mpit_reference::model::Members;
+use mpit_vocab::spec::Members;
 
 #[allow(clippy::too_many_lines)] // issue 45: not split yet
 pub(super) fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {

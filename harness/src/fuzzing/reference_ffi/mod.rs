@@ -43,13 +43,13 @@ use crate::cases::funcs::{Func, Group};
 use crate::exec::calls::{self, Arg, Args, NoHandles, Outs};
 use crate::judge::value::Val;
 use crate::kind::Kind;
-use crate::repro::table::null_of;
 use crate::target::ffi::{BufOut, StrArg, StrOut, FILL};
 use crate::target::{AbiChoice, Predefined, Target};
 use arbitrary::Unstructured;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::Datatype;
-use mpit_reference::spec::ThreadLevel;
+use mpit_repro::table::null_of;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::Datatype;
+use mpit_vocab::spec::ThreadLevel;
 use roles::{Plan, Table};
 use std::borrow::Cow;
 use std::path::Path;
@@ -409,8 +409,8 @@ pub fn check_buf(call: &str, rule: &str, out: &BufOut, need: Option<usize>, succ
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mpit_reference::profile::AbiProfile;
-    use mpit_reference::spec::TErr;
+    use mpit_vocab::profile::AbiProfile;
+    use mpit_vocab::spec::TErr;
 
     fn panics(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
         let e = std::panic::catch_unwind(f).expect_err("the check must fail");

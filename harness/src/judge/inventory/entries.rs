@@ -8,7 +8,7 @@ use crate::cases::SubjectKind;
 use crate::target::catalog::raw::{EnumRead, Info, InfoRead, RawCatalog};
 use crate::target::ffi::{Called, RawHandle, StrOut};
 use crate::target::Target;
-use mpit_reference::spec::{Bind, PvarClass, Scope, Verbosity};
+use mpit_vocab::spec::{Bind, PvarClass, Scope, Verbosity};
 use std::collections::BTreeMap;
 
 /// Items of one enumeration at the most.

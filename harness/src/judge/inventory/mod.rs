@@ -13,8 +13,8 @@ use crate::target::ffi::StrOut;
 use crate::target::reading::{Guard, Lost};
 use crate::target::Target;
 use entries::entry;
-use mpit_reference::profile::ReturnCode;
-use mpit_reference::spec::ThreadLevel;
+use mpit_vocab::profile::ReturnCode;
+use mpit_vocab::spec::ThreadLevel;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 

@@ -21,7 +21,7 @@
 
 use crate::cases::builtin::{CaseDef, CATEGORIES, CVARS, ENUMS, EVENTS, PVARS};
 use crate::verdict::{CaseResult, Evidence, Status};
-use mpit_reference::catalog::Catalog;
+use mpit_vocab::catalog::Catalog;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

@@ -2,8 +2,8 @@
 //! and names on some ranks only pass.
 
 use super::*;
-use mpit_reference::catalog::{Appears, Cvar, Enum, EnumItem, Pvar};
-use mpit_reference::spec::{Bind, Datatype, PvarClass, Scope, Verbosity};
+use mpit_vocab::catalog::{Appears, Cvar, Enum, EnumItem, Pvar};
+use mpit_vocab::spec::{Bind, Datatype, PvarClass, Scope, Verbosity};
 
 fn cvar(name: &str, scope: Scope) -> Cvar {
     Cvar {
@@ -144,7 +144,7 @@ fn pvars_are_matched_by_name_and_class() {
 
 #[test]
 fn events_may_differ_in_displacements_only() {
-    use mpit_reference::catalog::{Event, EventElement};
+    use mpit_vocab::catalog::{Event, EventElement};
     let event = |disp: i64, dt: Datatype| Event {
         name: "ev".into(),
         desc: None,

@@ -1,4 +1,4 @@
-//! Cross-rank consistency (issue 6 §4): the workers run as one MPI job under the
+//! Cross-rank consistency (R-GEN-6, R-GEN-7): the workers run as one MPI job under the
 //! library's own launcher (`--launcher "mpiexec -n 4"`), each rank dumps its decoded
 //! catalog to a file, and the supervisor compares same-named entries across ranks
 //! (MPI-4.1 §15.3, R-GEN-6; R-CVAR-4, R-PVAR-3, and for categories and events
@@ -20,7 +20,7 @@ use crate::cases::builtin::{CASES, VALUES, WORKS};
 use crate::cases::funcs::Func;
 use crate::target::catalog::CatalogDump;
 use crate::verdict::{Area, CaseResult, Status};
-use mpit_reference::catalog::Catalog;
+use mpit_vocab::catalog::Catalog;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;

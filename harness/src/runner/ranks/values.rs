@@ -1,5 +1,5 @@
 //! `ranks.pvars.values`: the values tools read, under MPI work between the processes of
-//! one job (issue 19: "under `--launcher`, the same between ranks"). A second job after
+//! one job ("under `--launcher`, the same between ranks": R-GEN-6, R-GEN-7). A second job after
 //! the catalog job: each rank allocates a handle of every pvar bound to no object or to
 //! a communicator (`&MPI_COMM_WORLD`) in one session, starts them all
 //! (`MPI_T_PVAR_ALL_HANDLES`), reads them, does MPI work with the other ranks (ring
@@ -24,9 +24,9 @@ use crate::target::catalog;
 use crate::target::ffi::ObjArg;
 use crate::target::Target;
 use crate::verdict::{CaseResult, Evidence, Status};
-use mpit_reference::catalog::Pvar;
-use mpit_reference::spec::{Bind, PvarClass};
-use mpit_reference::value::Value;
+use mpit_vocab::catalog::Pvar;
+use mpit_vocab::spec::{Bind, PvarClass};
+use mpit_vocab::value::Value;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};

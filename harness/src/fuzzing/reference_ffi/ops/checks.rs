@@ -10,7 +10,7 @@ use super::{handle_at, out_handle, Run, MAX_BUF};
 use crate::exec::calls::{self, Arg, Args, NoHandles, OutMap};
 use crate::judge::value::Val;
 use crate::kind::Kind;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 
 /// The `int` argument at `at`.
 fn int_at(args: &[(&'static str, Arg)], at: Option<usize>) -> Option<i64> {

@@ -5,7 +5,7 @@
 use super::super::{check_buf, check_t_rc};
 use super::Run;
 use crate::target::ffi;
-use mpit_reference::profile::ReturnCode;
+use mpit_vocab::profile::ReturnCode;
 
 impl Run<'_> {
     /// What the recorder saw in callbacks since the last look.
