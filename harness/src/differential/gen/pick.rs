@@ -126,13 +126,14 @@ impl Gen {
         );
         set(Cond::MpiSession, self.mpi_session_under_t && self.depth > 0);
         set(Cond::Counted, counted);
+        set(Cond::Valid, !self.mode.robustness);
         // Names every condition, so that a new one does not compile until it is set
         // above (it would otherwise never hold).
         let _every_one_set = |c: Cond| match c {
             Cond::Stopped | Cond::Started | Cond::Probe | Cond::OneSession => (),
             Cond::OneHandle | Cond::TwoHandles | Cond::PvarHandle | Cond::Reinit => (),
             Cond::Finalized | Cond::AroundInit | Cond::Lifecycle | Cond::Hooks => (),
-            Cond::Added | Cond::MpiSession | Cond::Counted => (),
+            Cond::Added | Cond::MpiSession | Cond::Counted | Cond::Valid => (),
         };
         holds
     }

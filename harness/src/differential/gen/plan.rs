@@ -36,11 +36,12 @@ pub enum Cond {
     Added,
     MpiSession,
     Counted,
+    Valid,
 }
 
 impl Cond {
     /// Every condition, in declaration order (`c as usize` is its position).
-    pub const ALL: [Cond; 15] = [
+    pub const ALL: [Cond; 16] = [
         Cond::Stopped,
         Cond::Started,
         Cond::Probe,
@@ -56,6 +57,7 @@ impl Cond {
         Cond::Added,
         Cond::MpiSession,
         Cond::Counted,
+        Cond::Valid,
     ];
 }
 
