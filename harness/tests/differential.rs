@@ -72,10 +72,12 @@ fn each_case_written_reproduces_its_divergence_on_replay() {
     let lib = reference_lib();
     let libs = lib.to_str().unwrap();
     for (fault, seed, seen) in [
-        ("duplicate-name", "2", "*len = 19, want strlen+1 = 14"),
+        // Seeds 3 and 4 since issue 42's generator (2 and 8 before: the valid mode
+        // draws differently now).
+        ("duplicate-name", "3", "*len = 19, want strlen+1 = 14"),
         (
             "pvar-get-index-ignores-class",
-            "8",
+            "4",
             "indices [6, 6, 8] where [6, 7, 8]",
         ),
     ] {
