@@ -72,10 +72,12 @@ fn each_case_written_reproduces_its_divergence_on_replay() {
     let lib = reference_lib();
     let libs = lib.to_str().unwrap();
     for (fault, seed, seen) in [
-        ("duplicate-name", "2", "*len = 19, want strlen+1 = 14"),
+        // Seeds 3 and 4 since issue 42's generator (2 and 8 before: the valid mode
+        // draws differently now).
+        ("duplicate-name", "3", "*len = 19, want strlen+1 = 14"),
         (
             "pvar-get-index-ignores-class",
-            "8",
+            "4",
             "indices [6, 6, 8] where [6, 7, 8]",
         ),
     ] {
@@ -538,11 +540,19 @@ fn written_cases_pass_on_the_reference_serving_each_real_catalog() {
 
 /// Functions the generator makes no call of which succeeds in both engines, with why:
 /// their OUT names are never compared (they record none either way).
-const NEVER_BOTH_SUCCEED: &[(&str, &str)] = &[(
-    "event_read",
-    "reads an event instance after its callback returned: erroneous (R-EVT-INST), \
-     generated in robustness mode to see the library refuse it, never to succeed",
-)];
+const NEVER_BOTH_SUCCEED: &[(&str, &str)] = &[
+    (
+        "event_read",
+        "reads an event instance after its callback returned: erroneous (R-EVT-INST), \
+         generated in robustness mode to see the library refuse it, never to succeed",
+    ),
+    (
+        "mpi_finalize",
+        "follows MPI_Init in its sequence, and this test runs every sequence in one \
+         process: MPI_Init succeeds in the library only once (its first sequence), \
+         MPI_Finalize only there if that sequence makes it",
+    ),
+];
 
 /// Brings the library in this process to where a sequence of `lifecycle` mode starts:
 /// MPI_T finalized completely, then (not lifecycle) initialized once, as a worker's

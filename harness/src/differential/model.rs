@@ -317,11 +317,20 @@ impl Engine for ModelEngine {
                 m.simulate(c.int("steps") as u32);
                 Obs::rc(ReturnCode::Success)
             }
-            // MPI_Init's own error codes are MPI's, not MPI_T's: only success matters.
-            MpiInit => match m.mpi_init() {
-                Ok(()) => Obs::rc(ReturnCode::Success),
-                Err(_) => Obs::rc(ReturnCode::MpiErr("MPI_ERR_OTHER".into())),
-            },
+            // MPI's own error codes are MPI's, not MPI_T's: only success matters.
+            // MPI_Finalize leaves MPI_T usable (R-GEN-4); a session leaves it as it was
+            // (R-MPI-2).
+            MpiInit | MpiFinalize | SessionInit => {
+                let ok = match c.func {
+                    MpiInit => m.mpi_init().is_ok(),
+                    MpiFinalize => m.mpi_finalize().is_ok(),
+                    _ => m.session_init().is_ok(),
+                };
+                Obs::rc(match ok {
+                    true => ReturnCode::Success,
+                    false => ReturnCode::MpiErr("MPI_ERR_OTHER".into()),
+                })
+            }
             EventGetInfoObject => {
                 let r = m.event_get_info(index, true);
                 let o = Obs::rc(rc(&r));

@@ -285,7 +285,7 @@ funcs! {
     // MPI functions the chapter's cases need (through the ABI profile).
     GetVersion = "get_version", "MPI_Get_version", [], ["version", "subversion"], c: "{&version}, {&subversion}";
     MpiInit = "mpi_init", "MPI_Init", [], [], c: "NULL, NULL";
-    MpiFinalize = "mpi_finalize", "MPI_Finalize", [], [], c: "";
+    MpiFinalize = "mpi_finalize", "MPI_Finalize", [], [], c: "", rule: "R-GEN-4";
     Initialized = "initialized", "MPI_Initialized", [], ["flag"], c: "{&flag}";
     Finalized = "finalized", "MPI_Finalized", [], ["flag"], c: "{&flag}";
     CommRank = "comm_rank", "MPI_Comm_rank", ["comm": Handle], ["rank"], c: "{comm}, {&rank}";
@@ -301,7 +301,7 @@ funcs! {
         c: "NULL, NULL, {required}, {&provided}";
     QueryThread = "query_thread", "MPI_Query_thread", [], ["provided"], c: "{&provided}";
     SessionInit = "session_init", "MPI_Session_init", [], ["mpi_session"],
-        c: "MPI_INFO_NULL, MPI_ERRORS_RETURN, {&mpi_session}";
+        c: "MPI_INFO_NULL, MPI_ERRORS_RETURN, {&mpi_session}", rule: "R-MPI-2";
     SessionFinalize = "session_finalize", "MPI_Session_finalize", ["mpi_session": Handle], ["mpi_session"],
         c: "{&mpi_session}";
     CommDup = "comm_dup", "MPI_Comm_dup", ["comm": Handle], ["newcomm"], c: "{comm}, {&newcomm}";

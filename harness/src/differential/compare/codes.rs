@@ -6,7 +6,7 @@
 //! says which codes stand, and specs/readings.yaml where the text is read two ways.
 
 use super::{rule_of, Ctx, Divergence};
-use crate::cases::funcs::Func;
+use crate::cases::funcs::{Func, Group};
 use crate::differential::gen::Gen;
 use crate::differential::obs::Obs;
 use crate::differential::op::{Call, Kind, Sees, A};
@@ -47,6 +47,12 @@ pub(super) fn compare_rc(cx: &Ctx<'_>, g: &Gen, m: &Obs, t: &Obs) -> Option<Dive
         return None;
     }
     let op = cx.op;
+    // MPI_Finalize and MPI_Session_init answer MPI's codes: one failed where MPI_T's
+    // state must not make it (R-GEN-4, R-MPI-2: the function's `rule:`).
+    if op.func.group() == Group::Mpi && op.func.rule().is_some() {
+        let what = format!("{} returned {}", op.function(), t.rc);
+        return Some(cx.div(rule_of(op), cx.level, what, m, t));
+    }
     // R-RC-1..3: every code is MPI_SUCCESS or an MPI_T_ERR_* of the ABI. A call whose
     // arguments the standard leaves unchecked (its level is not must) may answer
     // anything: specs/return-codes.yaml `levels:

@@ -90,9 +90,10 @@ pub(crate) fn rule_of(op: &Call) -> &'static str {
     if op.act().is_some() && op.handle("handle") == Ref::All {
         return "R-PSTART-2";
     }
-    // Around MPI_Init the question is the catalog's: no index moves.
+    // Around MPI_Init the question is the catalog's: no index moves. MPI_Finalize and
+    // MPI_Session_init cite their own (R-GEN-4, R-MPI-2).
     if op.func.group() == Group::Mpi {
-        return "R-CVAR-1";
+        return op.func.rule().unwrap_or("R-CVAR-1");
     }
     // An event instance read after its callback returned.
     if matches!(op.arg("instance"), Some(A::Handle(HandleKind::Instance, _))) {

@@ -291,24 +291,36 @@ fn number_pred(g: &Gen, op: &Call, b: &[u8]) -> Option<WrittenPred> {
     let count = b.len() / dt.size().max(1);
     // Whole numbers exactly (an MPI_UINT64_T value past `i64` included): the smallest
     // and the largest element.
-    let (lo, hi): (i128, i128) = match VarValue::from_bytes(dt, count, b) {
-        VarValue::Ints(v) => (*v.iter().min()?, *v.iter().max()?),
+    let whole = |x: f64| (x.abs() < 1e38).then_some(x as i128);
+    let (lo, hi, open): (i128, i128, (bool, bool)) = match VarValue::from_bytes(dt, count, b) {
+        VarValue::Ints(v) => (*v.iter().min()?, *v.iter().max()?, (false, false)),
         // The case language's numbers are integers: a fraction is bounded by the
-        // integers around it (0.5 → between 0 and 1, which still rejects a percentage
-        // of 1.5).
+        // integers around it, the bound left open (0.5 → greater than 0 and less than
+        // 1, which still rejects a percentage of 1.5, and a timer's 1.0 where 0.001
+        // seconds passed, R-PCLASS).
         VarValue::Doubles(v) => {
-            let lo = v.iter().copied().fold(f64::INFINITY, f64::min).floor();
-            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max).ceil();
-            let whole = |x: f64| (x.abs() < 1e38).then_some(x as i128);
-            (whole(lo)?, whole(hi)?)
+            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let open = (lo.floor() != lo, hi.ceil() != hi);
+            (whole(lo.floor())?, whole(hi.ceil())?, open)
         }
         VarValue::Chars(_) => return None,
     };
     match (Value::whole(lo)?, Value::whole(hi)?) {
         (v, _) if lo == hi => Some(WrittenPred::Is(v)),
-        (lo, hi) => Some(WrittenPred::Ops(Box::new(Ops {
+        (lo, hi) if open == (false, false) => Some(WrittenPred::Ops(Box::new(Ops {
             between: Some((lo, hi)),
             ..Ops::default()
         }))),
+        (lo, hi) => {
+            let (lo_open, hi_open) = open;
+            Some(WrittenPred::Ops(Box::new(Ops {
+                gt: lo_open.then(|| lo.clone()),
+                ge: (!lo_open).then_some(lo),
+                lt: hi_open.then(|| hi.clone()),
+                le: (!hi_open).then_some(hi),
+                ..Ops::default()
+            })))
+        }
     }
 }

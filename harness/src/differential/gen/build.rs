@@ -231,11 +231,42 @@ impl Gen {
                 .get(usize::from(k) % r.len().max(1))
                 .map_or(0, |l| l.index);
         }
+        if let Some(i) = self.added_index(e.allocates, kind, k) {
+            return i;
+        }
         // A handle is allocated for an entry with no object to bind (R-BIND-3).
         match self.unbound_of(kind).filter(|_| e.allocates) {
             Some(list) => self.unbound_index(list, self.count(kind), k, c),
             None => self.index(self.count(kind), k, c),
         }
+    }
+
+    /// After MPI_Init, one index in two is of an entry MPI_Init added (numbered after
+    /// the others, R-CVAR-1; "not allowed to [...] delete a variable once it has been
+    /// added", R-PVAR-1): where implementations lost or broke them (ompi#11492, #7084,
+    /// #4433). For an allocation, one with no object to bind (R-BIND-3).
+    fn added_index(&self, allocates: bool, kind: Kind, k: u16) -> Option<i32> {
+        let m = self.mirror();
+        let (n, late) = (m.count(kind), m.late(kind));
+        if !self.mpi || self.mode.robustness || late == 0 || k % 2 == 0 {
+            return None;
+        }
+        let k = usize::from(k >> 1);
+        if !allocates {
+            return Some(n + (k % late as usize) as i32);
+        }
+        // No cvar handle of one: a written case's replay sizes and decodes a read by
+        // the catalog its worker read before MPI_Init, which does not hold it.
+        if kind == Kind::Cvar {
+            return None;
+        }
+        let added: Vec<i32> = self
+            .unbound_of(kind)?
+            .iter()
+            .copied()
+            .filter(|i| (n..n + late).contains(i))
+            .collect();
+        (!added.is_empty()).then(|| added[k % added.len()])
     }
 
     /// A handle argument. A pvar handle where start, stop and reset take
@@ -267,6 +298,21 @@ impl Gen {
                 }
                 if self.mode.robustness && !call.takes_all_handles() && c % 7 == 6 {
                     return Ref::All;
+                }
+                // With a handle that counted activity, a reset mostly resets another
+                // one and a read mostly reads it: the other handles keep their counts
+                // (R-SESS-1, mpich#1930).
+                let want = match (call.act(), e.sees_template) {
+                    (Some(Act::Reset), _) => Some(false),
+                    (None, Sees::Read(..)) => Some(true),
+                    _ => None,
+                };
+                let counted = |n: &u16| table[usize::from(*n)].counted;
+                if let Some(w) = want.filter(|_| (a >> 2) % 4 != 3 && live.iter().any(counted)) {
+                    let some: Vec<u16> = live.iter().copied().filter(|n| counted(n) == w).collect();
+                    if !some.is_empty() {
+                        live = some;
+                    }
                 }
                 if call.act() == Some(Act::Start) && a % 4 != 3 {
                     let stopped: Vec<u16> = live

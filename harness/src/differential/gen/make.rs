@@ -47,6 +47,18 @@ pub fn mpi_init() -> Call {
     Call::new(Func::MpiInit, [], Sees::Code)
 }
 
+/// `MPI_Finalize` (lifecycle sequences, after `MPI_Init`): MPI_T stays usable
+/// (R-GEN-4).
+pub fn mpi_finalize() -> Call {
+    Call::new(Func::MpiFinalize, [], Sees::Code)
+}
+
+/// `MPI_Session_init` (lifecycle sequences on a declared catalog): only its code is
+/// compared (the session is MPI's handle).
+pub fn session_init() -> Call {
+    Call::new(Func::SessionInit, [], Sees::Code)
+}
+
 /// `MPI_T_{kind}_get_num`.
 pub fn get_num(k: Kind) -> Call {
     Call::new(k.get_num(), [], Sees::Count(k))
@@ -365,6 +377,8 @@ pub fn one_of_each() -> Vec<Call> {
         event_handle_free(r),
         simulate(1),
         mpi_init(),
+        mpi_finalize(),
+        session_init(),
         event_info_object(0),
         event_register_callback(r, CbSafety::None, true),
         event_set_dropped_handler(r, true),

@@ -56,6 +56,10 @@ pub struct Life {
     pub cbs: u8,
     /// For pvar handles: started (by itself or through ALL_HANDLES) and not stopped.
     pub started: bool,
+    /// For pvar handles of a writable COUNTER, AGGREGATE or TIMER: counted activity
+    /// (started or continuous when it ran) and not reset since, so that a reset of
+    /// another handle must leave its value alone (R-SESS-1, mpich#1930).
+    pub counted: bool,
 }
 
 impl Life {
@@ -67,6 +71,7 @@ impl Life {
             read: false,
             cbs: 0,
             started: false,
+            counted: false,
         }
     }
 }
@@ -133,8 +138,15 @@ pub struct Gen {
     /// Enum names in the order get_info first returned them (the numbers of
     /// `A::Enumtype`).
     pub enums: Rc<Vec<String>>,
-    /// `MPI_Init` was called (the entries that appear at it are numbered).
+    /// `MPI_Init` was called (the entries that appear at it are numbered, also after
+    /// `MPI_Finalize`: nothing is removed, R-CVAR-1).
     pub mpi: bool,
+    /// `MPI_Finalize` was called (lifecycle; MPI_T stays usable, R-GEN-4).
+    pub mpi_finalized: bool,
+    /// `MPI_Session_init` calls made (lifecycle; the sessions stay open), and whether
+    /// one was made while MPI_T was initialized.
+    pub mpi_sessions: u8,
+    pub mpi_session_under_t: bool,
     /// Event instances delivered so far (the numbers of `HandleKind::Instance`).
     pub instances: u16,
     /// MPI_T was fully finalized and initialized again (lifecycle): the catalog is the
@@ -181,6 +193,9 @@ impl Gen {
             registrations: Table::default(),
             enums: Rc::default(),
             mpi: false,
+            mpi_finalized: false,
+            mpi_sessions: 0,
+            mpi_session_under_t: false,
             instances: 0,
             reinit: false,
             finalized: false,
@@ -279,10 +294,21 @@ impl Gen {
             return;
         }
         if c.func.group() == Group::Mpi {
-            self.mpi = true;
+            match plan::Gate::of(c.func) {
+                plan::Gate::MpiEnd => self.mpi_finalized = true,
+                plan::Gate::MpiSession => {
+                    self.mpi_sessions = self.mpi_sessions.saturating_add(1);
+                    self.mpi_session_under_t |= self.depth > 0;
+                }
+                _ => self.mpi = true,
+            }
             return;
         }
         if !self.initialized() {
+            return;
+        }
+        if c.func.group() == Group::Harness && c.arg("steps").is_some() {
+            self.activity();
             return;
         }
         if let Some((k, Ref::Made(n))) = c.frees() {
@@ -341,8 +367,11 @@ impl Gen {
                 }
             }
         }
-        let Some(act @ (Act::Start | Act::Stop)) = c.act() else {
-            return;
+        let act = match c.act() {
+            Some(act) => act,
+            // A readreset resets what it reads (R-PRR-1).
+            None if c.resets() => Act::Reset,
+            None => return,
         };
         if let Ref::Made(s) = c.handle("session") {
             let handle = c.handle("handle");
@@ -352,9 +381,34 @@ impl Gen {
                     Ref::All => l.session == s,
                     _ => false,
                 };
-                if named && l.live {
-                    l.started = act == Act::Start;
+                match act {
+                    _ if !named || !l.live => {}
+                    Act::Reset => l.counted = false,
+                    _ => l.started = act == Act::Start,
                 }
+            }
+        }
+    }
+
+    /// MPI activity (the reference's `simulate`): each live handle of a writable
+    /// COUNTER, AGGREGATE or TIMER that is started, or continuous (R-PSTART-1), counts
+    /// it (R-PCLASS). Copied only when a handle starts counting.
+    fn activity(&mut self) {
+        let cat = &self.fixed.mirror.catalog;
+        let counts = |l: &Life| {
+            let p = usize::try_from(l.index).ok().and_then(|i| cat.pvars.get(i));
+            l.live
+                && !l.counted
+                && p.is_some_and(|p| {
+                    p.class.starts_at_zero() && !p.readonly && (l.started || p.continuous)
+                })
+        };
+        if !self.pvar_handles.iter().any(counts) {
+            return;
+        }
+        for l in Rc::make_mut(&mut self.pvar_handles).iter_mut() {
+            if counts(l) {
+                l.counted = true;
             }
         }
     }

@@ -90,10 +90,11 @@ impl Gen {
 
     /// Every condition of `Cond::ALL` here (one pass over the pvar handles).
     fn conditions(&self) -> [bool; Cond::ALL.len()] {
-        let (mut live, mut started) = (0, 0);
+        let (mut live, mut started, mut counted) = (0, 0, false);
         for l in self.pvar_handles.iter().filter(|l| l.live) {
             live += 1;
             started += usize::from(l.started);
+            counted |= l.counted;
         }
         let sessions = self.sessions.iter().filter(|l| l.live).count();
         // Each condition stored at its position, in straight-line code: a loop over
@@ -117,12 +118,22 @@ impl Gen {
         );
         set(Cond::Lifecycle, self.mode.lifecycle);
         set(Cond::Hooks, self.mirror().hooks);
+        // MPI_Init added entries and MPI_T is initialized to ask for them (R-CVAR-1,
+        // R-PVAR-1: they stay, numbered after the others, also after MPI_Finalize).
+        set(
+            Cond::Added,
+            self.mpi && self.depth > 0 && Kind::ALL.iter().any(|k| self.mirror().late(*k) > 0),
+        );
+        set(Cond::MpiSession, self.mpi_session_under_t && self.depth > 0);
+        set(Cond::Counted, counted);
+        set(Cond::Valid, !self.mode.robustness);
         // Names every condition, so that a new one does not compile until it is set
         // above (it would otherwise never hold).
         let _every_one_set = |c: Cond| match c {
             Cond::Stopped | Cond::Started | Cond::Probe | Cond::OneSession => (),
             Cond::OneHandle | Cond::TwoHandles | Cond::PvarHandle | Cond::Reinit => (),
             Cond::Finalized | Cond::AroundInit | Cond::Lifecycle | Cond::Hooks => (),
+            Cond::Added | Cond::MpiSession | Cond::Counted | Cond::Valid => (),
         };
         holds
     }

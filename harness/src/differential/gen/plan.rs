@@ -34,11 +34,15 @@ pub enum Cond {
     AroundInit,
     Lifecycle,
     Hooks,
+    Added,
+    MpiSession,
+    Counted,
+    Valid,
 }
 
 impl Cond {
     /// Every condition, in declaration order (`c as usize` is its position).
-    pub const ALL: [Cond; 12] = [
+    pub const ALL: [Cond; 16] = [
         Cond::Stopped,
         Cond::Started,
         Cond::Probe,
@@ -51,6 +55,10 @@ impl Cond {
         Cond::AroundInit,
         Cond::Lifecycle,
         Cond::Hooks,
+        Cond::Added,
+        Cond::MpiSession,
+        Cond::Counted,
+        Cond::Valid,
     ];
 }
 
@@ -60,8 +68,14 @@ impl Cond {
 pub enum Gate {
     /// The reference's test hooks.
     Harness,
-    /// MPI_Init and MPI_Finalize (lifecycle sequences, once each).
+    /// MPI_Init (lifecycle sequences, once, where the catalog says what it adds).
     Mpi,
+    /// MPI_Finalize (lifecycle sequences, once, after MPI_Init: MPI_T stays usable,
+    /// R-GEN-4).
+    MpiEnd,
+    /// MPI_Session_init (lifecycle sequences, a few, before MPI_Finalize: MPI_T is
+    /// used independently of MPI, R-MPI-2).
+    MpiSession,
     /// A call that raises the init count (`depth: 1`, R-INIT-1: nested at most so
     /// deep).
     DepthUp,
@@ -74,9 +88,11 @@ pub enum Gate {
 
 impl Gate {
     /// Every gate, in declaration order (`g as usize` is its position).
-    pub const ALL: [Gate; 5] = [
+    pub const ALL: [Gate; 7] = [
         Gate::Harness,
         Gate::Mpi,
+        Gate::MpiEnd,
+        Gate::MpiSession,
         Gate::DepthUp,
         Gate::DepthDown,
         Gate::Any,
@@ -85,7 +101,11 @@ impl Gate {
     pub fn of(f: Func) -> Gate {
         match (f.group(), f.depth()) {
             (Group::Harness, _) => Gate::Harness,
-            (Group::Mpi, _) => Gate::Mpi,
+            (Group::Mpi, _) => match f {
+                Func::MpiFinalize => Gate::MpiEnd,
+                Func::SessionInit => Gate::MpiSession,
+                _ => Gate::Mpi,
+            },
             (Group::MpiT, 1) => Gate::DepthUp,
             (Group::MpiT, -1) => Gate::DepthDown,
             (Group::MpiT, _) => Gate::Any,

@@ -9,6 +9,9 @@ use crate::differential::op::{Call, Data, Kind, Ref, Sees, A};
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
 
+/// MPI sessions a lifecycle sequence opens at most.
+const MPI_SESSIONS: u8 = 3;
+
 impl Gen {
     fn supports(&self, f: &str) -> bool {
         self.mirror().supports(f)
@@ -50,6 +53,20 @@ impl Gen {
             Gate::Harness => self.mirror().hooks,
             // MPI_Init, once, where the catalog says what it adds (R-CVAR-1).
             Gate::Mpi => self.mode.lifecycle && self.mirror().declared && !self.mpi,
+            // MPI_Finalize, once, after MPI_Init: MPI_T "can be called [...] after
+            // MPI_FINALIZE" (R-GEN-4), so MPI_T calls (and the closing MPI_T_finalize
+            // calls) follow it; MPI is not initialized again (a fresh process each).
+            Gate::MpiEnd => self.mode.lifecycle && self.mpi && !self.mpi_finalized,
+            // MPI_Session_init, a few times, before MPI_Finalize, where the catalog says
+            // what MPI adds (a session, like MPI_Init, may load what adds variables): it
+            // leaves MPI_T as it was (R-MPI-2). The sessions stay open: the process
+            // ends with the sequence.
+            Gate::MpiSession => {
+                self.mode.lifecycle
+                    && self.mirror().declared
+                    && !self.mpi_finalized
+                    && self.mpi_sessions < MPI_SESSIONS
+            }
             // R-INIT-1: nested, at most so deep.
             Gate::DepthUp => self.depth < 8,
             // R-FIN-1: after an init, unless lifecycle probes it.
