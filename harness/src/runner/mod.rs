@@ -16,6 +16,7 @@ pub mod readers;
 pub mod remote;
 mod startup;
 pub mod worker;
+pub mod zygote;
 
 use crate::cases::{Case, Require, Suite};
 use crate::judge::inventory::Inventory;
@@ -56,6 +57,9 @@ pub struct Config {
     pub max_time: Option<Duration>,
     /// Variables every worker's environment has besides its family's (`Hello::env`).
     pub env: Vec<(String, String)>,
+    /// Pristine workers forked by zygotes (`--workers fork`, the default) rather than
+    /// exec'd (`--workers exec`, `--no-zygote`): `zygote.rs`.
+    pub zygote: bool,
 }
 
 impl Config {
@@ -77,6 +81,7 @@ impl Config {
             progress: Progress::Quiet,
             launcher: None,
             max_time: None,
+            zygote: true,
             env: Vec::new(),
         }
     }
@@ -175,10 +180,12 @@ fn run_until(
             env: cfg.env.clone(),
             page: None,
             rendezvous: None,
+            zygote: false,
         },
         jobs: cfg.jobs.unwrap_or(cores),
         timeout: cfg.timeout,
         stop: stop.clone(),
+        zygotes: zygote::Shared::new(cfg.zygote),
     };
     let after_read = selected.iter().any(|c| c.requires(Require::MpiInit));
     // With two lanes or more, the inventory after MPI_Init (a worker that spends most
@@ -321,6 +328,8 @@ fn run_until(
     b.event(RunEvent::Workers(report::WorkerCount {
         started: outcome.workers_started + readers,
         with_mpi_init: outcome.workers_started_mpi_init + u64::from(after_read),
+        forked: outcome.workers_forked,
+        path: Some(setup.zygotes.path()),
     }));
     // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
     let launcher = cfg.launcher.as_ref().filter(|_| !ranks_ids.is_empty());

@@ -50,6 +50,10 @@ pub struct Hello {
     /// (`target::ffi::stdio`); set by `child.rs` for each worker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rendezvous: Option<String>,
+    /// A zygote (`runner::zygote`): it starts as any worker (never with MPI_Init) and
+    /// then answers [`ToWorker::Fork`] with a child that serves as a fresh worker would.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zygote: bool,
 }
 
 impl Hello {
@@ -69,6 +73,7 @@ impl Hello {
             env: Vec::new(),
             page: None,
             rendezvous: None,
+            zygote: false,
         }
     }
 }
@@ -103,6 +108,15 @@ pub enum ToWorker {
     Ops {
         seq: u64,
         ops: Vec<Call>,
+    },
+    /// A zygote forks a child (`runner::zygote`) that serves the next messages as a
+    /// fresh worker of the zygote's hello would, `single_job` or not, until it exits;
+    /// the zygote answers `Forked`, then `ChildEnded` once it has reaped the child (or
+    /// `NoFork`). `area`: the cases to parse before forking, once for every child.
+    Fork {
+        single_job: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        area: Option<String>,
     },
     /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.
@@ -193,6 +207,19 @@ pub enum FromWorker {
     Probe(Box<Step>),
     /// The capability probe is over.
     ProbeDone,
+    /// A zygote forked the child that answers from now on.
+    Forked {
+        pid: u32,
+    },
+    /// A zygote did not fork (a thread of the library's, say): why.
+    NoFork(String),
+    /// A zygote's child ended (reaped with wait4): its exit code or signal.
+    ChildEnded {
+        #[serde(default)]
+        code: Option<i32>,
+        #[serde(default)]
+        signal: Option<i32>,
+    },
     /// The job is over; `clean` when MPI_T is finalized again and the worker can be
     /// reused.
     Done {

@@ -6,6 +6,7 @@
 
 use super::capability_probe;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use super::zygote;
 use crate::cases::Suite;
 use crate::differential::engine::Engine;
 use crate::differential::target::TargetEngine;
@@ -133,6 +134,8 @@ pub fn serve(hello: &Hello) -> i32 {
     // Not announced: the supervisor waits for a job's results then, and a crash names
     // the spot through the in-flight marker all the same.
     let own_read = |t: &Target| inventory::read_guarded(t, &mut Guard::new(&hello.skip, &|_| {}));
+    // A zygote's child serves as a fresh worker would, one job or until `Quit`.
+    let mut single_job = hello.single_job;
     for line in BufReader::new(stdio::Input).lines() {
         let Ok(line) = line else { orphaned() };
         let msg: ToWorker = match serde_json::from_str(&line) {
@@ -141,6 +144,26 @@ pub fn serve(hello: &Hello) -> i32 {
         };
         match msg {
             ToWorker::Quit => break,
+            ToWorker::Fork {
+                single_job: one,
+                area,
+            } => {
+                if !hello.zygote {
+                    send(&FromWorker::CannotRun(
+                        "Fork to a worker that is no zygote".into(),
+                    ));
+                    return 2;
+                }
+                // The cases are parsed once, in the zygote, for every child.
+                if let Some(area) = area.filter(|a| !areas.contains_key(a)) {
+                    if let Ok(s) = Suite::load_area(&hello.specs, &area) {
+                        areas.insert(area, s);
+                    }
+                }
+                if zygote::fork(&send) {
+                    single_job = one;
+                }
+            }
             ToWorker::Mirror(m) => mirror = Some(*m),
             ToWorker::Ops { seq, ops } => {
                 let Some(m) = &mirror else {
@@ -229,11 +252,11 @@ pub fn serve(hello: &Hello) -> i32 {
                     });
                 }
                 // Reusable when the base init is intact: MPI_T still answers a query.
-                let clean = !hello.single_job
+                let clean = !single_job
                     && hello.base_init
                     && matches!(t.lib.cvar_get_num(), Some((rc, _)) if t.rc(rc) == ReturnCode::Success);
                 send(&FromWorker::Done { job, log, clean });
-                if hello.single_job {
+                if single_job {
                     break;
                 }
             }
