@@ -62,6 +62,13 @@ pub struct FuzzPropsArgs {
     /// Stop generating after this many seconds per mode (shrinking still finishes).
     #[arg(long, value_name = "SECS")]
     pub time_limit: Option<u64>,
+    /// How fresh workers are made: `fork` (default: from a zygote that loaded the
+    /// library once) or `exec` (see `run --workers`).
+    #[arg(long, value_enum, default_value = "fork")]
+    pub workers: super::WorkersPath,
+    /// Same as `--workers exec`.
+    #[arg(long)]
+    pub no_zygote: bool,
     /// Where the YAML case of a failure is written.
     #[arg(long, value_name = "DIR", default_value = "reports/fuzz-props")]
     pub out: PathBuf,
@@ -238,7 +245,8 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             (a.cases / 2).max(4),
         ));
     }
-    let mut r = remote(&setup, &m);
+    let forks = a.workers == super::WorkersPath::Fork && !a.no_zygote;
+    let mut r = remote(&setup, &m).with_zygotes(forks);
     let mut failures = 0;
     let mut warnings = 0;
     let (mut written, mut reproduced) = (0, 0);
@@ -253,16 +261,20 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
             time_limit: a.time_limit.map(Duration::from_secs),
         };
         let before = r.started;
+        let forked_before = r.forked().0;
         let f = props::search(m.clone(), &cfg, &mut r).map_err(|e| anyhow!("{e}"))?;
         let secs = f.elapsed.as_secs_f64().max(1e-9);
         outln!(
-            "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers",
+            "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers started, \
+             {} forked ({})",
             mode_name(mode),
             f.sequences,
             f.calls,
             secs,
             f.sequences as f64 / secs,
-            r.started - before
+            r.started - before,
+            r.forked().0 - forked_before,
+            r.forked().1
         );
         if !a.known.is_empty() {
             outln!(

@@ -9,8 +9,9 @@ use crate::differential::op::Call;
 use crate::differential::Mirror;
 use crate::runner::pool::{Broke, Worker};
 use crate::runner::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use crate::runner::zygote::{Shared, Zygotes, INITIALIZED, PLAIN};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,10 +21,14 @@ pub struct Remote {
     timeout: Duration,
     stop: Arc<AtomicBool>,
     mirror: Arc<Mirror>,
-    worker: Option<Worker>,
+    /// The held worker, and the kind of zygote it is a child of (`None`: exec'd).
+    worker: Option<(Worker, Option<usize>)>,
     seq: u64,
-    /// Worker processes started so far.
+    /// Worker processes started so far (zygotes included, their children not).
     pub started: u64,
+    /// Zygotes (`runner::zygote`), unless `--workers exec`.
+    zygotes: Option<Zygotes>,
+    shared: Arc<Shared>,
 }
 
 impl Remote {
@@ -46,6 +51,58 @@ impl Remote {
             worker: None,
             seq: 0,
             started: 0,
+            zygotes: None,
+            shared: Shared::new(false),
+        }
+    }
+
+    /// Pristine workers forked by zygotes (`--workers fork`) instead of exec'd: the
+    /// zygote gets the mirror once, its children inherit it.
+    pub fn with_zygotes(mut self, on: bool) -> Remote {
+        self.shared = Shared::new(on);
+        let mut z = Zygotes::new(
+            &self.hello,
+            self.timeout,
+            self.stop.clone(),
+            self.shared.clone(),
+        );
+        z.first(ToWorker::Mirror(Box::new((*self.mirror).clone())));
+        self.zygotes = on.then_some(z);
+        self
+    }
+
+    /// Workers forked so far, and the path taken (`zygote::Shared::path`).
+    pub fn forked(&self) -> (u64, String) {
+        (self.shared.forked.load(Ordering::SeqCst), self.shared.path())
+    }
+
+    /// A worker for the next sequence: a zygote's child when there is one.
+    fn fresh(&mut self, base_init: bool) -> Result<(Worker, Option<usize>), EngineError> {
+        let kind = if base_init { INITIALIZED } else { PLAIN };
+        if let Some(z) = self.zygotes.as_mut() {
+            let before = self.shared.started.load(Ordering::SeqCst);
+            let w = z.fork(kind, false, None, &Default::default());
+            self.started += self.shared.started.load(Ordering::SeqCst) - before;
+            if let Some(w) = w {
+                return Ok((w, Some(kind)));
+            }
+        }
+        Ok((self.spawn(base_init)?.0, None))
+    }
+
+    /// Ends a worker after its sequence: a zygote's child is told to quit and its
+    /// zygote kept.
+    fn end(&mut self, w: (Worker, Option<usize>)) {
+        match w {
+            (mut w, Some(kind)) => {
+                let _ = w.end_child(true);
+                if let Some(z) = self.zygotes.as_mut() {
+                    z.put(kind, w);
+                }
+            }
+            (w, None) => {
+                let _ = w.quit();
+            }
         }
     }
 
@@ -68,13 +125,13 @@ impl Remote {
     /// Runs `ops`; `lifecycle` sequences get a process of their own with MPI_T not
     /// initialized.
     pub fn run(&mut self, ops: &[Call], lifecycle: bool) -> Result<Trace, EngineError> {
-        let mut w = match self.worker.take() {
+        let (mut w, kind) = match self.worker.take() {
             Some(w) if !lifecycle => w,
             other => {
                 if let Some(w) = other {
-                    let _ = w.quit();
+                    self.end(w);
                 }
-                self.spawn(!lifecycle)?.0
+                self.fresh(!lifecycle)?
             }
         };
         self.seq += 1;
@@ -107,9 +164,9 @@ impl Remote {
             }
             Ok(()) => {
                 if lifecycle {
-                    let _ = w.quit();
+                    self.end((w, kind));
                 } else {
-                    self.worker = Some(w);
+                    self.worker = Some((w, kind));
                 }
                 Ok(trace)
             }
@@ -121,6 +178,10 @@ impl Remote {
             }
             Err(b @ Broke::Crash(_)) => {
                 trace.died = Some((trace.obs.len(), Died::Crash(w.explain(b))));
+                // A zygote whose child died goes on forking.
+                if let (Some(kind), Some(z)) = (kind, self.zygotes.as_mut()) {
+                    z.put(kind, w);
+                }
                 Ok(trace)
             }
             Err(b) => {
@@ -134,7 +195,7 @@ impl Remote {
     /// Drops the current worker (after a divergence its state is not the model's).
     pub fn discard(&mut self) {
         if let Some(w) = self.worker.take() {
-            let _ = w.quit();
+            self.end(w);
         }
     }
 }

@@ -17,7 +17,7 @@
 //! the job goes to an exec'd worker, so the verdicts are the exec'd path's.
 
 use super::child::Worker;
-use super::protocol::{FromWorker, Hello};
+use super::protocol::{FromWorker, Hello, ToWorker};
 use crate::target::ffi::{page, stdio};
 use mpit_process::{Ended, Forked};
 use std::collections::BTreeSet;
@@ -122,6 +122,8 @@ pub struct Zygotes {
     idle: [Option<Worker>; 2],
     /// The catalog spots each kind's zygote passes over (`Hello::skip`).
     skips: [BTreeSet<String>; 2],
+    /// Sent to each zygote once started (fuzz-props' mirror), for its children.
+    first: Option<ToWorker>,
 }
 
 impl Zygotes {
@@ -138,7 +140,13 @@ impl Zygotes {
             shared,
             idle: [None, None],
             skips: Default::default(),
+            first: None,
         }
+    }
+
+    /// A message each zygote gets once started, before its first fork.
+    pub fn first(&mut self, m: ToWorker) {
+        self.first = Some(m);
     }
 
     /// A zygote of `kind` with a fresh child forked, which serves the next messages
@@ -166,8 +174,14 @@ impl Zygotes {
                     ..self.hello.clone()
                 };
                 self.shared.started.fetch_add(1, Ordering::SeqCst);
-                match Worker::start(&hello, self.timeout, self.stop.clone()) {
-                    Ok((w, _)) => w,
+                let started = Worker::start(&hello, self.timeout, self.stop.clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|(mut w, _)| match &self.first {
+                        Some(m) => w.send(m).map(|()| w).map_err(|b| format!("{b:?}")),
+                        None => Ok(w),
+                    });
+                match started {
+                    Ok(w) => w,
                     Err(e) => {
                         self.shared.off(kind, format!("it did not start: {e}"));
                         return None;
