@@ -490,6 +490,11 @@ impl Worker {
         let _ = self.proc.kill();
     }
 
+    /// Killed, or seen to have ended.
+    pub fn is_dead(&self) -> bool {
+        self.dead
+    }
+
     /// Neither killed nor seen to have ended.
     pub fn alive(&mut self) -> bool {
         !self.dead && matches!(self.proc.try_wait(), Ok(None))
@@ -497,17 +502,25 @@ impl Worker {
 
     /// A zygote forks a child that serves from now on (`runner::zygote`); the error
     /// says why not (the zygote is then of no more use).
+    /// With `then`, the child serves it at once and this does not wait: a `NoFork`
+    /// comes instead of the first answer.
     pub fn fork(
         &mut self,
         single_job: bool,
         area: Option<&str>,
+        then: Option<&ToWorker>,
         timeout: Duration,
     ) -> Result<(), String> {
         self.output.clear();
         let fork = ToWorker::Fork {
             single_job,
             area: area.map(str::to_string),
+            then: then.map(|m| Box::new(m.clone())),
         };
+        if then.is_some() {
+            self.child = Some(false);
+            return self.send(&fork).map_err(|b| self.explain(b));
+        }
         match self.send(&fork).and_then(|()| self.next(timeout)) {
             Ok(FromWorker::Forked { .. }) => {
                 self.child = Some(false);

@@ -213,7 +213,7 @@ fn lane(
                 let kind = if job.base_init { INITIALIZED } else { PLAIN };
                 let forked = match job.mpi_init {
                     true => None,
-                    false => zygotes.fork(kind, fresh, job.case.split('.').next(), &job.skip),
+                    false => zygotes.fork(kind, fresh, job.case.split('.').next(), &job.skip, None),
                 };
                 if let Some(w) = forked {
                     Cur::Child {

@@ -113,10 +113,14 @@ pub enum ToWorker {
     /// fresh worker of the zygote's hello would, `single_job` or not, until it exits;
     /// the zygote answers `Forked`, then `ChildEnded` once it has reaped the child (or
     /// `NoFork`). `area`: the cases to parse before forking, once for every child.
+    /// With `then`, the child serves that message first (and the zygote sends no
+    /// `Forked`: the child's answers may come before it): one line per sequence.
     Fork {
         single_job: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         area: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        then: Option<Box<ToWorker>>,
     },
     /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.

@@ -73,15 +73,24 @@ impl Remote {
 
     /// Workers forked so far, and the path taken (`zygote::Shared::path`).
     pub fn forked(&self) -> (u64, String) {
-        (self.shared.forked.load(Ordering::SeqCst), self.shared.path())
+        (
+            self.shared.forked.load(Ordering::SeqCst),
+            self.shared.path(),
+        )
     }
 
     /// A worker for the next sequence: a zygote's child when there is one.
-    fn fresh(&mut self, base_init: bool) -> Result<(Worker, Option<usize>), EngineError> {
+    /// A lifecycle sequence's child is forked with its `Ops` (`then`) and ends by
+    /// itself after them.
+    fn fresh(
+        &mut self,
+        base_init: bool,
+        then: Option<&ToWorker>,
+    ) -> Result<(Worker, Option<usize>), EngineError> {
         let kind = if base_init { INITIALIZED } else { PLAIN };
         if let Some(z) = self.zygotes.as_mut() {
             let before = self.shared.started.load(Ordering::SeqCst);
-            let w = z.fork(kind, false, None, &Default::default());
+            let w = z.fork(kind, then.is_some(), None, &Default::default(), then);
             self.started += self.shared.started.load(Ordering::SeqCst) - before;
             if let Some(w) = w {
                 return Ok((w, Some(kind)));
@@ -125,25 +134,38 @@ impl Remote {
     /// Runs `ops`; `lifecycle` sequences get a process of their own with MPI_T not
     /// initialized.
     pub fn run(&mut self, ops: &[Call], lifecycle: bool) -> Result<Trace, EngineError> {
-        let (mut w, kind) = match self.worker.take() {
-            Some(w) if !lifecycle => w,
+        self.seq += 1;
+        let seq = self.seq;
+        let msg = ToWorker::Ops {
+            seq,
+            ops: ops.to_vec(),
+        };
+        let (mut w, kind, sent) = match self.worker.take() {
+            Some((w, k)) if !lifecycle => (w, k, false),
             other => {
                 if let Some(w) = other {
                     self.end(w);
                 }
-                self.fresh(!lifecycle)?
+                let (w, k) = self.fresh(!lifecycle, lifecycle.then_some(&msg))?;
+                (w, k, lifecycle && k.is_some())
             }
         };
-        self.seq += 1;
-        let seq = self.seq;
         let mut trace = Trace::default();
-        let sent = w.send(&ToWorker::Ops {
-            seq,
-            ops: ops.to_vec(),
-        });
-        let mut outcome = sent;
+        let mut outcome = match sent {
+            true => Ok(()),
+            false => w.send(&msg),
+        };
         while outcome.is_ok() {
             match w.next(self.timeout) {
+                // The zygote would not fork (a thread of the library's): switched off,
+                // and the sequence runs on an exec'd worker.
+                Ok(FromWorker::NoFork(why)) if sent => {
+                    if let Some(kind) = kind {
+                        self.shared.off(kind, why);
+                    }
+                    w.kill();
+                    return self.run(ops, lifecycle);
+                }
                 Ok(FromWorker::Observed { seq: s, obs, .. }) if s == seq => trace.obs.push(*obs),
                 Ok(FromWorker::OpsDone { seq: s }) if s == seq => break,
                 Ok(FromWorker::CannotRun(e)) => outcome = Err(Broke::Other(e)),
@@ -163,7 +185,9 @@ impl Remote {
                 )))
             }
             Ok(()) => {
-                if lifecycle {
+                if let (true, Some(kind), Some(z)) = (sent, kind, self.zygotes.as_mut()) {
+                    z.put_ending(kind, w);
+                } else if lifecycle {
                     self.end((w, kind));
                 } else {
                     self.worker = Some((w, kind));

@@ -136,17 +136,28 @@ pub fn serve(hello: &Hello) -> i32 {
     let own_read = |t: &Target| inventory::read_guarded(t, &mut Guard::new(&hello.skip, &|_| {}));
     // A zygote's child serves as a fresh worker would, one job or until `Quit`.
     let mut single_job = hello.single_job;
-    for line in BufReader::new(stdio::Input).lines() {
-        let Ok(line) = line else { orphaned() };
-        let msg: ToWorker = match serde_json::from_str(&line) {
-            Ok(m) => m,
-            Err(_) => continue,
+    // A child forked with its first message (`Fork::then`) serves it, then reads on.
+    let mut then: Option<ToWorker> = None;
+    let mut child = false;
+    let mut lines = BufReader::new(stdio::Input).lines();
+    loop {
+        let msg: ToWorker = match then.take() {
+            Some(m) => m,
+            None => match lines.next() {
+                None => break,
+                Some(Err(_)) => orphaned(),
+                Some(Ok(line)) => match serde_json::from_str(&line) {
+                    Ok(m) => m,
+                    Err(_) => continue,
+                },
+            },
         };
         match msg {
             ToWorker::Quit => break,
             ToWorker::Fork {
                 single_job: one,
                 area,
+                then: first,
             } => {
                 if !hello.zygote {
                     send(&FromWorker::CannotRun(
@@ -160,8 +171,10 @@ pub fn serve(hello: &Hello) -> i32 {
                         areas.insert(area, s);
                     }
                 }
-                if zygote::fork(&send) {
+                if zygote::fork(&send, first.is_none()) {
                     single_job = one;
+                    child = true;
+                    then = first.map(|m| *m);
                 }
             }
             ToWorker::Mirror(m) => mirror = Some(*m),
@@ -176,6 +189,9 @@ pub fn serve(hello: &Hello) -> i32 {
                     send(&FromWorker::Observed { seq, n, obs });
                 }
                 send(&FromWorker::OpsDone { seq });
+                if child && single_job {
+                    break;
+                }
             }
             ToWorker::Capabilities => {
                 let step = |s| send(&FromWorker::Probe(Box::new(s)));

@@ -18,7 +18,7 @@
 
 use super::child::Worker;
 use super::protocol::{FromWorker, Hello, ToWorker};
-use crate::target::ffi::{page, stdio};
+use crate::target::ffi::{in_flight, page, stdio};
 use mpit_process::{Ended, Forked};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,7 +31,12 @@ pub const CHILD_END: &str = "@@mpit-zygote child reaped";
 
 /// Worker side, a zygote's `Fork`: whether this is the child (which goes on serving);
 /// the zygote itself returns once the child is reaped and reported.
-pub fn fork(send: &dyn Fn(&FromWorker)) -> bool {
+/// `forked`: say `Forked` (not when the child answers at once: its lines could come
+/// first).
+pub fn fork(send: &dyn Fn(&FromWorker), forked: bool) -> bool {
+    // What the last child left on the page was read by the supervisor after its
+    // `ChildEnded`: cleared now, before the next child writes there.
+    page::reset();
     match mpit_process::fork() {
         Err(e) => {
             send(&FromWorker::NoFork(e.to_string()));
@@ -41,13 +46,15 @@ pub fn fork(send: &dyn Fn(&FromWorker)) -> bool {
             // The rendezvous is the zygote's: a child whose channel the library takes
             // exits, its page saying so, and the supervisor runs the job exec'd.
             stdio::no_rendezvous();
+            in_flight::forked();
             true
         }
         Ok(Forked::Parent(child)) => {
-            send(&FromWorker::Forked { pid: child.pid() });
+            if forked {
+                send(&FromWorker::Forked { pid: child.pid() });
+            }
             let ended = child.wait().map(|e| e.ended);
             eprintln!("{CHILD_END}");
-            page::reset();
             let (code, signal) = match ended {
                 Ok(Ended::Exited(c)) => (Some(c), None),
                 Ok(Ended::Signaled(s)) => (None, Some(s)),
@@ -119,7 +126,8 @@ pub struct Zygotes {
     timeout: Duration,
     stop: Arc<AtomicBool>,
     shared: Arc<Shared>,
-    idle: [Option<Worker>; 2],
+    /// Idle, or with a child that ends by itself (`put_ending`): reaped at the next fork.
+    idle: [Option<(Worker, bool)>; 2],
     /// The catalog spots each kind's zygote passes over (`Hello::skip`).
     skips: [BTreeSet<String>; 2],
     /// Sent to each zygote once started (fuzz-props' mirror), for its children.
@@ -157,11 +165,19 @@ impl Zygotes {
         single_job: bool,
         area: Option<&str>,
         skip: &BTreeSet<String>,
+        then: Option<&ToWorker>,
     ) -> Option<Worker> {
         if !self.shared.enabled || self.shared.off[kind].load(Ordering::SeqCst) {
             return None;
         }
-        let mut w = match self.idle[kind].take() {
+        let idle = match self.idle[kind].take() {
+            Some((mut w, true)) => {
+                let _ = w.end_child(false);
+                Some(w).filter(|w| !w.is_dead())
+            }
+            other => other.map(|(w, _)| w),
+        };
+        let mut w = match idle {
             Some(w) if &self.skips[kind] == skip => w,
             _ => {
                 self.skips[kind] = skip.clone();
@@ -189,7 +205,7 @@ impl Zygotes {
                 }
             }
         };
-        match w.fork(single_job, area, self.timeout) {
+        match w.fork(single_job, area, then, self.timeout) {
             Ok(()) => {
                 self.shared.forked.fetch_add(1, Ordering::SeqCst);
                 Some(w)
@@ -205,8 +221,14 @@ impl Zygotes {
     /// Takes back a zygote whose child has ended (killed and dropped when it died).
     pub fn put(&mut self, kind: usize, mut w: Worker) {
         if w.alive() {
-            self.idle[kind] = Some(w);
+            self.idle[kind] = Some((w, false));
         }
+    }
+
+    /// Takes back a zygote whose child ends by itself (a single job or sequence done):
+    /// its end is awaited at the next fork, while the supervisor does other work.
+    pub fn put_ending(&mut self, kind: usize, w: Worker) {
+        self.idle[kind] = Some((w, true));
     }
 
     /// The library took a child's channel: no more zygotes of either kind this run.
@@ -222,7 +244,10 @@ impl Zygotes {
     /// Ends the idle zygotes (at the lane's end).
     pub fn quit(&mut self) {
         for z in self.idle.iter_mut() {
-            if let Some(w) = z.take() {
+            if let Some((mut w, ending)) = z.take() {
+                if ending {
+                    let _ = w.end_child(false);
+                }
                 let _ = w.quit();
             }
         }
