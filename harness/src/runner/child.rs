@@ -11,8 +11,7 @@
 //! announced call starts it anew.
 
 use super::channel::{self, Channel, Heard};
-use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
-use super::zygote::CHILD_END;
+use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker, CHILD_END};
 use crate::target::ffi::in_flight;
 use crate::target::ffi::page::{self, Record, Taken};
 use crate::target::{worker_env, WorkerEnv};

@@ -17,6 +17,10 @@ use std::path::PathBuf;
 /// Prefix of every protocol line on the worker's stdout.
 pub const MARK: &str = "@@mpit-conform@@ ";
 
+/// The line a zygote (`runner::zygote`) writes to its stderr after reaping a child:
+/// what the child wrote is before it.
+pub const CHILD_END: &str = "@@mpit-zygote child reaped";
+
 /// Given on the worker's command line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Hello {

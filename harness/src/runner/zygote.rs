@@ -17,17 +17,13 @@
 //! the job goes to an exec'd worker, so the verdicts are the exec'd path's.
 
 use super::child::Worker;
-use super::protocol::{FromWorker, Hello, ToWorker};
+use super::protocol::{FromWorker, Hello, ToWorker, CHILD_END};
 use crate::target::ffi::{in_flight, page, stdio};
-use mpit_process::{Ended, Forked};
+use mpit_process::{fork as fork_process, Ended, Forked};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// The line a zygote writes to its stderr after reaping a child: what the child wrote
-/// is before it.
-pub const CHILD_END: &str = "@@mpit-zygote child reaped";
 
 /// Worker side, a zygote's `Fork`: whether this is the child (which goes on serving);
 /// the zygote itself returns once the child is reaped and reported.
@@ -37,7 +33,7 @@ pub fn fork(send: &dyn Fn(&FromWorker), forked: bool) -> bool {
     // What the last child left on the page was read by the supervisor after its
     // `ChildEnded`: cleared now, before the next child writes there.
     page::reset();
-    match mpit_process::fork() {
+    match fork_process() {
         Err(e) => {
             send(&FromWorker::NoFork(e.to_string()));
             false
