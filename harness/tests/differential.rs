@@ -72,7 +72,7 @@ fn each_case_written_reproduces_its_divergence_on_replay() {
     let lib = reference_lib();
     let libs = lib.to_str().unwrap();
     for (fault, seed, seen) in [
-        // Seeds 3 and 4 since issue 42's generator (2 and 8 before: the valid mode
+        // Seeds 3 and 4 since the generator makes MPI_Finalize and MPI_Session_init (2 and 8 before: the valid mode
         // draws differently now).
         ("duplicate-name", "3", "*len = 19, want strlen+1 = 14"),
         (

@@ -2,7 +2,8 @@
 //! (`mpit-conform faults --hostile`: its own fatal-signal handlers that exit or raise
 //! again, blocked signals and no alternate stack, closed or replaced descriptors,
 //! daemons in and out of the process group, a process that leaves its group, an exit
-//! handler that hangs, the working directory, the umask, resource limits). For each:
+//! handler that hangs, the working directory, the umask, resource limits, a thread of the
+//! library's at load or at init, which zygotes must not fork). For each:
 //! the run ends with its reports, every crash and timeout names the call in flight and
 //! what killed the worker, the rest of the suite runs where the library allows, and
 //! nothing is left behind (`process_runs::suite` checks files, processes and the
@@ -254,6 +255,57 @@ fn lowered_limits_end_with_a_report_that_names_every_death() {
     assert!(count(&r.report, "pass") > 500, "the rest of the suite ran");
 }
 
+/// report.json's `workers_path` (how the pristine workers were made: forked by a zygote or exec'd).
+fn workers_path(r: &Value) -> &str {
+    r["workers_path"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn a_library_that_starts_a_thread_when_loaded_gets_exec_d_workers() {
+    // A process with a second thread must not fork (MPI-4.1 §15.3 says nothing of it;
+    // POSIX fork copies only the calling thread): both zygotes fall back, the verdicts
+    // are the clean run's, and the report says which path was taken.
+    same_verdicts_as_clean("thread-at-load", &[]);
+    let r = faulty_run("thread-at-load-path", "thread-at-load", &[]);
+    let path = workers_path(&r.report);
+    assert!(
+        path.starts_with("fork+exec:")
+            && path.contains("plain zygote off")
+            && path.contains("initialized zygote off")
+            && path.contains("2 threads"),
+        "{path}"
+    );
+    assert_eq!(r.report["workers_forked"], 0, "no child was forked");
+    assert_eq!(workers_path(&clean().report), "fork", "the clean run forks");
+    assert!(clean().report["workers_forked"].as_u64().unwrap_or(0) > 50);
+}
+
+#[test]
+fn a_library_that_starts_a_thread_at_init_keeps_only_the_plain_zygote() {
+    same_verdicts_as_clean("thread-at-init", &[]);
+    let r = faulty_run("thread-at-init-path", "thread-at-init", &[]);
+    let path = workers_path(&r.report);
+    assert!(
+        path.contains("initialized zygote off") && !path.contains("plain zygote off"),
+        "{path}"
+    );
+    // The `init: manual` cases still run in children of the plain zygote.
+    assert!(
+        r.report["workers_forked"].as_u64().unwrap_or(0) > 50,
+        "{path}"
+    );
+}
+
+#[test]
+fn exec_d_workers_give_the_verdicts_of_forked_ones() {
+    // `--no-zygote` keeps the exec'd path of before zygotes; the clean run forks.
+    let r = faulty_run("no-zygote", "", &["--no-zygote"]);
+    assert_eq!(r.out.status.code(), Some(0));
+    assert_eq!(workers_path(&r.report), "exec");
+    assert_eq!(r.report["workers_forked"], 0);
+    assert_eq!(verdicts(&r.report), verdicts(&clean().report));
+}
+
 /// Every hostile fault the reference has is one these tests run.
 #[test]
 fn every_hostile_fault_has_its_test() {
@@ -272,6 +324,8 @@ fn every_hostile_fault_has_its_test() {
         "chdir",
         "umask",
         "rlimits",
+        "thread-at-load",
+        "thread-at-init",
     ];
     every_fault_is_tested("--hostile", &tested);
 }

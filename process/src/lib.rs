@@ -21,6 +21,9 @@
 //!   one type for every caller). std reaps with waitpid and offers no rusage, and
 //!   `Child::kill` signals the leader only, hence this crate.
 //!
+//! A third way, for workers only: [`fork`] (`zygote.rs`), a single-threaded worker's
+//! pristine copy of itself, which it reaps with wait4 and reports on.
+//!
 //! Two modes: [`Cmd::run`] runs to completion with stdin closed and both output
 //! streams captured on threads of their own (so a chatty child never blocks on a full
 //! pipe) up to a byte cap per stream ([`Captured`]: what fits is kept, the rest is
@@ -46,6 +49,7 @@ mod sys;
 mod tail;
 #[cfg(test)]
 mod tests;
+mod zygote;
 
 pub use capture::Captured;
 pub use cmd::{Cmd, DEFAULT_CAPTURE_LIMIT};
@@ -55,6 +59,7 @@ pub use orphans::{adopt_orphans, sweep_orphans, TAG};
 pub use run::Outcome;
 pub use running::Running;
 pub use tail::{Tail, KEEP_LINES, LINE_CAP};
+pub use zygote::{fork, threads, Forked, ForkedChild};
 
 /// Exit codes with a meaning to whoever reads them.
 pub mod exit_code {
@@ -110,4 +115,8 @@ pub enum Error {
     },
     #[error("cannot install the Ctrl-C handler: {0}")]
     CtrlC(String),
+    #[error("cannot fork: the process runs {0} threads (fork copies only the caller's)")]
+    Threads(usize),
+    #[error("cannot fork: {0}")]
+    Fork(#[source] std::io::Error),
 }

@@ -191,3 +191,17 @@ pub(crate) fn block_sigpipe_in_thread() {
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
     }
 }
+
+/// fork(2): `0` in the child, the child's pid in the parent. The caller (`zygote.rs`)
+/// has checked that this process runs one thread, so no lock or allocator state of
+/// another thread is copied half-held into the child.
+pub(crate) fn fork() -> io::Result<i32> {
+    // SAFETY: fork(2) takes no argument; with one thread in the process (the caller's
+    // check) the child's copy of the address space is consistent, and the child goes on
+    // running this same single-threaded program.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(pid)
+}

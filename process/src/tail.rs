@@ -84,6 +84,34 @@ impl Tail {
         }
     }
 
+    /// Forgets the lines kept so far (a zygote's next child starts its own tail).
+    pub fn clear(&self) {
+        if let Ok(mut k) = self.kept.lock() {
+            k.lines.clear();
+            k.open.clear();
+        }
+    }
+
+    /// Waits up to `wait` for a line equal to `marker` (a zygote writes one after each
+    /// child it reaps: the child's last output is before it in the pipe), then drops it
+    /// and what follows. Whether it came.
+    pub fn settle_on(&self, marker: &str, wait: Duration) -> bool {
+        let deadline = Instant::now() + wait;
+        loop {
+            if let Ok(mut k) = self.kept.lock() {
+                if let Some(at) = k.lines.iter().rposition(|l| l == marker) {
+                    k.lines.truncate(at);
+                    k.open.clear();
+                    return true;
+                }
+            }
+            if self.done.load(Ordering::SeqCst) || Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    }
+
     /// The last lines, the unfinished one last.
     pub fn lines(&self) -> Vec<String> {
         let Ok(k) = self.kept.lock() else {

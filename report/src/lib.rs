@@ -161,11 +161,17 @@ pub enum RunEvent {
 
 /// Worker processes a run started: every process that loaded the library, the
 /// inventory readers and crash replacements included.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerCount {
     pub started: u64,
     /// Of those, the ones that called MPI_Init first.
     pub with_mpi_init: u64,
+    /// Workers forked by a zygote, besides those started.
+    #[serde(default)]
+    pub forked: u64,
+    /// `fork`, `exec`, or `fork+exec: <why a zygote was switched off>`.
+    #[serde(default)]
+    pub path: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -305,6 +311,14 @@ pub struct Report {
     /// Of those, the ones that called MPI_Init.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_started_mpi_init: Option<u64>,
+    /// Workers a zygote forked (a pristine process without an exec); absent in
+    /// older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_forked: Option<u64>,
+    /// How the workers were made: `exec`, `fork`, or `fork+exec: <why a zygote was
+    /// switched off>` (a library that started a thread, say); absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_path: Option<String>,
     /// Events, sources and the MPI-4.0 functions: absent, empty, present, alive
     /// (reports/README.md "Capabilities"; absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -401,8 +415,10 @@ impl Builder {
             target: self.target,
             options: self.options,
             waivers: None,
-            workers_started: self.workers.map(|w| w.started),
-            workers_started_mpi_init: self.workers.map(|w| w.with_mpi_init),
+            workers_started: self.workers.as_ref().map(|w| w.started),
+            workers_started_mpi_init: self.workers.as_ref().map(|w| w.with_mpi_init),
+            workers_forked: self.workers.as_ref().map(|w| w.forked),
+            workers_path: self.workers.as_ref().and_then(|w| w.path.clone()),
             capabilities: self.capabilities,
             model_check: None,
             results,

@@ -90,6 +90,12 @@ pub struct BenchArgs {
     /// Seconds of fuzz-props lifecycle sequences of the soak (reports/bench/SOAK.md: 600).
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     soak_fuzz_secs: u64,
+    /// Instead of the bench, forked workers (zygotes) against exec'd ones, alternated in
+    /// one run: WORKERS.md and workers.json. Uses --only, --targets,
+    /// --floor-runs, --real-suite-runs (suite runs per path), --props-runs and
+    /// --props-cases (fuzz-props runs per path, and their --cases).
+    #[arg(long)]
+    workers_compare: bool,
 }
 
 /// Relative to the working directory (the bench is run from the checkout): the binary
@@ -147,6 +153,20 @@ pub fn bench(a: &BenchArgs, argv: &[String]) -> Result<u8> {
         if !l.path.exists() {
             bail!("{}: {}: no such file", l.name, l.path.display());
         }
+    }
+    if a.workers_compare {
+        let o = bench::workers::Options {
+            libs,
+            out: a.out.clone(),
+            suite_runs: a.real_suite_runs as usize,
+            props_runs: a.props_runs.max(1) as usize,
+            props_cases: a.props_cases,
+            floor_runs: a.floor_runs as usize,
+            timeout: Duration::from_secs(a.run_timeout.max(1)),
+        };
+        bench::workers::compare(&o)?;
+        outln!("bench: {}", o.out.join("WORKERS.md").display());
+        return Ok(exit_code::OK);
     }
     let load = bench::loadavg();
     if load.first().is_some_and(|l| *l >= 1.0) {

@@ -55,6 +55,13 @@ pub struct FuzzPropsArgs {
     /// Stop generating after this many seconds per mode (shrinking still finishes).
     #[arg(long, value_name = "SECS")]
     pub time_limit: Option<u64>,
+    /// How fresh workers are made: `fork` (default: from a zygote that loaded the
+    /// library once) or `exec` (see `run --workers`).
+    #[arg(long, value_enum, default_value = "fork")]
+    pub workers: super::WorkersPath,
+    /// Same as `--workers exec`.
+    #[arg(long)]
+    pub no_zygote: bool,
     /// Where the YAML case of a failure is written.
     #[arg(long, value_name = "DIR", default_value = "reports/fuzz-props")]
     pub out: PathBuf,
@@ -122,6 +129,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         catalog: a.catalog.clone(),
         time_limit: a.time_limit,
         out: a.out.clone(),
+        forks: a.workers == super::WorkersPath::Fork && !a.no_zygote,
     };
     let out = fuzz_props::run(&setup, &o, &mut |s| print_start(s, a, &lib), &mut |run| {
         print_mode(run, a, &lib)
@@ -173,13 +181,16 @@ fn print_mode(run: &fuzz_props::ModeRun, a: &FuzzPropsArgs, lib: &Path) {
     let f = &run.findings;
     let secs = f.elapsed.as_secs_f64().max(1e-9);
     outln!(
-        "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers",
+        "{}: {} sequences, {} calls in {:.2} s ({:.0} sequences/s), {} workers started, \
+         {} forked ({})",
         mode_name(run.mode),
         f.sequences,
         f.calls,
         secs,
         f.sequences as f64 / secs,
-        run.workers
+        run.workers,
+        run.forked.0,
+        run.forked.1
     );
     if !a.known.is_empty() {
         outln!(

@@ -100,6 +100,15 @@ struct RunArgs {
     /// many when the library's start mostly waits instead of computing).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
+    /// How pristine workers are made: `fork` (default), from a zygote per library that
+    /// has loaded the library once (and one with MPI_T initialized), or `exec`, a fresh
+    /// exec of this binary each. MPI_Init workers are always exec'd; a library that
+    /// starts a thread falls back to exec (report.json `workers_path` says so).
+    #[arg(long, value_enum, default_value = "fork")]
+    workers: WorkersPath,
+    /// Same as `--workers exec`.
+    #[arg(long)]
+    no_zygote: bool,
     /// Only cases whose id matches this glob (repeatable).
     #[arg(long = "case", value_name = "GLOB")]
     cases: Vec<String>,
@@ -285,6 +294,13 @@ fn version_line() -> &'static str {
             specs::MPI_STANDARD
         )
     })
+}
+
+/// How pristine workers are made (`--workers`).
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkersPath {
+    Fork,
+    Exec,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]

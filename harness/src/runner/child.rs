@@ -11,7 +11,7 @@
 //! announced call starts it anew.
 
 use super::channel::{self, Channel, Heard};
-use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker, CHILD_END};
 use crate::target::ffi::in_flight;
 use crate::target::ffi::page::{self, Record, Taken};
 use crate::target::{worker_env, WorkerEnv};
@@ -46,6 +46,12 @@ pub struct Worker {
     _env: WorkerEnv,
     /// The run's stop flag (Ctrl-C, --max-time): a wait for this worker ends early.
     stop: Arc<AtomicBool>,
+    /// A zygote (`runner::zygote`): its children's ends come as `ChildEnded`.
+    zygote: bool,
+    /// A zygote's child is serving (`Some`), being told to end (`Some(true)`).
+    child: Option<bool>,
+    /// Killed (or seen dead): no more children.
+    dead: bool,
 }
 
 /// Why talking to a worker stopped.
@@ -178,6 +184,9 @@ impl Worker {
             died: None,
             _env: env,
             stop,
+            zygote: hello.zygote,
+            child: None,
+            dead: false,
         };
         match w.next(timeout) {
             Ok(FromWorker::Ready(mut f)) => {
@@ -255,6 +264,17 @@ impl Worker {
                 (None, false) => SLICE,
             };
             match self.channel.hear(wait.min(left), || read_page(&self.page)) {
+                Heard::Message(Ok(FromWorker::ChildEnded { code, signal }))
+                    if self.child.is_some() =>
+                {
+                    self.calling = None;
+                    // The child's last words are in the pipe before the zygote's line.
+                    self.output.settle_on(CHILD_END, Duration::from_millis(500));
+                    if self.child.take() == Some(true) {
+                        return Ok(FromWorker::ChildEnded { code, signal });
+                    }
+                    return Err(self.child_broke(code, signal));
+                }
                 Heard::Message(Ok(FromWorker::Calling(c))) => {
                     self.calling = Some(c);
                     deadline = Instant::now() + timeout;
@@ -279,6 +299,7 @@ impl Worker {
             }
             if matches!(self.proc.try_wait(), Ok(Some(_))) {
                 self.died = Some(Instant::now());
+                self.dead = true;
             }
         }
     }
@@ -287,8 +308,22 @@ impl Worker {
     fn ended(&mut self) -> Broke {
         let status = self.wait_exit(Duration::from_secs(5));
         self.kill();
+        self.broke(status.map(|e| e.ended))
+    }
+
+    /// How a zygote's child ended, as its end would be told of an exec'd worker.
+    fn child_broke(&mut self, code: Option<i32>, signal: Option<i32>) -> Broke {
+        let ended = match (code, signal) {
+            (Some(c), _) => Some(Ended::Exited(c)),
+            (_, Some(s)) => Some(Ended::Signaled(s)),
+            _ => None,
+        };
+        self.broke(ended)
+    }
+
+    fn broke(&mut self, ended: Option<Ended>) -> Broke {
         let rec = self.record();
-        match status.map(|e| e.ended) {
+        match ended {
             // The worker's own exit: its channel was gone (and the page says whether
             // the library took it).
             Some(Ended::Exited(c)) if rec.exited == Some(c) => match rec.taken {
@@ -324,7 +359,10 @@ impl Worker {
     fn last_output(&self) -> Vec<String> {
         // The process is gone; let the drain read the last lines (the in-flight marker
         // is written at the very end).
-        self.output.settle(Duration::from_millis(500));
+        // A zygote alive has settled its child's output on `ChildEnded`.
+        if !self.zygote || self.dead {
+            self.output.settle(Duration::from_millis(500));
+        }
         // A library's backtrace names the worker's executable: this binary, wherever it
         // was built or installed. Reports name it by its name, not by a machine's path.
         let exe = std::env::current_exe()
@@ -378,7 +416,7 @@ impl Worker {
         let marker = in_flight::MARKER.trim_end();
         let output: Vec<String> = tail
             .into_iter()
-            .filter(|l| !l.trim_start().starts_with(marker))
+            .filter(|l| !l.trim_start().starts_with(marker) && l.as_str() != CHILD_END)
             .collect();
         let status = match &b {
             Broke::Crash(_) | Broke::Taken(_) => Status::Crash,
@@ -447,7 +485,78 @@ impl Worker {
 
     /// Kills the worker's whole process group and reaps it (once: afterwards a no-op).
     pub fn kill(&mut self) {
+        self.dead = true;
         let _ = self.proc.kill();
+    }
+
+    /// Killed, or seen to have ended.
+    pub fn is_dead(&self) -> bool {
+        self.dead
+    }
+
+    /// Neither killed nor seen to have ended.
+    pub fn alive(&mut self) -> bool {
+        !self.dead && matches!(self.proc.try_wait(), Ok(None))
+    }
+
+    /// A zygote forks a child that serves from now on (`runner::zygote`); the error
+    /// says why not (the zygote is then of no more use).
+    /// With `then`, the child serves it at once and this does not wait: a `NoFork`
+    /// comes instead of the first answer.
+    pub fn fork(
+        &mut self,
+        single_job: bool,
+        area: Option<&str>,
+        then: Option<&ToWorker>,
+        timeout: Duration,
+    ) -> Result<(), String> {
+        self.output.clear();
+        let fork = ToWorker::Fork {
+            single_job,
+            area: area.map(str::to_string),
+            then: then.map(|m| Box::new(m.clone())),
+        };
+        if then.is_some() {
+            self.child = Some(false);
+            return self.send(&fork).map_err(|b| self.explain(b));
+        }
+        match self.send(&fork).and_then(|()| self.next(timeout)) {
+            Ok(FromWorker::Forked { .. }) => {
+                self.child = Some(false);
+                Ok(())
+            }
+            Ok(FromWorker::NoFork(why)) => Err(why),
+            Ok(other) => Err(format!("unexpected answer to Fork: {other:?}")),
+            Err(b) => Err(self.explain(b)),
+        }
+    }
+
+    /// Ends a zygote's child: tells it to quit (unless it ends by itself after a
+    /// single job), then waits for the zygote's word that it was reaped. A child that
+    /// dies by a signal on its way out, or does not end within [`EXIT_WAIT`] (the
+    /// zygote is killed then), is told back as its death, as [`Worker::quit`] tells a
+    /// worker's.
+    pub fn end_child(&mut self, quit: bool) -> Option<Death> {
+        if quit {
+            let _ = self.send(&ToWorker::Quit);
+        }
+        self.child = Some(true);
+        let b = match self.next(EXIT_WAIT) {
+            Ok(FromWorker::ChildEnded {
+                signal: Some(sig), ..
+            }) => Broke::Crash(signal_name(sig)),
+            Ok(FromWorker::ChildEnded { .. }) => return None,
+            Ok(_) => {
+                self.kill();
+                return None;
+            }
+            Err(b) => {
+                self.kill();
+                b
+            }
+        };
+        self.child = None;
+        Some(self.exit_death(b))
     }
 
     /// Asks the worker to quit, then makes sure of it. A worker that dies by a signal
@@ -462,13 +571,18 @@ impl Worker {
             Some(_) => return None,
             None => Broke::Timeout,
         };
+        Some(self.exit_death(b))
+    }
+
+    /// A death at the worker's exit, after its last job.
+    fn exit_death(&self, b: Broke) -> Death {
         let mut d = self.death(b);
         if d.status == Status::Timeout {
             let late = format!("worker did not end within {EXIT_WAIT:?}, in");
             d.message = d.message.replacen("worker timed out in", &late, 1);
         }
         d.message = format!("at the worker's exit, after its last job: {}", d.message);
-        Some(d)
+        d
     }
 }
 

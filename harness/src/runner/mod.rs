@@ -17,6 +17,7 @@ pub mod remote;
 mod startup;
 pub mod usage;
 pub mod worker;
+pub mod zygote;
 
 use crate::cases::{Case, Require, Suite};
 use crate::judge::inventory::Inventory;
@@ -57,6 +58,9 @@ pub struct Config {
     pub max_time: Option<Duration>,
     /// Variables every worker's environment has besides its family's (`Hello::env`).
     pub env: Vec<(String, String)>,
+    /// Pristine workers forked by zygotes (`--workers fork`, the default) rather than
+    /// exec'd (`--workers exec`, `--no-zygote`): `zygote.rs`.
+    pub zygote: bool,
 }
 
 impl Config {
@@ -78,6 +82,7 @@ impl Config {
             progress: Progress::Quiet,
             launcher: None,
             max_time: None,
+            zygote: true,
             env: Vec::new(),
         }
     }
@@ -137,7 +142,7 @@ pub fn run(cfg: &Config, ctrl_c: Arc<AtomicBool>) -> Result<Report, RunError> {
     Ok(report)
 }
 
-#[allow(clippy::too_many_lines)] // issue 45: not split yet
+#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 fn run_until(
     cfg: &Config,
     stop: &Arc<AtomicBool>,
@@ -177,10 +182,12 @@ fn run_until(
             env: cfg.env.clone(),
             page: None,
             rendezvous: None,
+            zygote: false,
         },
         jobs: cfg.jobs.unwrap_or(cores),
         timeout: cfg.timeout,
         stop: stop.clone(),
+        zygotes: zygote::Shared::new(cfg.zygote),
     };
     let after_read = selected.iter().any(|c| c.requires(Require::MpiInit));
     // With two lanes or more, the inventory after MPI_Init (a worker that spends most
@@ -323,6 +330,8 @@ fn run_until(
     b.event(RunEvent::Workers(report::WorkerCount {
         started: outcome.workers_started + readers,
         with_mpi_init: outcome.workers_started_mpi_init + u64::from(after_read),
+        forked: outcome.workers_forked,
+        path: Some(setup.zygotes.path()),
     }));
     // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
     let launcher = cfg.launcher.as_ref().filter(|_| !ranks_ids.is_empty());

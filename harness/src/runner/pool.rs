@@ -6,6 +6,7 @@
 
 use super::protocol::{FromWorker, Hello, ToWorkerRef};
 use super::queue::{fresh_first, Job, Queue};
+use super::zygote::{Shared, Zygotes, INITIALIZED, PLAIN};
 use crate::judge::return_codes::RcLog;
 use crate::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::BTreeSet;
@@ -62,6 +63,8 @@ pub struct Setup {
     pub timeout: Duration,
     /// Set by Ctrl-C: lanes stop taking jobs and waits for workers end.
     pub stop: Arc<AtomicBool>,
+    /// The run's zygotes (`runner::zygote`): off with `--workers exec`.
+    pub zygotes: Arc<Shared>,
 }
 
 impl Setup {
@@ -79,6 +82,7 @@ impl Setup {
             jobs: 1,
             timeout,
             stop,
+            zygotes: Shared::new(false),
         }
     }
 }
@@ -91,6 +95,8 @@ pub struct Outcome {
     pub workers_started: u64,
     /// Of those, the ones that called MPI_Init.
     pub workers_started_mpi_init: u64,
+    /// Workers forked by a zygote (not counted in `workers_started`; the zygotes are).
+    pub workers_forked: u64,
 }
 
 /// Runs every job; results go to `tx` as they arrive. Stops early when `setup.stop` is
@@ -155,13 +161,15 @@ pub fn run(
     Outcome {
         log,
         interrupted: stop.load(Ordering::SeqCst),
-        workers_started: started[0].load(Ordering::SeqCst),
+        workers_started: started[0].load(Ordering::SeqCst)
+            + setup.zygotes.started.load(Ordering::SeqCst),
         workers_started_mpi_init: started[1].load(Ordering::SeqCst),
+        workers_forked: setup.zygotes.forked.load(Ordering::SeqCst),
     }
 }
 
 /// One lane of the pool: at most one worker at a time.
-#[allow(clippy::too_many_lines)] // issue 45: not split yet
+#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 fn lane(
     setup: &Setup,
     q: &Queue,
@@ -171,11 +179,17 @@ fn lane(
     // Workers started: all, and those with MPI_Init.
     started: &[AtomicU64; 2],
 ) {
-    let mut reusable: Option<Worker> = None;
+    let mut reusable: Option<Cur> = None;
     // The job the reusable worker served last: a death at its exit is that job's.
     let mut last: Option<Job> = None;
-    let quit = |w: Worker, job: &Option<Job>| {
-        if let (Some(d), Some(job)) = (w.quit(), job) {
+    let mut zygotes = Zygotes::new(
+        &setup.hello,
+        setup.timeout,
+        setup.stop.clone(),
+        setup.zygotes.clone(),
+    );
+    let quit = |w: Cur, zygotes: &mut Zygotes, job: &Option<Job>| {
+        if let (Some(d), Some(job)) = (w.end(zygotes), job) {
             let at_exit = "(at the worker's exit)".to_string();
             let _ = tx.send(job.death(0, Some(at_exit), &d, setup.timeout));
         }
@@ -189,49 +203,65 @@ fn lane(
             break;
         };
         next_job += 1;
-        let mut w = match (job.fresh || !job.base_init, reusable.take()) {
+        let mut cur = match (job.fresh || !job.base_init, reusable.take()) {
             (false, Some(w)) => w,
             (fresh, old) => {
                 if let Some(old) = old {
-                    quit(old, &last);
+                    quit(old, &mut zygotes, &last);
                 }
-                let hello = Hello {
-                    mpi_init: job.mpi_init,
-                    single_job: fresh,
-                    base_init: job.base_init,
-                    skip: (*job.skip).clone(),
-                    ..setup.hello.clone()
+                // A pristine process forked by a zygote, where one may be
+                // (`runner::zygote`): never for MPI_Init.
+                let kind = if job.base_init { INITIALIZED } else { PLAIN };
+                let forked = match job.mpi_init {
+                    true => None,
+                    false => zygotes.fork(kind, fresh, job.case.split('.').next(), &job.skip, None),
                 };
-                started[0].fetch_add(1, Ordering::SeqCst);
-                if job.mpi_init {
-                    started[1].fetch_add(1, Ordering::SeqCst);
-                }
-                match Worker::start(&hello, setup.timeout, setup.stop.clone()) {
-                    Ok((w, _)) => w,
-                    // The library killed or stalled the worker's start (a thread of its
-                    // own, say): the first subject takes the crash, the rest go on.
-                    Err(Start::Died(d)) if d.status != Status::Error => {
-                        let mut r = job.death(0, None, &d, setup.timeout);
-                        r.message = format!("in the worker's start: {}", r.message);
-                        let _ = tx.send(r);
-                        if let Some(rest) = job.rest(1) {
-                            q.push_front(rest);
-                        }
-                        continue;
+                if let Some(w) = forked {
+                    Cur::Child {
+                        w,
+                        kind,
+                        single: fresh,
                     }
-                    Err(e) => {
-                        for n in 0..job.subjects.len() {
-                            let _ = tx.send(job.result(
-                                n,
-                                Status::Error,
-                                format!("could not start a worker: {e}"),
-                            ));
+                } else {
+                    let hello = Hello {
+                        mpi_init: job.mpi_init,
+                        single_job: fresh,
+                        base_init: job.base_init,
+                        skip: (*job.skip).clone(),
+                        ..setup.hello.clone()
+                    };
+                    started[0].fetch_add(1, Ordering::SeqCst);
+                    if job.mpi_init {
+                        started[1].fetch_add(1, Ordering::SeqCst);
+                    }
+                    match Worker::start(&hello, setup.timeout, setup.stop.clone()) {
+                        Ok((w, _)) => Cur::Exec(w),
+                        // The library killed or stalled the worker's start (a thread of its
+                        // own, say): the first subject takes the crash, the rest go on.
+                        Err(Start::Died(d)) if d.status != Status::Error => {
+                            let mut r = job.death(0, None, &d, setup.timeout);
+                            r.message = format!("in the worker's start: {}", r.message);
+                            let _ = tx.send(r);
+                            if let Some(rest) = job.rest(1) {
+                                q.push_front(rest);
+                            }
+                            continue;
                         }
-                        continue;
+                        Err(e) => {
+                            for n in 0..job.subjects.len() {
+                                let _ = tx.send(job.result(
+                                    n,
+                                    Status::Error,
+                                    format!("could not start a worker: {e}"),
+                                ));
+                            }
+                            continue;
+                        }
                     }
                 }
             }
         };
+        let w = cur.w();
         let msg = ToWorkerRef::Job {
             job: next_job,
             case: &job.case,
@@ -277,21 +307,43 @@ fn lane(
         })();
         match outcome {
             Ok(true) if !job.fresh => {
-                reusable = Some(w);
+                reusable = Some(cur);
                 last = Some(job);
             }
-            Ok(_) => quit(w, &Some(job)),
+            Ok(_) => quit(cur, &mut zygotes, &Some(job)),
             Err(b) => {
                 if stop.load(Ordering::SeqCst) {
-                    w.kill();
+                    cur.w().kill();
                     break;
                 }
+                // A child whose channel the library took cannot come back on the
+                // rendezvous (it is the zygote's): the subject in flight and the rest
+                // run again on exec'd workers, which can (`runner::zygote`).
+                if let (Cur::Child { .. }, Broke::Taken(t)) = (&cur, &b) {
+                    zygotes.channel_taken(t.call.as_deref());
+                    cur.w().kill();
+                    let n = if done.contains(&in_flight) {
+                        in_flight + 1
+                    } else {
+                        in_flight
+                    };
+                    if let Some(rest) = job.rest(n) {
+                        q.push_front(rest);
+                    }
+                    continue;
+                }
+                let w = cur.w();
                 let what = match &b {
                     Broke::Timeout => format!("no answer within {:?}", setup.timeout),
                     _ => String::new(),
                 };
                 let death = w.death(b);
-                w.kill();
+                // A zygote whose child died goes on forking; an exec'd worker, or a
+                // zygote killed at the deadline, is gone.
+                match cur {
+                    Cur::Child { w, kind, .. } => zygotes.put(kind, w),
+                    Cur::Exec(mut w) => w.kill(),
+                }
                 let status = death.status;
                 let msg = death.message.clone();
                 let n = if done.contains(&in_flight) {
@@ -343,6 +395,42 @@ fn lane(
         }
     }
     if let Some(w) = reusable {
-        quit(w, &last);
+        quit(w, &mut zygotes, &last);
+    }
+    zygotes.quit();
+}
+
+/// A lane's current worker: exec'd, or a zygote's child (the zygote with it).
+enum Cur {
+    Exec(Worker),
+    Child {
+        w: Worker,
+        kind: usize,
+        single: bool,
+    },
+}
+
+impl Cur {
+    fn w(&mut self) -> &mut Worker {
+        match self {
+            Cur::Exec(w) | Cur::Child { w, .. } => w,
+        }
+    }
+
+    /// Ends the worker after its last job: its death at exit, if it died there. A
+    /// zygote goes back to the lane's idle ones.
+    fn end(self, zygotes: &mut Zygotes) -> Option<Death> {
+        match self {
+            Cur::Exec(w) => w.quit(),
+            Cur::Child {
+                mut w,
+                kind,
+                single,
+            } => {
+                let d = w.end_child(!single);
+                zygotes.put(kind, w);
+                d
+            }
+        }
     }
 }

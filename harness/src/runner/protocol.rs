@@ -17,6 +17,10 @@ use std::path::PathBuf;
 /// Prefix of every protocol line on the worker's stdout.
 pub const MARK: &str = "@@mpit-conform@@ ";
 
+/// The line a zygote (`runner::zygote`) writes to its stderr after reaping a child:
+/// what the child wrote is before it.
+pub const CHILD_END: &str = "@@mpit-zygote child reaped";
+
 /// Given on the worker's command line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Hello {
@@ -50,6 +54,10 @@ pub struct Hello {
     /// (`target::ffi::stdio`); set by `child.rs` for each worker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rendezvous: Option<String>,
+    /// A zygote (`runner::zygote`): it starts as any worker (never with MPI_Init) and
+    /// then answers [`ToWorker::Fork`] with a child that serves as a fresh worker would.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub zygote: bool,
 }
 
 impl Hello {
@@ -69,6 +77,7 @@ impl Hello {
             env: Vec::new(),
             page: None,
             rendezvous: None,
+            zygote: false,
         }
     }
 }
@@ -103,6 +112,19 @@ pub enum ToWorker {
     Ops {
         seq: u64,
         ops: Vec<Call>,
+    },
+    /// A zygote forks a child (`runner::zygote`) that serves the next messages as a
+    /// fresh worker of the zygote's hello would, `single_job` or not, until it exits;
+    /// the zygote answers `Forked`, then `ChildEnded` once it has reaped the child (or
+    /// `NoFork`). `area`: the cases to parse before forking, once for every child.
+    /// With `then`, the child serves that message first (and the zygote sends no
+    /// `Forked`: the child's answers may come before it): one line per sequence.
+    Fork {
+        single_job: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        area: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        then: Option<Box<ToWorker>>,
     },
     /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.
@@ -193,6 +215,19 @@ pub enum FromWorker {
     Probe(Box<Step>),
     /// The capability probe is over.
     ProbeDone,
+    /// A zygote forked the child that answers from now on.
+    Forked {
+        pid: u32,
+    },
+    /// A zygote did not fork (a thread of the library's, say): why.
+    NoFork(String),
+    /// A zygote's child ended (reaped with wait4): its exit code or signal.
+    ChildEnded {
+        #[serde(default)]
+        code: Option<i32>,
+        #[serde(default)]
+        signal: Option<i32>,
+    },
     /// The job is over; `clean` when MPI_T is finalized again and the worker can be
     /// reused.
     Done {

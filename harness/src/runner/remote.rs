@@ -9,8 +9,9 @@ use crate::differential::op::Call;
 use crate::differential::Mirror;
 use crate::runner::pool::{Broke, Worker};
 use crate::runner::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use crate::runner::zygote::{Shared, Zygotes, INITIALIZED, PLAIN};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,10 +21,14 @@ pub struct Remote {
     timeout: Duration,
     stop: Arc<AtomicBool>,
     mirror: Arc<Mirror>,
-    worker: Option<Worker>,
+    /// The held worker, and the kind of zygote it is a child of (`None`: exec'd).
+    worker: Option<(Worker, Option<usize>)>,
     seq: u64,
-    /// Worker processes started so far.
+    /// Worker processes started so far (zygotes included, their children not).
     pub started: u64,
+    /// Zygotes (`runner::zygote`), unless `--workers exec`.
+    zygotes: Option<Zygotes>,
+    shared: Arc<Shared>,
 }
 
 impl Remote {
@@ -46,6 +51,67 @@ impl Remote {
             worker: None,
             seq: 0,
             started: 0,
+            zygotes: None,
+            shared: Shared::new(false),
+        }
+    }
+
+    /// Pristine workers forked by zygotes (`--workers fork`) instead of exec'd: the
+    /// zygote gets the mirror once, its children inherit it.
+    pub fn with_zygotes(mut self, on: bool) -> Remote {
+        self.shared = Shared::new(on);
+        let mut z = Zygotes::new(
+            &self.hello,
+            self.timeout,
+            self.stop.clone(),
+            self.shared.clone(),
+        );
+        z.first(ToWorker::Mirror(Box::new((*self.mirror).clone())));
+        self.zygotes = on.then_some(z);
+        self
+    }
+
+    /// Workers forked so far, and the path taken (`zygote::Shared::path`).
+    pub fn forked(&self) -> (u64, String) {
+        (
+            self.shared.forked.load(Ordering::SeqCst),
+            self.shared.path(),
+        )
+    }
+
+    /// A worker for the next sequence: a zygote's child when there is one.
+    /// A lifecycle sequence's child is forked with its `Ops` (`then`) and ends by
+    /// itself after them.
+    fn fresh(
+        &mut self,
+        base_init: bool,
+        then: Option<&ToWorker>,
+    ) -> Result<(Worker, Option<usize>), EngineError> {
+        let kind = if base_init { INITIALIZED } else { PLAIN };
+        if let Some(z) = self.zygotes.as_mut() {
+            let before = self.shared.started.load(Ordering::SeqCst);
+            let w = z.fork(kind, then.is_some(), None, &Default::default(), then);
+            self.started += self.shared.started.load(Ordering::SeqCst) - before;
+            if let Some(w) = w {
+                return Ok((w, Some(kind)));
+            }
+        }
+        Ok((self.spawn(base_init)?.0, None))
+    }
+
+    /// Ends a worker after its sequence: a zygote's child is told to quit and its
+    /// zygote kept.
+    fn end(&mut self, w: (Worker, Option<usize>)) {
+        match w {
+            (mut w, Some(kind)) => {
+                let _ = w.end_child(true);
+                if let Some(z) = self.zygotes.as_mut() {
+                    z.put(kind, w);
+                }
+            }
+            (w, None) => {
+                let _ = w.quit();
+            }
         }
     }
 
@@ -68,25 +134,38 @@ impl Remote {
     /// Runs `ops`; `lifecycle` sequences get a process of their own with MPI_T not
     /// initialized.
     pub fn run(&mut self, ops: &[Call], lifecycle: bool) -> Result<Trace, EngineError> {
-        let mut w = match self.worker.take() {
-            Some(w) if !lifecycle => w,
-            other => {
-                if let Some(w) = other {
-                    let _ = w.quit();
-                }
-                self.spawn(!lifecycle)?.0
-            }
-        };
         self.seq += 1;
         let seq = self.seq;
-        let mut trace = Trace::default();
-        let sent = w.send(&ToWorker::Ops {
+        let msg = ToWorker::Ops {
             seq,
             ops: ops.to_vec(),
-        });
-        let mut outcome = sent;
+        };
+        let (mut w, kind, sent) = match self.worker.take() {
+            Some((w, k)) if !lifecycle => (w, k, false),
+            other => {
+                if let Some(w) = other {
+                    self.end(w);
+                }
+                let (w, k) = self.fresh(!lifecycle, lifecycle.then_some(&msg))?;
+                (w, k, lifecycle && k.is_some())
+            }
+        };
+        let mut trace = Trace::default();
+        let mut outcome = match sent {
+            true => Ok(()),
+            false => w.send(&msg),
+        };
         while outcome.is_ok() {
             match w.next(self.timeout) {
+                // The zygote would not fork (a thread of the library's): switched off,
+                // and the sequence runs on an exec'd worker.
+                Ok(FromWorker::NoFork(why)) if sent => {
+                    if let Some(kind) = kind {
+                        self.shared.off(kind, why);
+                    }
+                    w.kill();
+                    return self.run(ops, lifecycle);
+                }
                 Ok(FromWorker::Observed { seq: s, obs, .. }) if s == seq => trace.obs.push(*obs),
                 Ok(FromWorker::OpsDone { seq: s }) if s == seq => break,
                 Ok(FromWorker::CannotRun(e)) => outcome = Err(Broke::Other(e)),
@@ -106,10 +185,12 @@ impl Remote {
                 )))
             }
             Ok(()) => {
-                if lifecycle {
-                    let _ = w.quit();
+                if let (true, Some(kind), Some(z)) = (sent, kind, self.zygotes.as_mut()) {
+                    z.put_ending(kind, w);
+                } else if lifecycle {
+                    self.end((w, kind));
                 } else {
-                    self.worker = Some(w);
+                    self.worker = Some((w, kind));
                 }
                 Ok(trace)
             }
@@ -121,6 +202,10 @@ impl Remote {
             }
             Err(b @ Broke::Crash(_)) => {
                 trace.died = Some((trace.obs.len(), Died::Crash(w.explain(b))));
+                // A zygote whose child died goes on forking.
+                if let (Some(kind), Some(z)) = (kind, self.zygotes.as_mut()) {
+                    z.put(kind, w);
+                }
                 Ok(trace)
             }
             Err(b) => {
@@ -134,7 +219,7 @@ impl Remote {
     /// Drops the current worker (after a divergence its state is not the model's).
     pub fn discard(&mut self) {
         if let Some(w) = self.worker.take() {
-            let _ = w.quit();
+            self.end(w);
         }
     }
 }

@@ -29,6 +29,8 @@ pub struct Options {
     pub catalog: Option<PathBuf>,
     pub time_limit: Option<u64>,
     pub out: PathBuf,
+    /// Fresh workers forked from zygotes (`--workers fork`), else exec'd.
+    pub forks: bool,
 }
 
 /// The judged catalog, before the first mode.
@@ -46,6 +48,9 @@ pub struct ModeRun {
     pub findings: Findings,
     /// Workers started for it.
     pub workers: u64,
+    /// Of them forked by a zygote, and the path the run took (`fork`, `exec` or
+    /// `fork+exec: <why>`).
+    pub forked: (u64, String),
     /// Divergences passed over as known, so far.
     pub known_hits: u64,
     /// The failure's case, written, and its replay.
@@ -115,7 +120,7 @@ pub fn run(
         avoided,
         left_out: &left_out,
     });
-    let mut r = remote(setup, &m);
+    let mut r = remote(setup, &m).with_zygotes(o.forks);
     let mut out = Outcome::default();
     for (mode, cases) in modes(o) {
         let cfg = Search {
@@ -127,9 +132,11 @@ pub fn run(
             known: known.clone(),
             time_limit: o.time_limit.map(Duration::from_secs),
         };
-        let before = r.started;
+        let (before, forked_before) = (r.started, r.forked().0);
         let findings = props::search(m.clone(), &cfg, &mut r).map_err(WorkflowError::of)?;
         let workers = r.started - before;
+        let forked = r.forked();
+        let forked = (forked.0 - forked_before, forked.1);
         let case = match &findings.failure {
             Some(found) => Some(replayed::write_and_replay(
                 found, &m, o.seed, &o.out, setup,
@@ -146,6 +153,7 @@ pub fn run(
             mode,
             findings,
             workers,
+            forked,
             known_hits: cfg.known.hits.get(),
             case,
         });

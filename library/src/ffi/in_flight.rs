@@ -35,6 +35,15 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 /// whatever the calling thread was doing then.
 static CALLER: AtomicI32 = AtomicI32::new(0);
 
+/// In a zygote's child (a fork): its main thread, which calls the library, has a thread
+/// id of its own, not the zygote's that installed the handlers.
+pub fn forked() {
+    if INSTALLED.load(Ordering::Relaxed) {
+        // SAFETY: gettid(2) takes no arguments.
+        CALLER.store(unsafe { libc::gettid() }, Ordering::Relaxed);
+    }
+}
+
 /// What the marker line says when the signal or exit came from a thread other than the
 /// one that calls the library, before the call in flight on the calling thread (if any).
 pub const OTHER_THREAD: &str = "!other-thread";

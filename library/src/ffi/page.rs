@@ -201,6 +201,18 @@ pub fn exiting(code: i32) {
     }
 }
 
+/// Forgets what the last child of a zygote left on the page (zygote side, after it
+/// reaped that child): the call in flight and the last one returned, the signal its
+/// handler caught, and its own exit code. What the zygote's own channel went through
+/// (taken, reconnects) stays.
+pub fn reset() {
+    let Some(p) = get() else { return };
+    for w in [LEN_W, LAST_LEN_W, SIGNAL_W, EXIT_W] {
+        p.words[w].store(0, Ordering::Relaxed);
+    }
+    p.words[FLAGS_W].fetch_and(!OTHER_THREAD, Ordering::Release);
+}
+
 /// What a worker's page says (supervisor side).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Record {

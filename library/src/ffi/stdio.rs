@@ -88,6 +88,9 @@ static INPUT: End = End::new();
 static OUTPUT: End = End::new();
 /// The supervisor's rendezvous (an abstract socket name), if it gave one.
 static RENDEZVOUS: OnceLock<String> = OnceLock::new();
+/// The rendezvous is not this process's to use (a zygote's child: the supervisor's
+/// listener belongs to the zygote's channel).
+static NO_RENDEZVOUS: AtomicBool = AtomicBool::new(false);
 /// Lines written, over every channel.
 static SENT: AtomicU64 = AtomicU64::new(0);
 /// The channel was lost and not re-established yet.
@@ -163,6 +166,13 @@ pub fn take_protocol(rendezvous: Option<&str>) -> io::Result<()> {
     Ok(())
 }
 
+/// From now on a channel taken is not re-established: the next write fails and the
+/// process exits, its page saying why (a zygote's child, whose supervisor listens for
+/// the zygote, not for it).
+pub fn no_rendezvous() {
+    NO_RENDEZVOUS.store(true, Ordering::Relaxed);
+}
+
 /// Whether both ends still carry the flag they were placed with (the check after each
 /// call: one fcntl each).
 pub fn intact() -> bool {
@@ -190,6 +200,7 @@ fn restore() -> io::Result<()> {
     }
     let name = RENDEZVOUS
         .get()
+        .filter(|_| !NO_RENDEZVOUS.load(Ordering::Relaxed))
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no rendezvous"))?;
     let addr = SocketAddr::from_abstract_name(name.as_bytes())?;
     let fd = place(UnixStream::connect_addr(&addr)?.into_raw_fd())?;

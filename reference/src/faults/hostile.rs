@@ -41,6 +41,8 @@ hostile_faults! {
     Chdir = "chdir", "the first MPI_T_init_thread changes the working directory to /";
     Umask = "umask", "the first MPI_T_init_thread sets the umask to 0777";
     Rlimits = "rlimits", "the first MPI_T_init_thread lowers the soft limits on open files (to 64) and on the stack (to 1 MiB)";
+    ThreadAtLoad = "thread-at-load", "loading the library (its constructor, in the cdylib) starts a thread that sleeps for good, as libraries with a progress or monitoring thread do: a process with it must not fork (zygotes fall back to exec'd workers)";
+    ThreadAtInit = "thread-at-init", "the first MPI_T_init_thread starts a thread that sleeps for good: a process with MPI_T initialized must not fork (the initialized zygote falls back to exec'd workers)";
 }
 
 impl HostileFault {

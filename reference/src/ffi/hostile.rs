@@ -82,6 +82,9 @@ fn first_init(on: &BTreeSet<HostileFault>) {
                 unsafe { libc::umask(0o777) };
             }
             HostileFault::Rlimits => lower_limits(),
+            HostileFault::ThreadAtInit => sleeping_thread(),
+            // At load, not here (`at_load`).
+            HostileFault::ThreadAtLoad => {}
         }
     }
 }
@@ -279,6 +282,40 @@ fn leave_group() {
         }
     }
 }
+
+/// A thread of the library's own that sleeps for good (a progress or monitoring thread).
+fn sleeping_thread() {
+    let _ = std::thread::Builder::new()
+        .name("mpit-ref-sleeper".into())
+        .spawn(|| hang());
+}
+
+/// `thread-at-load`: the cdylib's constructor starts a thread. Only in the cdylib a
+/// program dlopens (its file is `libmpit_reference.so`): the same code linked into
+/// mpit-conform (`builtin:reference`) does nothing here.
+extern "C" fn at_load() {
+    if !active().contains(&HostileFault::ThreadAtLoad) {
+        return;
+    }
+    // SAFETY: dladdr(3) fills a plain struct of this frame for an address of this
+    // object; dli_fname, when set, is a NUL-terminated path owned by the loader.
+    let in_cdylib = unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        libc::dladdr(at_load as *const libc::c_void, &mut info) != 0
+            && !info.dli_fname.is_null()
+            && std::ffi::CStr::from_ptr(info.dli_fname)
+                .to_string_lossy()
+                .ends_with(".so")
+    };
+    if in_cdylib {
+        sleeping_thread();
+    }
+}
+
+/// The constructor of the loaded object (ELF `.init_array`).
+#[used]
+#[link_section = ".init_array"]
+static AT_LOAD: extern "C" fn() = at_load;
 
 fn hang_at_exit() {
     extern "C" fn never_returns() {

@@ -17,6 +17,7 @@ pub mod soak;
 pub mod spawn;
 pub mod suite;
 pub mod throughput;
+pub mod workers;
 
 use floor::Floor;
 use mpit_report::now_rfc3339;

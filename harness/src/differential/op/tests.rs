@@ -13,7 +13,7 @@ pub(crate) fn every_call() -> Vec<Call> {
 }
 
 /// The tests' calls are one of each function the generator makes (specs/generator.yaml:
-/// 53 entries of the table, MPI_Finalize and MPI_Session_init among them since issue 42).
+/// 53 entries of the table, MPI_Finalize and MPI_Session_init among them since the upstream corpus needed them).
 #[test]
 fn every_function_is_made() {
     let made: std::collections::BTreeSet<Func> = every_call().iter().map(|c| c.func).collect();

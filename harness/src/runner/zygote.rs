@@ -1,0 +1,257 @@
+//! Zygotes (fork-speed workers): a worker that has done what every job has in common (parsed the
+//! cases, exec'd the harness, loaded the library, detected its ABI, resolved its
+//! symbols; for the second kind also `MPI_T_init_thread`) and then forks one child per
+//! job that needs a pristine process. The child serves exactly as a fresh worker does:
+//! the same protocol on the channel it inherits, the same page of the call in flight
+//! (mapped shared, so the supervisor reads the child's call after its death), the same
+//! guard pages and per-call deadline, its output on the zygote's stderr, which the
+//! supervisor cuts per child (`Tail::clear`, [`CHILD_END`]). The zygote reaps the child
+//! with wait4 (`mpit_process::fork`) and says how it ended (`FromWorker::ChildEnded`);
+//! `runner::child` turns that into the death a worker's end would be.
+//!
+//! Fork only while the zygote runs one thread (`/proc/self/task`, checked before each
+//! fork): a library that started a thread gets exec'd workers as before, and the
+//! report says so (`workers_path`). Never after MPI_Init: MPI_Init jobs stay exec'd
+//! workers. A zygote that cannot start, refuses to fork, or whose child lost its
+//! channel to the library switches that kind of zygote off for the rest of the run;
+//! the job goes to an exec'd worker, so the verdicts are the exec'd path's.
+
+use super::child::Worker;
+use super::protocol::{FromWorker, Hello, ToWorker, CHILD_END};
+use crate::target::ffi::{in_flight, page, stdio};
+use mpit_process::{fork as fork_process, Ended, Forked};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Worker side, a zygote's `Fork`: whether this is the child (which goes on serving);
+/// the zygote itself returns once the child is reaped and reported.
+/// `forked`: say `Forked` (not when the child answers at once: its lines could come
+/// first).
+pub fn fork(send: &dyn Fn(&FromWorker), forked: bool) -> bool {
+    // What the last child left on the page was read by the supervisor after its
+    // `ChildEnded`: cleared now, before the next child writes there.
+    page::reset();
+    match fork_process() {
+        Err(e) => {
+            send(&FromWorker::NoFork(e.to_string()));
+            false
+        }
+        Ok(Forked::Child) => {
+            // The rendezvous is the zygote's: a child whose channel the library takes
+            // exits, its page saying so, and the supervisor runs the job exec'd.
+            stdio::no_rendezvous();
+            in_flight::forked();
+            true
+        }
+        Ok(Forked::Parent(child)) => {
+            if forked {
+                send(&FromWorker::Forked { pid: child.pid() });
+            }
+            let ended = child.wait().map(|e| e.ended);
+            eprintln!("{CHILD_END}");
+            let (code, signal) = match ended {
+                Ok(Ended::Exited(c)) => (Some(c), None),
+                Ok(Ended::Signaled(s)) => (None, Some(s)),
+                _ => (None, None),
+            };
+            send(&FromWorker::ChildEnded { code, signal });
+            false
+        }
+    }
+}
+
+/// The two kinds: MPI_T not initialized (`init: manual` cases, fuzz-props' lifecycle
+/// mode), and held initialized (the base init of `init: auto` cases).
+pub const PLAIN: usize = 0;
+pub const INITIALIZED: usize = 1;
+
+/// What the lanes of a run share about zygotes.
+#[derive(Default)]
+pub struct Shared {
+    /// Zygotes asked for (`--workers fork`, the default).
+    pub enabled: bool,
+    /// A kind switched off for the rest of the run.
+    off: [AtomicBool; 2],
+    /// Why, one line each.
+    notes: Mutex<BTreeSet<String>>,
+    /// Children forked.
+    pub forked: AtomicU64,
+    /// Zygotes started (exec'd workers themselves).
+    pub started: AtomicU64,
+}
+
+impl Shared {
+    pub fn new(enabled: bool) -> Arc<Shared> {
+        Arc::new(Shared {
+            enabled,
+            ..Shared::default()
+        })
+    }
+
+    /// Switches `kind` off for the rest of the run, saying why.
+    pub fn off(&self, kind: usize, why: String) {
+        self.off[kind].store(true, Ordering::SeqCst);
+        let name = ["plain", "initialized"][kind];
+        if let Ok(mut n) = self.notes.lock() {
+            n.insert(format!("{name} zygote off: {why}"));
+        }
+    }
+
+    /// Which path the run's workers took, for report.json's `workers_path`: `exec`
+    /// (`--workers exec`), `fork`, or `fork+exec: <why the fallback>`.
+    pub fn path(&self) -> String {
+        if !self.enabled {
+            return "exec".into();
+        }
+        let notes = self.notes.lock().map(|n| n.clone()).unwrap_or_default();
+        match notes.is_empty() {
+            true => "fork".into(),
+            false => {
+                let why: Vec<String> = notes.into_iter().collect();
+                format!("fork+exec: {}", why.join("; "))
+            }
+        }
+    }
+}
+
+/// One lane's idle zygotes.
+pub struct Zygotes {
+    hello: Hello,
+    timeout: Duration,
+    stop: Arc<AtomicBool>,
+    shared: Arc<Shared>,
+    /// Idle, or with a child that ends by itself (`put_ending`): reaped at the next fork.
+    idle: [Option<(Worker, bool)>; 2],
+    /// The catalog spots each kind's zygote passes over (`Hello::skip`).
+    skips: [BTreeSet<String>; 2],
+    /// Sent to each zygote once started (fuzz-props' mirror), for its children.
+    first: Option<ToWorker>,
+}
+
+impl Zygotes {
+    pub fn new(
+        hello: &Hello,
+        timeout: Duration,
+        stop: Arc<AtomicBool>,
+        shared: Arc<Shared>,
+    ) -> Zygotes {
+        Zygotes {
+            hello: hello.clone(),
+            timeout,
+            stop,
+            shared,
+            idle: [None, None],
+            skips: Default::default(),
+            first: None,
+        }
+    }
+
+    /// A message each zygote gets once started, before its first fork.
+    pub fn first(&mut self, m: ToWorker) {
+        self.first = Some(m);
+    }
+
+    /// A zygote of `kind` with a fresh child forked, which serves the next messages
+    /// (one job when `single_job`); `None`: run the job on an exec'd worker.
+    pub fn fork(
+        &mut self,
+        kind: usize,
+        single_job: bool,
+        area: Option<&str>,
+        skip: &BTreeSet<String>,
+        then: Option<&ToWorker>,
+    ) -> Option<Worker> {
+        if !self.shared.enabled || self.shared.off[kind].load(Ordering::SeqCst) {
+            return None;
+        }
+        let idle = match self.idle[kind].take() {
+            Some((mut w, true)) => {
+                let _ = w.end_child(false);
+                Some(w).filter(|w| !w.is_dead())
+            }
+            other => other.map(|(w, _)| w),
+        };
+        let mut w = match idle {
+            Some(w) if &self.skips[kind] == skip => w,
+            _ => {
+                self.skips[kind] = skip.clone();
+                let hello = Hello {
+                    zygote: true,
+                    mpi_init: false,
+                    single_job: false,
+                    base_init: kind == INITIALIZED,
+                    skip: skip.clone(),
+                    ..self.hello.clone()
+                };
+                self.shared.started.fetch_add(1, Ordering::SeqCst);
+                let started = Worker::start(&hello, self.timeout, self.stop.clone())
+                    .map_err(|e| e.to_string())
+                    .and_then(|(mut w, _)| match &self.first {
+                        Some(m) => w.send(m).map(|()| w).map_err(|b| format!("{b:?}")),
+                        None => Ok(w),
+                    });
+                match started {
+                    Ok(w) => w,
+                    Err(e) => {
+                        self.shared.off(kind, format!("it did not start: {e}"));
+                        return None;
+                    }
+                }
+            }
+        };
+        match w.fork(single_job, area, then, self.timeout) {
+            Ok(()) => {
+                self.shared.forked.fetch_add(1, Ordering::SeqCst);
+                Some(w)
+            }
+            Err(why) => {
+                self.shared.off(kind, why);
+                w.kill();
+                None
+            }
+        }
+    }
+
+    /// Takes back a zygote whose child has ended (killed and dropped when it died).
+    pub fn put(&mut self, kind: usize, mut w: Worker) {
+        if w.alive() {
+            self.idle[kind] = Some((w, false));
+        }
+    }
+
+    /// Takes back a zygote whose child ends by itself (a single job or sequence done):
+    /// its end is awaited at the next fork, while the supervisor does other work.
+    pub fn put_ending(&mut self, kind: usize, w: Worker) {
+        self.idle[kind] = Some((w, true));
+    }
+
+    /// The library took a child's channel: no more zygotes of either kind this run.
+    pub fn channel_taken(&self, call: Option<&str>) {
+        let why = format!(
+            "the library took a child's channel in {}",
+            call.unwrap_or("no MPI_T call")
+        );
+        self.shared.off(PLAIN, why.clone());
+        self.shared.off(INITIALIZED, why);
+    }
+
+    /// Ends the idle zygotes (at the lane's end).
+    pub fn quit(&mut self) {
+        for z in self.idle.iter_mut() {
+            if let Some((mut w, ending)) = z.take() {
+                if ending {
+                    let _ = w.end_child(false);
+                }
+                let _ = w.quit();
+            }
+        }
+    }
+}
+
+impl Drop for Zygotes {
+    fn drop(&mut self) {
+        self.quit();
+    }
+}
