@@ -55,13 +55,8 @@ pub struct FuzzPropsArgs {
     /// Stop generating after this many seconds per mode (shrinking still finishes).
     #[arg(long, value_name = "SECS")]
     pub time_limit: Option<u64>,
-    /// How fresh workers are made: `fork` (default: from a zygote that loaded the
-    /// library once) or `exec` (see `run --workers`).
-    #[arg(long, value_enum, default_value = "fork")]
-    pub workers: super::WorkersPath,
-    /// Same as `--workers exec`.
-    #[arg(long)]
-    pub no_zygote: bool,
+    #[command(flatten)]
+    pub workers: super::WorkersArgs,
     /// Where the YAML case of a failure is written.
     #[arg(long, value_name = "DIR", default_value = "reports/fuzz-props")]
     pub out: PathBuf,
@@ -129,7 +124,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         catalog: a.catalog.clone(),
         time_limit: a.time_limit,
         out: a.out.clone(),
-        forks: a.workers == super::WorkersPath::Fork && !a.no_zygote,
+        forks: a.workers.forks(),
     };
     let out = fuzz_props::run(&setup, &o, &mut |s| print_start(s, a, &lib), &mut |run| {
         print_mode(run, a, &lib)

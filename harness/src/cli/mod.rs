@@ -100,15 +100,8 @@ struct RunArgs {
     /// many when the library's start mostly waits instead of computing).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
-    /// How pristine workers are made: `fork` (default), from a zygote per library that
-    /// has loaded the library once (and one with MPI_T initialized), or `exec`, a fresh
-    /// exec of this binary each. MPI_Init workers are always exec'd; a library that
-    /// starts a thread falls back to exec (report.json `workers_path` says so).
-    #[arg(long, value_enum, default_value = "fork")]
-    workers: WorkersPath,
-    /// Same as `--workers exec`.
-    #[arg(long)]
-    no_zygote: bool,
+    #[command(flatten)]
+    workers: WorkersArgs,
     /// Only cases whose id matches this glob (repeatable).
     #[arg(long = "case", value_name = "GLOB")]
     cases: Vec<String>,
@@ -294,6 +287,27 @@ fn version_line() -> &'static str {
             specs::MPI_STANDARD
         )
     })
+}
+
+/// How pristine workers are made: the flags `run` and `fuzz-props` share.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct WorkersArgs {
+    /// How pristine workers are made: `fork` (default), from a zygote per library that
+    /// has loaded the library once (and one with MPI_T initialized), or `exec`, a fresh
+    /// exec of this binary each. MPI_Init workers are always exec'd; a library that
+    /// starts a thread falls back to exec (report.json `workers_path` says so).
+    #[arg(long, value_enum, default_value = "fork")]
+    pub workers: WorkersPath,
+    /// Same as `--workers exec`.
+    #[arg(long)]
+    pub no_zygote: bool,
+}
+
+impl WorkersArgs {
+    /// Whether fresh workers are forked from zygotes.
+    pub fn forks(&self) -> bool {
+        self.workers == WorkersPath::Fork && !self.no_zygote
+    }
 }
 
 /// How pristine workers are made (`--workers`).

@@ -100,7 +100,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             launcher: launcher.clone(),
             max_time: Some(a.max_time),
             env: Vec::new(),
-            zygote: a.workers == super::WorkersPath::Fork && !a.no_zygote,
+            zygote: a.workers.forks(),
         };
         let mut rep = runner::run(&cfg, stop.clone())?;
         let out = if several {
