@@ -6,7 +6,7 @@
 #[path = "../tests/report_fixture/mod.rs"]
 mod report_fixture;
 
-use mpit_conform::report::{self, diff, html, json, junit, markdown, matrix};
+use mpit_report::{diff, html, json, junit, markdown, matrix, write_all, write_matrix};
 use std::time::Instant;
 
 fn time<T>(what: &str, f: impl FnOnce() -> T) -> T {
@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let xml = time("JUnit XML", || junit::render(&r))?;
     let mut other = r.clone();
     for x in other.results.iter_mut().step_by(7) {
-        x.status = mpit_conform::verdict::Status::Fail;
+        x.status = mpit_spec::verdict::Status::Fail;
     }
     let d = time("diff", || diff::diff(&r, &other));
     let reports = [r.clone(), other];
@@ -50,10 +50,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| dir.path().to_path_buf());
     time("write_all (4 files, atomic)", || {
-        report::write_all(&r, &target, Some(&target.join("junit.xml")))
+        write_all(&r, &target, Some(&target.join("junit.xml")))
     })?;
     if target != dir.path() {
-        report::write_matrix(&reports, &target)?;
+        write_matrix(&reports, &target)?;
     }
     println!(
         "sizes: json {} KiB, md {} KiB, html {} KiB, junit {} KiB, matrix.html {} KiB; diff: {} new fails",

@@ -11,11 +11,11 @@
 //! Rules only the cross-rank run checks (`ranks:`, a run with `--launcher`) count only
 //! when asked (`coverage --with-launcher`): a run without a launcher does not check them.
 
-use crate::cases::builtin;
-use crate::cases::clauses::{Clauses, Strength};
-use crate::cases::Suite;
-use crate::report::Report;
-use crate::verdict::{Level, Status};
+use mpit_report::Report;
+use mpit_spec::cases::builtin;
+use mpit_spec::cases::clauses::{Clauses, Strength};
+use mpit_spec::cases::Suite;
+use mpit_spec::verdict::{Level, Status};
 use mpit_vocab::yaml::YamlError;
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
@@ -29,7 +29,7 @@ pub struct Row {
     pub cases: Vec<String>,
     /// Of `cases`, those that judge values as the library works: a step between its
     /// reads does MPI work, simulated work or `MPI_Init`, or nulls every OUT argument
-    /// in turn ([`crate::cases::Step::exercises`]).
+    /// in turn ([`mpit_spec::cases::Step::exercises`]).
     pub values: Vec<String>,
     /// Whether one of `values` records if a value moved (`moved_from:`), so reports
     /// say how many of its results saw one move.

@@ -1,49 +1,36 @@
-//! mpit-conform as a library: the binary (`main.rs`), the integration tests and the
-//! fuzz targets all enter here.
+//! mpit-conform as a library: the binary (`main.rs`, which holds the CLI), the
+//! integration tests, the maintainer tools (xtask) and the fuzz targets enter here.
 //!
-//! Layers, bottom to top. A module uses only modules of lower layers: `tests/layers.rs`
-//! reads this list and checks every `crate::` path of every file against it, so the
-//! module graph stays acyclic (docs/ARCHITECTURE.md walks through it).
+//! It stands on the crates below it, each named where it is used (`use mpit_spec::cases`,
+//! `use mpit_target::ffi`): `mpit-vocab` (vocab/: the MPI_T vocabulary, YAML errors),
+//! `mpit-spec` (spec/: the spec bundle, the case language, the function table, results;
+//! it cannot call a library), `mpit-target` (library/: the library under test, ELF, ABI
+//! profiles, detection, the catalog reader, and in its `ffi` module all the harness's
+//! MPI `unsafe`), `mpit-report` (report/: reports, capabilities, exit codes) and
+//! `mpit-process` (process/: the one place child processes start). Their Cargo.toml
+//! files keep that graph acyclic; this crate forbids `unsafe` altogether.
 //!
-//! `specs`, `verdict`, `kind`, `readings` and `cases` are the crate `mpit-spec` (spec/), which
-//! cannot call a library at all; `report`, `capabilities` and `exit_code` the crate
-//! `mpit-report` (report/); `target` the crate `mpit-target` (library/); the others
-//! are here. Child processes (workers, the
-//! rank launcher, the bench's runs, the compiler) start only through the crate
-//! `mpit-process` (process/).
+//! Its own modules, in layers, bottom to top. A module uses only modules of lower layers:
+//! `tests/layers.rs` reads this list and checks every `crate::` path of every file
+//! against it, so the module graph stays acyclic (docs/ARCHITECTURE.md walks through it).
 //!
-//! 0. `specs`, `verdict`, `kind`, `pvar_relations`, `exit_code`: the
-//!    embedded spec bundle, the result types, the entity kinds with an index space, and
-//!    data with no behaviour of their own
-//! 1. `readings`, `target`, `capabilities`: strictness readings; the library under test
-//!    (ELF, ABI profiles, detection, the catalog reader, `target::ffi`: all the MPI
-//!    `unsafe`); the capability states
-//! 2. `cases`, `report`: the YAML case language, the function table, the clause list;
-//!    reports rendered from a stored result file
-//! 3. `judge`, `coverage`: judging (pure: observation against expectation, the
+//! 0. `pvar_relations`: data with no behaviour of its own (the pvar classes' relations)
+//! 1. `judge`, `coverage`: judging (pure: observation against expectation, the
 //!    run-wide return-code table, values and inventory); clause coverage
-//! 4. `exec`: the interpreter of a case against a target (`exec::calls`: one call on
+//! 2. `exec`: the interpreter of a case against a target (`exec::calls`: one call on
 //!    the target, the engine both oracles call through)
-//! 5. `differential`: the second oracle (generated sequences on the reference model and
+//! 3. `differential`: the second oracle (generated sequences on the reference model and
 //!    the target, compared; its target engine calls through `exec::calls`)
-//! 6. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
+//! 4. `runner`, `fuzzing`: the supervisor (plan, worker pool, protocol, the in-worker
 //!    engines, cross-rank run); the fuzz oracles
-//! 7. `workflows`: the second oracle's workflows under the CLI (`fuzz-props`,
+//! 5. `workflows`: the second oracle's workflows under the CLI (`fuzz-props`,
 //!    `replay`, `run --model-check`)
-//! 8. `cli`
 //!
-//! `target` is the crate `mpit-target` (library/), which holds all the harness's MPI
-//! `unsafe` in its `ffi` module; this crate forbids `unsafe` altogether.
+//! The CLI (`src/cli/`) is a module of the binary alone: it parses arguments, calls one
+//! workflow or the runner, and prints.
 
 #![forbid(unsafe_code)]
 
-// The lower crates, re-exported under their old paths (`crate::cases`, `crate::target`).
-pub use mpit_report as report;
-pub use mpit_report::{capabilities, exit_code};
-pub use mpit_spec::{cases, kind, readings, specs, verdict};
-pub use mpit_target as target;
-
-pub mod cli;
 pub mod coverage;
 pub mod differential;
 pub mod exec;

@@ -5,8 +5,10 @@
 
 #![forbid(unsafe_code)]
 
-use mpit_conform::{cli, exit_code};
+mod cli;
+
 use mpit_process::default_sigpipe;
+use mpit_report::exit_code;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -7,8 +7,8 @@ mod common;
 mod report_fixture;
 
 use common::{reference_lib, required, scratch, suite};
-use mpit_conform::capabilities::{derive, Observed};
-use mpit_conform::report::{markdown, matrix};
+use mpit_report::capabilities::{derive, Observed};
+use mpit_report::{markdown, matrix};
 use serde_json::Value;
 use std::path::Path;
 
@@ -120,9 +120,7 @@ fn libraries_without_events_are_told_apart() {
     let (_, _) = suite(&reference_lib(), CASE, &[], &out.join("ref"));
     let reports: Vec<_> = ["ref", "ompi", "mpich"]
         .iter()
-        .map(|d| {
-            mpit_conform::report::json::read(&out.join(d).join("report.json")).expect("report")
-        })
+        .map(|d| mpit_report::json::read(&out.join(d).join("report.json")).expect("report"))
         .collect();
     let md = matrix::render_markdown(&reports);
     assert!(md.contains("### Capabilities"), "{md}");

@@ -6,7 +6,6 @@
 mod common;
 
 use common::{reference_lib, run, scratch, stdout};
-use mpit_conform::cases::funcs::Func;
 use mpit_conform::differential::compare::{compare, Divergence};
 use mpit_conform::differential::emit::case_yaml;
 use mpit_conform::differential::engine::trace;
@@ -15,8 +14,9 @@ use mpit_conform::differential::op::{Call, Kind, Mode, Ref, A};
 use mpit_conform::differential::props::{completed, run_model, Found};
 use mpit_conform::differential::target::TargetEngine;
 use mpit_conform::differential::{HandleKind, Mirror, Slots};
-use mpit_conform::target::{AbiChoice, Target};
-use mpit_conform::verdict::Level;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::verdict::Level;
+use mpit_target::{AbiChoice, Target};
 use mpit_vocab::catalog::Catalog;
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::ThreadLevel;

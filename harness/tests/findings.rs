@@ -12,8 +12,8 @@
 mod common;
 
 use common::repo;
-use mpit_conform::report::{findings, history, json, Report};
-use mpit_conform::verdict::{Level, Status};
+use mpit_report::{findings, history, json, Report};
+use mpit_spec::verdict::{Level, Status};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// `<!-- finding F-N [level=should] targets=a,b cases=x,y -->` lines: (id, targets,

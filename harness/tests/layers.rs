@@ -14,7 +14,8 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-/// The spec crate's sources (`spec/src`): its modules are the bottom layers.
+/// The spec crate's sources (`spec/src`): its own modules are layered the same way, by
+/// the list in its `lib.rs`.
 fn spec_src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/src")
 }
@@ -25,9 +26,9 @@ fn report_src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../report/src")
 }
 
-/// Layer of each module, from `lib.rs`'s `//! N. `m`, `n`: ...` lines.
-fn declared_layers() -> BTreeMap<String, usize> {
-    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("lib.rs");
+/// Layer of each module, from a crate's `lib.rs` `//! N. `m`, `n`: ...` lines.
+fn declared_layers(root: &Path) -> BTreeMap<String, usize> {
+    let lib = std::fs::read_to_string(root.join("lib.rs")).expect("lib.rs");
     let mut layers = BTreeMap::new();
     for line in lib.lines() {
         let Some(rest) = line.strip_prefix("//! ") else {
@@ -49,27 +50,14 @@ fn declared_layers() -> BTreeMap<String, usize> {
     layers
 }
 
-/// The top-level modules `lib.rs` declares (`pub mod m;`) or re-exports from the
-/// lower crates (`pub use mpit_spec::{a, b};`, `pub use mpit_target as target;`: those
-/// crates depend only on crates below them, which their Cargo.toml files fix).
-fn declared_modules() -> BTreeSet<String> {
-    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("lib.rs");
-    let mut out = BTreeSet::new();
-    for l in lib.lines().map(str::trim) {
-        if let Some(m) = l.strip_prefix("pub mod ") {
-            out.insert(m.trim_end_matches(';').to_string());
-        } else if let Some(rest) = l.strip_prefix("pub use mpit_") {
-            let rest = rest.trim_end_matches(';');
-            if let Some((_, group)) = rest.split_once("::{") {
-                for m in group.trim_end_matches('}').split(',') {
-                    out.insert(m.trim().to_string());
-                }
-            } else if let Some((_, alias)) = rest.split_once(" as ") {
-                out.insert(alias.to_string());
-            }
-        }
-    }
-    out
+/// The top-level modules a crate's `lib.rs` declares (`pub mod m;`).
+fn declared_modules(root: &Path) -> BTreeSet<String> {
+    let lib = std::fs::read_to_string(root.join("lib.rs")).expect("lib.rs");
+    lib.lines()
+        .map(str::trim)
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';').to_string())
+        .collect()
 }
 
 /// The code of a file without its comments (line comments and doc comments).
@@ -124,67 +112,97 @@ fn uses(code: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_module_is_in_one_layer() {
-    let layers = declared_layers();
-    let modules = declared_modules();
-    assert!(modules.len() > 10, "lib.rs declares its modules");
-    let named: BTreeSet<String> = layers.keys().cloned().collect();
-    assert_eq!(
-        named, modules,
-        "lib.rs's layer list and its `pub mod`s differ"
+    for root in [src(), spec_src()] {
+        let layers = declared_layers(&root);
+        let modules = declared_modules(&root);
+        assert!(
+            modules.len() >= 5,
+            "{}: lib.rs declares its modules",
+            root.display()
+        );
+        let named: BTreeSet<String> = layers.keys().cloned().collect();
+        assert_eq!(
+            named,
+            modules,
+            "{}: lib.rs's layer list and its `pub mod`s differ",
+            root.display()
+        );
+    }
+}
+
+/// A module's imports show which crate it stands on: the library re-exports no crate of
+/// the workspace under a path of its own (`pub use mpit_target as target` hid that a
+/// module calling `crate::target` stood on another crate), and the CLI is the binary's
+/// module alone, so the fuzz targets and tools that link the library link no CLI.
+#[test]
+fn the_library_re_exports_no_crate_and_holds_no_cli() {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("lib.rs");
+    let code = code(&lib);
+    let re_exports: Vec<&str> = code
+        .lines()
+        .filter(|l| l.trim_start().starts_with("pub use mpit_"))
+        .collect();
+    assert!(re_exports.is_empty(), "lib.rs re-exports: {re_exports:?}");
+    assert!(
+        !declared_modules(&src()).contains("cli"),
+        "lib.rs declares cli"
     );
+    let main = std::fs::read_to_string(src().join("main.rs")).expect("main.rs");
+    assert!(code_has_line(&main, "mod cli;"), "main.rs declares cli");
+}
+
+fn code_has_line(text: &str, line: &str) -> bool {
+    code(text).lines().any(|l| l.trim() == line)
+}
+
+/// The binary's files (`main.rs` and its module `cli/`) name the library by its crate
+/// name; a `crate::` path there can only be the CLI's own.
+fn binary_file(rel: &Path) -> bool {
+    let first = rel.components().next().expect("a path").as_os_str();
+    first == "main.rs" || first == "cli"
 }
 
 #[test]
 fn every_path_reaches_down() {
-    let layers = declared_layers();
-    let mut files = Vec::new();
-    for root in [src(), spec_src(), report_src()] {
-        let mut here = Vec::new();
-        rust_files(&root, &mut here);
-        assert!(here.len() > 5, "{}", root.display());
-        files.extend(here.into_iter().map(|f| (root.clone(), f)));
-    }
-    let mut upward = Vec::new();
     let mut edges = 0;
-    for (root, f) in &files {
-        let rel = f.strip_prefix(root).expect("under src");
-        let first = rel.components().next().expect("a path");
-        let mut top = first
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        // The report crate is the module `report` but for its two siblings.
-        if *root == report_src() && top != "capabilities" && top != "exit_code" {
-            top = "report".into();
-        }
-        let Some(&mine) = layers.get(&top) else {
-            // lib.rs and main.rs sit above every layer.
-            assert!(
-                top == "lib" || top == "main",
-                "{}: not in a layer",
-                rel.display()
-            );
-            continue;
-        };
-        let text = std::fs::read_to_string(f).expect("read");
-        for m in uses(&code(&text)) {
-            if m == top {
+    let mut upward = Vec::new();
+    for root in [src(), spec_src()] {
+        let layers = declared_layers(&root);
+        let mut files = Vec::new();
+        rust_files(&root, &mut files);
+        assert!(files.len() > 5, "{}", root.display());
+        for f in &files {
+            let rel = f.strip_prefix(&root).expect("under src");
+            let text = std::fs::read_to_string(f).expect("read");
+            let used = uses(&code(&text));
+            if binary_file(rel) {
+                let foreign: Vec<&String> = used.iter().filter(|m| *m != "cli").collect();
+                assert!(foreign.is_empty(), "{}: crate::{foreign:?}", rel.display());
                 continue;
             }
-            let Some(&theirs) = layers.get(&m) else {
-                panic!("{}: crate::{m} is not a top-level module", rel.display());
+            let top = rel.components().next().expect("a path");
+            let top = top.as_os_str().to_string_lossy();
+            let top = top.trim_end_matches(".rs");
+            let Some(&mine) = layers.get(top) else {
+                // lib.rs sits above every layer.
+                assert!(top == "lib", "{}: not in a layer", rel.display());
+                continue;
             };
-            edges += 1;
-            if theirs >= mine {
-                upward.push(format!(
-                    "{} (layer {mine}) uses crate::{m} (layer {theirs})",
-                    rel.display()
-                ));
+            for m in used.iter().filter(|m| *m != top) {
+                let Some(&theirs) = layers.get(m) else {
+                    panic!("{}: crate::{m} is not a top-level module", rel.display());
+                };
+                edges += 1;
+                if theirs >= mine {
+                    upward.push(format!(
+                        "{} (layer {mine}) uses crate::{m} (layer {theirs})",
+                        rel.display()
+                    ));
+                }
             }
         }
     }
-    assert!(edges > 50, "the scan found the crate's paths ({edges})");
+    assert!(edges > 50, "the scan found the crates' paths ({edges})");
     assert!(
         upward.is_empty(),
         "paths that do not reach down:\n{}",

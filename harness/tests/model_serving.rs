@@ -20,9 +20,9 @@
 mod common;
 
 use common::{reference_lib, repo, run, scratch};
-use mpit_conform::report::json;
-use mpit_conform::report::model_check::{annotate, Served};
-use mpit_conform::verdict::Agreement;
+use mpit_report::json;
+use mpit_report::model_check::{annotate, Served};
+use mpit_spec::verdict::Agreement;
 
 /// The library's catalog as the reference serves it (a YAML file under `dir`), and what
 /// of it the reference cannot serve.
@@ -155,7 +155,7 @@ fn model_check_calls_a_faulty_references_findings_its_behaviour() {
     let r = json::read(&dir.join("report.json")).expect("report");
     let m = r.model_check.as_ref().expect("model_check");
     assert!(dir.join(&m.catalog).is_file());
-    use mpit_conform::verdict::Status;
+    use mpit_spec::verdict::Status;
     let fails: Vec<_> = r
         .results
         .iter()

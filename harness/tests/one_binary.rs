@@ -8,8 +8,8 @@
 mod common;
 
 use common::{reference_lib, scratch, suite};
-use mpit_conform::target::{elf, LINKED_REFERENCE};
 use mpit_reference::linked;
+use mpit_target::{elf, LINKED_REFERENCE};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;

@@ -38,9 +38,9 @@
 //! `cargo test --release -p mpit-conform --test one_table -- --nocapture` prints the
 //! table of counts.
 
-use mpit_conform::capabilities::MPI4_FUNCTIONS;
-use mpit_conform::cases::funcs::Func;
-use mpit_conform::cases::MpiVersion;
+use mpit_report::capabilities::MPI4_FUNCTIONS;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::MpiVersion;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

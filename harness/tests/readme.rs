@@ -6,8 +6,8 @@
 mod common;
 
 use common::repo;
-use mpit_conform::report::{json, Report};
-use mpit_conform::verdict::Status;
+use mpit_report::{json, Report};
+use mpit_spec::verdict::Status;
 
 /// The seven targets in the table's order, with the names the README gives them.
 const TARGETS: &[(&str, &str)] = &[

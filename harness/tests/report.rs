@@ -3,11 +3,11 @@
 
 mod report_fixture;
 
-use mpit_conform::report::{
-    self, diff, exit_code, html, json, junit, markdown, matrix, Builder, ReportError, RunEvent,
-    Waivers, FORMAT_VERSION,
+use mpit_report::{
+    diff, exit_code, html, json, junit, markdown, matrix, Builder, ReportError, RunEvent, Waivers,
+    FORMAT_VERSION,
 };
-use mpit_conform::verdict::{Area, Status};
+use mpit_spec::verdict::{Area, Status};
 use report_fixture::{report, result};
 use serde_json::Value;
 use std::path::Path;
@@ -234,12 +234,12 @@ fn html_escapes_and_holds_every_finding() {
     let bugs: Vec<_> = r
         .results
         .iter()
-        .filter(|x| report::bug::reproducible(x))
+        .filter(|x| mpit_report::bug::reproducible(x))
         .collect();
     assert!(!bugs.is_empty());
     assert_eq!(page.matches("<div class=\"bug\">").count(), bugs.len());
     for x in bugs {
-        let cmd = report::bug::command(x, "report.json");
+        let cmd = mpit_report::bug::command(x, "report.json");
         assert!(cmd.starts_with("mpit-conform report-bug --report report.json --case "));
         assert!(page.contains(&html_escape(&cmd)), "{cmd}");
     }
@@ -260,7 +260,7 @@ fn write_all_writes_every_file() {
     let d = tmp();
     let out = d.path().join("out/nested");
     let junit_path = d.path().join("ci/junit.xml");
-    let w = report::write_all(&report(), &out, Some(&junit_path)).expect("write_all");
+    let w = mpit_report::write_all(&report(), &out, Some(&junit_path)).expect("write_all");
     for p in [&w.json, &w.markdown, &w.html] {
         assert!(p.starts_with(&out) && p.is_file(), "{}", p.display());
         // Readable by others, like any file created under the usual umask (the
@@ -292,7 +292,7 @@ fn matrix_side_by_side() {
             x.status = Status::Pass;
         }
     });
-    b.summary = report::Summary::of(&b.results);
+    b.summary = mpit_report::Summary::of(&b.results);
     let reports = [a, b];
     let m = matrix::Matrix::new(&reports);
     assert_eq!(
@@ -319,7 +319,7 @@ fn matrix_side_by_side() {
     assert_eq!(page.matches("<tr class=\"m\"").count(), m.rows.len());
 
     let d = tmp();
-    let [p_md, p_html] = report::write_matrix(&reports, d.path()).expect("write_matrix");
+    let [p_md, p_html] = mpit_report::write_matrix(&reports, d.path()).expect("write_matrix");
     assert!(p_md.is_file() && p_html.is_file());
 }
 
@@ -329,16 +329,16 @@ fn sha256_of_a_file() {
     let p = d.path().join("lib.so");
     std::fs::write(&p, "abc").expect("write");
     assert_eq!(
-        report::sha256_file(&p).expect("hash"),
+        mpit_report::sha256_file(&p).expect("hash"),
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     );
-    assert!(report::sha256_file(&d.path().join("none")).is_err());
+    assert!(mpit_report::sha256_file(&d.path().join("none")).is_err());
 }
 
 // ---- diff and the baseline gate ----------------------------------------------------------
 
 /// `old` is the synthetic report; `new` changes it in every way a diff must see.
-fn old_and_new() -> (report::Report, report::Report) {
+fn old_and_new() -> (mpit_report::Report, mpit_report::Report) {
     let old = report();
     let mut new = old.clone();
     for x in &mut new.results {
@@ -366,7 +366,7 @@ fn old_and_new() -> (report::Report, report::Report) {
         Status::Pass,
         "ok",
     ));
-    new.summary = report::Summary::of(&new.results);
+    new.summary = mpit_report::Summary::of(&new.results);
     (old, new)
 }
 
@@ -433,13 +433,13 @@ fn diff_command_reads_files() {
     let (po, pn) = (d.path().join("old.json"), d.path().join("new.json"));
     json::write(&old, &po).expect("write");
     json::write(&new, &pn).expect("write");
-    let (text, code) = report::diff_command(&po, &pn).expect("diff");
+    let (text, code) = mpit_report::diff_command(&po, &pn).expect("diff");
     assert_eq!(code, 1);
     assert!(text.contains("fixed (1):"));
-    let (_, code) = report::diff_command(&po, &po).expect("diff");
+    let (_, code) = mpit_report::diff_command(&po, &po).expect("diff");
     assert_eq!(code, 0);
     std::fs::write(&pn, "{\"format_version\": 2}").expect("write");
-    let err = report::diff_command(&po, &pn).expect_err("version");
+    let err = mpit_report::diff_command(&po, &pn).expect_err("version");
     assert!(err
         .to_string()
         .contains("format_version 2, this mpit-conform reads 1"));
@@ -505,8 +505,9 @@ fn waivers_apply_and_report() {
         2,
         "waived results keep their status"
     );
-    let cases =
-        |v: &Vec<report::waivers::WaiverRef>| v.iter().map(|w| w.case.clone()).collect::<Vec<_>>();
+    let cases = |v: &Vec<mpit_report::waivers::WaiverRef>| {
+        v.iter().map(|w| w.case.clone()).collect::<Vec<_>>()
+    };
     assert_eq!(cases(&out.expired), ["errors.codes.distinct"]);
     assert_eq!(cases(&out.unmatched_waivers), ["nosuch.case.*", "pvars.*"]);
     assert_eq!(cases(&out.unexpected_passes), ["lifecycle.init.nest"]);
@@ -537,7 +538,8 @@ fn conclude_applies_waivers_writes_and_gates() {
     let baseline = report();
     let w = Waivers::parse(WAIVERS, "waivers.yaml").expect("parse");
     let mut r = report();
-    let c = report::conclude(&mut r, d.path(), None, Some(&baseline), Some(&w)).expect("conclude");
+    let c =
+        mpit_report::conclude(&mut r, d.path(), None, Some(&baseline), Some(&w)).expect("conclude");
     assert_eq!(c.exit, 0, "same results as the baseline");
     assert_eq!(c.notes.len(), 4, "{:?}", c.notes);
     assert!(c.headline.contains("(3 waived)"), "{}", c.headline);
@@ -550,7 +552,7 @@ fn conclude_applies_waivers_writes_and_gates() {
     assert_eq!(back.waivers.map(|o| o.applied), Some(3));
     // Without a baseline the unwaived error and timeout decide.
     let mut r = report();
-    let c = report::conclude(&mut r, d.path(), None, None, None).expect("conclude");
+    let c = mpit_report::conclude(&mut r, d.path(), None, None, None).expect("conclude");
     assert_eq!(c.exit, 2);
     assert!(c.notes.is_empty() && c.baseline_diff.is_none());
 }

@@ -6,7 +6,7 @@
 mod common;
 mod report_fixture;
 
-use mpit_conform::report::{html, matrix, Waivers};
+use mpit_report::{html, matrix, Waivers};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -136,8 +136,8 @@ fn matrix_page_renders_in_chromium() {
     b.target.path = "/usr/lib/x86_64-linux-gnu/libmpich.so.12".to_string();
     b.results
         .iter_mut()
-        .for_each(|r| r.status = mpit_conform::verdict::Status::Pass);
-    b.summary = mpit_conform::report::Summary::of(&b.results);
+        .for_each(|r| r.status = mpit_spec::verdict::Status::Pass);
+    b.summary = mpit_report::Summary::of(&b.results);
     let page = matrix::render_html(&[a, b]);
     let Some(png_path) = screenshot(&page, dir.path(), "matrix") else {
         return;

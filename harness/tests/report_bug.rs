@@ -14,8 +14,8 @@
 mod common;
 
 use common::{reference_lib, repo, run, scratch};
-use mpit_conform::cases::clauses::Clauses;
-use mpit_conform::cases::Suite;
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::Suite;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -93,8 +93,8 @@ fn the_command_report_html_shows_writes_the_bug_report() {
     let program = read(&dir.join("repro.c"));
     assert!(issue.starts_with("# MPI_T: "), "{issue}");
     assert!(issue.contains("## What the standard says"));
-    let suite = Suite::load(&mpit_conform::specs::Source::Bundled).unwrap();
-    let clauses = Clauses::load(&mpit_conform::specs::Source::Bundled).unwrap();
+    let suite = Suite::load(&mpit_spec::specs::Source::Bundled).unwrap();
+    let clauses = Clauses::load(&mpit_spec::specs::Source::Bundled).unwrap();
     for rule in &suite.get(case_id).unwrap().rules {
         let q = clauses.rules.iter().find(|r| &r.rule == rule).unwrap();
         let strength = format!("{:?}", q.strength).to_lowercase();

@@ -13,10 +13,10 @@
 mod common;
 
 use common::{reference_lib, repo, run, scratch};
-use mpit_conform::cases::clauses::Clauses;
-use mpit_conform::cases::Suite;
-use mpit_conform::verdict::Status;
 use mpit_repro::{c_program, pick, Origin};
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::Suite;
+use mpit_spec::verdict::Status;
 use std::collections::BTreeMap;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -637,11 +637,11 @@ fn every_published_failure_reproduces() {
     let mut problems = Vec::new();
     let mut not_in_c = Vec::new();
     let (mut total, mut reproduced, mut warnings) = (0, 0, 0);
-    let src_set = mpit_conform::specs::Source::Bundled;
+    let src_set = mpit_spec::specs::Source::Bundled;
     let suite = Suite::load(&src_set).unwrap();
     let clauses = Clauses::load(&src_set).unwrap();
     for (t, _, _) in &targets {
-        let report = mpit_conform::report::json::read(&published(t)).unwrap();
+        let report = mpit_report::json::read(&published(t)).unwrap();
         let mut cases: Vec<&str> = Vec::new();
         for r in &report.results {
             if mpit_repro::reproducible(r)

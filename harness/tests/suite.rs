@@ -256,14 +256,14 @@ fn real_targets_complete_the_suite() {
         // 2 would be an incomplete run; 1 is a result worse than the baseline (which the
         // comparison below names, unless it is a known unstable one).
         assert!(matches!(code, Some(0 | 1)), "{name}: exit {code:?}");
-        let old = mpit_conform::report::json::read(&base).expect("baseline readable");
-        let new = mpit_conform::report::json::read(&out.join(name).join("report.json"))
-            .expect("report readable");
-        let mut d = mpit_conform::report::diff::diff(&old, &new);
+        let old = mpit_report::json::read(&base).expect("baseline readable");
+        let new =
+            mpit_report::json::read(&out.join(name).join("report.json")).expect("report readable");
+        let mut d = mpit_report::diff::diff(&old, &new);
         // `absent`: the result is there in some runs only (a run-wide result over the
         // return codes seen, when a crash leaves a function without any).
-        let tolerated = |c: &mpit_conform::report::diff::Change| {
-            let ok = |s: Option<mpit_conform::verdict::Status>| {
+        let tolerated = |c: &mpit_report::diff::Change| {
+            let ok = |s: Option<mpit_spec::verdict::Status>| {
                 let s = s.map_or("absent", |s| s.as_str());
                 unstable.iter().any(|(t, case, subject, st)| {
                     t == name

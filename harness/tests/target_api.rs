@@ -10,10 +10,10 @@
 mod common;
 
 use common::{real_targets, reference_lib};
-use mpit_conform::target::ffi::{
+use mpit_target::ffi::{
     take_deliveries, take_dropped, take_freed, BufOut, ObjArg, RawHandle, Recording, StrArg,
 };
-use mpit_conform::target::{AbiChoice, Target};
+use mpit_target::{AbiChoice, Target};
 use mpit_vocab::catalog::{Appears, Catalog};
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::{Bind, CbSafety, Datatype, PvarClass, TErr, ThreadLevel};
@@ -788,7 +788,7 @@ fn child_bind_comm() {
 /// Runs `child_bind_comm` for `lib` in a child process with its family's worker
 /// environment (the private directory is removed when the child has ended).
 fn bind_in_child(lib: &Path) -> BindReport {
-    let env = mpit_conform::target::worker_env(lib);
+    let env = mpit_target::worker_env(lib);
     let o = Command::new(std::env::current_exe().expect("test exe"))
         .args(["child_bind_comm", "--exact", "--ignored", "--nocapture"])
         .args(["--test-threads", "1"])
@@ -925,13 +925,13 @@ fn comm_binding_after_mpi_init() {
 /// each family's tell-tale symbol in the real libraries.
 #[test]
 fn worker_environment_follows_the_family() {
-    let w = mpit_conform::target::worker_env(&reference_lib());
+    let w = mpit_target::worker_env(&reference_lib());
     assert!(w.families.is_empty() && w.dir().is_none());
     let Some(targets) = real_targets() else {
         return;
     };
     for (name, path, abi) in &targets {
-        let w = mpit_conform::target::worker_env(Path::new(path));
+        let w = mpit_target::worker_env(Path::new(path));
         let dir = w.dir().map(Path::to_path_buf);
         if abi == "openmpi" {
             assert_eq!(w.families, ["openmpi"], "{name}");
@@ -962,7 +962,7 @@ fn worker_environment_follows_the_family() {
     }
     // For the record: the ELF lookup itself.
     assert_eq!(
-        mpit_conform::target::elf::defines_symbol(&reference_lib(), "MPI_T_init_thread"),
+        mpit_target::elf::defines_symbol(&reference_lib(), "MPI_T_init_thread"),
         Some(true)
     );
 }

@@ -1,6 +1,6 @@
 //! mpit-target: one loaded library, its ABI profile, and the decoding of what it
 //! returns into the spec's names (docs/ARCHITECTURE.md; the ABI families and their
-//! detection: docs/ABI.md). mpit-conform re-exports it as `target`. Every module but
+//! detection: docs/ABI.md). Every module but
 //! `ffi`, which wraps each raw call in a safe function, forbids `unsafe`.
 
 #[forbid(unsafe_code)]

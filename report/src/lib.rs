@@ -1,5 +1,5 @@
 //! Reports: the product vendors gate releases on (docs/ARCHITECTURE.md, "Reports").
-//! The crate `mpit-report`; mpit-conform re-exports it as `report`, with its
+//! The crate `mpit-report`, with its
 //! `capabilities` (the capability states a run records) and `exit_code` (the exit
 //! codes a run ends with, which a report decides).
 //!

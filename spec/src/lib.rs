@@ -1,6 +1,7 @@
 //! mpit-spec: what mpit-conform judges against, with no way to call a library. The
 //! bottom layers of the harness, a crate of their own so the compiler keeps them
-//! there (mpit-conform re-exports each module under its old path, `crate::cases`...):
+//! there (mpit-conform imports them by name, `use mpit_spec::cases`). Its own modules,
+//! bottom to top (`harness/tests/layers.rs` checks the order):
 //!
 //! 0. `specs`, `verdict`, `kind`: the spec bundle embedded in the binary (specs/); the
 //!    result types every report is made of; the entity kinds with an index space

@@ -16,8 +16,8 @@
 //! The library's path is the report's (`--lib` as given): relative to this directory,
 //! else to the report file's directory or one above it.
 
-use crate::report::Report;
 use mpit_process::{ctrl_c, Cmd, Ended};
+use mpit_report::Report;
 use mpit_repro::issue::Run;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

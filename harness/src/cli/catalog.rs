@@ -1,9 +1,9 @@
 //! `mpit-conform catalog`: read a library's catalog in a worker and print it.
 
 use super::{request, TargetArgs};
-use crate::runner::readers::{self, ReadError};
-use crate::target::catalog::{count_line, CatalogDump};
 use anyhow::{anyhow, Result};
+use mpit_conform::runner::readers::{self, ReadError};
+use mpit_target::catalog::{count_line, CatalogDump};
 
 /// Reads the catalog in worker processes (the only kind of process that loads vendor
 /// code), after a singleton MPI_Init when `after_init`. The outer error is bad input or

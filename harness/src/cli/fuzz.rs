@@ -4,15 +4,15 @@
 //! `workflows::fuzz_props` and `workflows::replay` return, printed.
 
 use super::TargetArgs;
-use crate::differential::props::Found;
-use crate::differential::Mode;
-use crate::exit_code;
-use crate::target::LINKED_REFERENCE;
-use crate::workflows::fuzz_props;
-use crate::workflows::replay::{self, Replay};
-use crate::workflows::replayed::Replayed;
 use anyhow::{bail, Context, Result};
+use mpit_conform::differential::props::Found;
+use mpit_conform::differential::Mode;
+use mpit_conform::workflows::fuzz_props;
+use mpit_conform::workflows::replay::{self, Replay};
+use mpit_conform::workflows::replayed::Replayed;
 use mpit_process::on_ctrl_c;
+use mpit_report::exit_code;
+use mpit_target::LINKED_REFERENCE;
 use std::path::{Path, PathBuf};
 
 #[derive(clap::Args, Debug)]

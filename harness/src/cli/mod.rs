@@ -27,18 +27,19 @@ mod report_bug;
 mod repro;
 mod run;
 
-use crate::exit_code;
-use crate::report::{diff_command, diff_exact_command};
-use crate::runner::pool::Setup;
-use crate::runner::{ranks, worker};
-use crate::specs;
-use crate::target::{self, AbiChoice};
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use mpit_conform::runner::pool::Setup;
+use mpit_conform::runner::{ranks, worker};
 use mpit_process::adopt_orphans;
 use mpit_reference::faults::hostile::HostileFault;
 use mpit_reference::faults::Faults;
 use mpit_reference::faults::ProcessFault;
+use mpit_report::exit_code;
+use mpit_report::{diff_command, diff_exact_command};
+use mpit_spec::specs;
+use mpit_target::lib_exists;
+use mpit_target::AbiChoice;
 use mpit_vocab::profile::AbiProfile;
 use std::path::PathBuf;
 
@@ -461,7 +462,7 @@ fn request(t: &TargetArgs) -> Result<Setup> {
     let Some(lib) = &t.lib else {
         bail!("--lib PATH is required (the MPI library to judge)")
     };
-    if !target::lib_exists(lib) {
+    if !lib_exists(lib) {
         bail!("{}: no such file", lib.display());
     }
     let abi = t.abi.parse::<AbiChoice>().map_err(anyhow::Error::msg)?;

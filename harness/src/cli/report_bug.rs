@@ -6,9 +6,10 @@
 
 use super::build_repro;
 use super::repro::{case_in, program_of, specs_of};
-use crate::exit_code;
-use crate::report::{self, Report};
 use anyhow::{bail, Context, Result};
+use mpit_report::exit_code;
+use mpit_report::json;
+use mpit_report::Report;
 use mpit_repro::findings::Findings;
 use mpit_repro::issue::{self, Bug, Run};
 use mpit_repro::Origin;
@@ -61,7 +62,7 @@ pub struct ReportBugArgs {
 pub fn report_bug(a: &ReportBugArgs) -> Result<u8> {
     let (_, suite, clauses) = specs_of(a.specs.clone())?;
     let case = case_in(&suite, &a.case)?;
-    let report = report::json::read(&a.report)?;
+    let report = json::read(&a.report)?;
     let others = others(&a.also)?;
     let result = match pick(&report, &a.case, a.subject.as_deref()) {
         Ok(r) => r,
@@ -87,7 +88,7 @@ pub fn report_bug(a: &ReportBugArgs) -> Result<u8> {
     });
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let src = dir.join("repro.c");
-    report::json::atomic_write(&src, program.as_bytes())
+    json::atomic_write(&src, program.as_bytes())
         .with_context(|| format!("cannot write {}", src.display()))?;
     let run = if a.no_run {
         Run::NotRun
@@ -106,7 +107,7 @@ pub fn report_bug(a: &ReportBugArgs) -> Result<u8> {
         finding,
     });
     let md = dir.join("ISSUE.md");
-    report::json::atomic_write(&md, text.as_bytes())
+    json::atomic_write(&md, text.as_bytes())
         .with_context(|| format!("cannot write {}", md.display()))?;
     let ran = match &run {
         Run::Ran { ended, meaning, .. } => format!("the reproducer {ended}: {meaning}"),
@@ -166,7 +167,7 @@ fn others(also: &[PathBuf]) -> Result<Vec<Report>> {
     }
     files
         .iter()
-        .map(|f| report::json::read(f).map_err(anyhow::Error::from))
+        .map(|f| json::read(f).map_err(anyhow::Error::from))
         .collect()
 }
 

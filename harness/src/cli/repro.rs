@@ -1,17 +1,18 @@
 //! `mpit-conform repro`: the standalone C program of one fail, crash or warning
-//! (`crate::repro`).
+//! (`mpit_conform::repro`).
 
-use crate::cases::clauses::Clauses;
-use crate::cases::{Case, Suite};
-use crate::exit_code;
-use crate::report;
-use crate::runner::{self, Config};
-use crate::specs::Source;
-use crate::target;
-use crate::verdict::CaseResult;
 use anyhow::{bail, Context, Result};
+use mpit_conform::runner::{self, Config};
 use mpit_process::on_ctrl_c;
+use mpit_report::exit_code;
+use mpit_report::json;
+use mpit_report::{read_history, Report};
 use mpit_repro::{c_program, pick, Origin, ReproError};
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::{Case, Suite};
+use mpit_spec::specs::Source;
+use mpit_spec::verdict::CaseResult;
+use mpit_target::lib_exists;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -88,7 +89,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
     let (specs, suite, clauses) = specs_of(a.specs.clone())?;
     let case = case_in(&suite, &a.case)?;
     let (rep, origin_name) = match (&a.report, &a.lib) {
-        (Some(r), _) => (report::json::read(r)?, r.display().to_string()),
+        (Some(r), _) => (json::read(r)?, r.display().to_string()),
         (None, Some(lib)) => (run_case(lib, &a.case, specs)?, lib.display().to_string()),
         (None, None) => bail!("pass --report REPORT.json or --lib PATH"),
     };
@@ -98,7 +99,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
     };
     let mut origin = Origin::of(&rep);
     if let Some(dir) = &a.history {
-        let hist = report::read_history(dir)?;
+        let hist = read_history(dir)?;
         origin.releases = hist.case_history(&result.case, &origin.sha256);
     }
     let Some(text) = program_of(case, result, &origin, &clauses)? else {
@@ -106,7 +107,7 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
     };
     match &a.out {
         Some(p) => {
-            report::json::atomic_write(p, text.as_bytes())
+            json::atomic_write(p, text.as_bytes())
                 .with_context(|| format!("cannot write {}", p.display()))?;
             eprintln!(
                 "reproducer of {} on {}: {}",
@@ -126,8 +127,8 @@ pub fn repro(a: &ReproArgs) -> Result<u8> {
 
 /// The case run on `lib` by the runner (its workers load the library; this process
 /// never does), the report kept in memory.
-fn run_case(lib: &Path, case: &str, specs: Source) -> Result<report::Report> {
-    if !target::lib_exists(lib) {
+fn run_case(lib: &Path, case: &str, specs: Source) -> Result<Report> {
+    if !lib_exists(lib) {
         bail!("{}: no such file", lib.display());
     }
     let cfg = Config {

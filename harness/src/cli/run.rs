@@ -2,20 +2,28 @@
 //! line to the reports on disk and the exit code.
 
 use super::RunArgs;
-use crate::cases::clauses::Clauses;
-use crate::cases::Suite;
-use crate::coverage;
-use crate::exit_code;
-use crate::report::{self, Report, Waivers};
-use crate::runner::usage::{open_fds, RunUsage};
-use crate::runner::{self, Config, Progress};
-use crate::specs::Source;
-use crate::target::{self, AbiChoice};
-use crate::verdict::Status;
-use crate::workflows::model_check;
 use anyhow::{bail, Context, Result};
+use mpit_conform::coverage;
+use mpit_conform::runner::usage::{open_fds, RunUsage};
+use mpit_conform::runner::{self, Config, Progress};
+use mpit_conform::workflows::model_check;
 use mpit_process::on_ctrl_c;
-use mpit_repro::write_all;
+use mpit_report::diff::diff;
+use mpit_report::exit_code;
+use mpit_report::json;
+use mpit_report::matrix::Matrix;
+use mpit_report::{
+    capability_cell, today, write_all, write_history, write_matrix, write_matrix_as,
+};
+use mpit_report::{Report, Waivers};
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::Suite;
+use mpit_spec::specs::Source;
+use mpit_spec::verdict::Status;
+use mpit_target::lib_exists;
+use mpit_target::AbiChoice;
+// Two `write_all`s: the reports' (report.json and its renderings) and the reproducers'.
+use mpit_repro::write_all as write_reproducers;
 use mpit_vocab::profile::AbiProfile;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -33,7 +41,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         bail!("--lib PATH is required (the MPI library to judge)");
     }
     for lib in &a.libs {
-        if !target::lib_exists(lib) {
+        if !lib_exists(lib) {
             bail!("{}: no such file", lib.display());
         }
     }
@@ -67,7 +75,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
     let baseline = a
         .baseline
         .as_deref()
-        .map(report::json::read)
+        .map(json::read)
         .transpose()
         .context("--baseline")?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -115,7 +123,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         rep.options.baseline = a.baseline.as_ref().map(|p| p.display().to_string());
         rep.options.waivers = a.waivers.as_ref().map(|p| p.display().to_string());
         if let Some(w) = &waivers {
-            let outcome = w.apply(&mut rep, &report::today());
+            let outcome = w.apply(&mut rep, &today());
             for n in outcome.notes() {
                 eprintln!("mpit-conform: {n}");
             }
@@ -131,8 +139,9 @@ pub fn run(a: &RunArgs) -> Result<u8> {
             // Written before the reports, which link each file.
             let suite = Suite::load(&specs)?;
             let clauses = Clauses::load(&specs)?;
-            let (n, unsupported) = write_all(&mut rep, &out.join("repro"), &suite, &clauses, 3)
-                .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
+            let (n, unsupported) =
+                write_reproducers(&mut rep, &out.join("repro"), &suite, &clauses, 3)
+                    .with_context(|| format!("cannot write {}", out.join("repro").display()))?;
             eprintln!(
                 "mpit-conform: {n} reproducers in {}{}",
                 out.join("repro").display(),
@@ -143,11 +152,11 @@ pub fn run(a: &RunArgs) -> Result<u8> {
                 }
             );
         }
-        let w = report::write_all(&rep, &out, junit.as_deref())?;
+        let w = write_all(&rep, &out, junit.as_deref())?;
         print_summary(&rep, &w.json);
-        code = code.max(report::exit_code(&rep, baseline.as_ref()));
+        code = code.max(exit_code(&rep, baseline.as_ref()));
         if let Some(b) = &baseline {
-            let d = report::diff::diff(b, &rep);
+            let d = diff(b, &rep);
             out!("{}", d.render(b, &rep));
         }
         let interrupted = rep.interrupted;
@@ -157,7 +166,7 @@ pub fn run(a: &RunArgs) -> Result<u8> {
         }
     }
     if several {
-        let [md, html] = report::write_matrix(&reports, &a.out)?;
+        let [md, html] = write_matrix(&reports, &a.out)?;
         outln!("matrix: {} {}", md.display(), html.display());
     }
     if let Some(f) = &a.bench_stats {
@@ -216,7 +225,7 @@ fn print_summary(r: &Report, json: &Path) {
         outln!("workers: {} at once, {n} started", r.options.jobs);
     }
     if let Some(c) = &r.capabilities {
-        let [e, s, f] = c.rows().map(|(k, c)| report::capability_cell(c, k));
+        let [e, s, f] = c.rows().map(|(k, c)| capability_cell(c, k));
         outln!("capabilities: events {e}, sources {s}, MPI-4.0 functions {f}");
     }
     outln!(
@@ -269,8 +278,7 @@ pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> 
     let mut c = coverage::measure(&clauses, &suite, with_launcher)?;
     let reference = reports.join("reference/report.json.gz");
     if reference.is_file() {
-        let read =
-            |p: &Path| report::json::read(p).with_context(|| format!("reading {}", p.display()));
+        let read = |p: &Path| json::read(p).with_context(|| format!("reading {}", p.display()));
         let mut real = Vec::new();
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(reports)
             .with_context(|| format!("reading {}", reports.display()))?
@@ -298,8 +306,8 @@ pub fn coverage(specs: Option<PathBuf>, with_launcher: bool, reports: &Path) -> 
 /// `mpit-conform matrix [LABEL=]REPORT...`: reports written earlier, side by side.
 pub fn matrix(args: &[String], out: &Path) -> Result<[std::path::PathBuf; 2]> {
     let (reports, labels) = labeled_reports(args)?;
-    let m = report::matrix::Matrix::labeled(&reports, labels);
-    Ok(report::write_matrix_as(&reports, &m, out)?)
+    let m = Matrix::labeled(&reports, labels);
+    Ok(write_matrix_as(&reports, &m, out)?)
 }
 
 /// `mpit-conform matrix --history`: the columns are releases, `family/version=REPORT`.
@@ -320,12 +328,12 @@ pub fn history(
         };
         map.insert(t.to_string(), l.to_string());
     }
-    Ok(report::write_history(&reports, labels, map, findings, out)?)
+    Ok(write_history(&reports, labels, map, findings, out)?)
 }
 
 /// The reports of `[LABEL=]REPORT` arguments, and their column labels (a report without
 /// one gets the matrix's label from its library's path).
-fn labeled_reports(args: &[String]) -> Result<(Vec<report::Report>, Vec<String>)> {
+fn labeled_reports(args: &[String]) -> Result<(Vec<Report>, Vec<String>)> {
     let mut reports = Vec::new();
     let mut labels = Vec::new();
     for a in args {
@@ -335,10 +343,10 @@ fn labeled_reports(args: &[String]) -> Result<(Vec<report::Report>, Vec<String>)
             Some((l, p)) if !Path::new(a).exists() && !l.is_empty() => (Some(l), Path::new(p)),
             _ => (None, Path::new(a.as_str())),
         };
-        reports.push(report::json::read(path)?);
+        reports.push(json::read(path)?);
         labels.push(label.map(str::to_string));
     }
-    let auto = report::matrix::Matrix::new(&reports).labels;
+    let auto = Matrix::new(&reports).labels;
     let labels = labels
         .into_iter()
         .zip(auto)

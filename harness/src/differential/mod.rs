@@ -29,18 +29,18 @@ pub mod props;
 mod relations;
 pub mod target;
 
-pub use crate::target::catalog::Origins;
 pub use compare::{compare, Divergence};
 pub use gen::Gen;
+pub use mpit_target::catalog::Origins;
 pub use obs::{Obs, Out, Trace};
 pub use op::{Call, Kind, Mode, Ref};
 
-use crate::cases::funcs::Func;
-use crate::cases::roles::HandleKind as TableHandle;
-use crate::target::catalog::CatalogDump;
-use crate::target::Predefined;
 use mpit_reference::faults::Faults;
 use mpit_reference::model::Model;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::roles::HandleKind as TableHandle;
+use mpit_target::catalog::CatalogDump;
+use mpit_target::Predefined;
 use mpit_vocab::catalog::Appears;
 use mpit_vocab::catalog::Catalog;
 use mpit_vocab::spec::{Bind, Datatype};

@@ -7,7 +7,6 @@ use super::engine::Engine;
 use super::obs::{Obs, Out, Ran, StrObs};
 use super::op::{Call, Data, Kind, Str};
 use super::{HandleKind, Made, Mirror, Slots};
-use crate::cases::funcs::Func;
 use mpit_reference::faults::Faults;
 use mpit_reference::model::EnumHandle;
 use mpit_reference::model::{
@@ -15,6 +14,7 @@ use mpit_reference::model::{
     Session,
 };
 use mpit_reference::strings::{self, StringArg};
+use mpit_spec::cases::funcs::Func;
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::Members;
 use mpit_vocab::spec::ThreadLevel;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// The entity kinds with a `*_get_num` and an index space, here for the oracle's many
 /// users (`op::Kind`).
-pub use crate::kind::Kind;
+pub use mpit_spec::kind::Kind;
 
 /// A handle argument. Objects are named by the order the sequence made them in (per
 /// handle kind), so the same sequence names the same objects in both engines, whatever

@@ -11,7 +11,7 @@ use super::model::ModelEngine;
 use super::obs::Trace;
 use super::op::{Call, Mode};
 use super::Mirror;
-use crate::verdict::Level;
+use mpit_spec::verdict::Level;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use proptest_state_machine::ReferenceStateMachine;

@@ -5,12 +5,12 @@
 
 use super::calls::{self, Arg};
 use super::Exec;
-use crate::cases::expr::{Expr, Size, Term};
-use crate::cases::funcs::{Func, Param};
-use crate::cases::Neutral;
-use crate::cases::{ForAll, Step, StringField};
 use crate::judge::value::Val;
-use crate::target::ffi::StrArg;
+use mpit_spec::cases::expr::{Expr, Size, Term};
+use mpit_spec::cases::funcs::{Func, Param};
+use mpit_spec::cases::Neutral;
+use mpit_spec::cases::{ForAll, Step, StringField};
+use mpit_target::ffi::StrArg;
 use std::collections::BTreeMap;
 
 impl Exec<'_, '_> {

@@ -4,8 +4,8 @@
 //! run, `MPI_Session_init`'s arguments).
 
 use super::Exec;
-use crate::cases::expr::{constant_kind, ConstKind};
-use crate::target::Target;
+use mpit_spec::cases::expr::{constant_kind, ConstKind};
+use mpit_target::Target;
 use mpit_vocab::profile::HandleWidth;
 
 impl Exec<'_, '_> {

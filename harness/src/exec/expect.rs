@@ -5,14 +5,14 @@
 
 use super::calls::Arg;
 use super::{Exec, Finding};
-use crate::cases::expr::{Expr, Term};
-use crate::cases::funcs::Func;
-use crate::cases::Expect;
 use crate::judge;
 use crate::judge::value::Val;
-use crate::readings;
-use crate::target::ffi::StrArg;
-use crate::verdict::Status;
+use mpit_spec::cases::expr::{Expr, Term};
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::Expect;
+use mpit_spec::readings;
+use mpit_spec::verdict::Status;
+use mpit_target::ffi::StrArg;
 use mpit_vocab::profile::ReturnCode;
 use std::collections::BTreeMap;
 

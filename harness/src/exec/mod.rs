@@ -18,15 +18,15 @@ mod values;
 
 pub use constants::resolve_constant;
 
-use crate::cases::expr::Size;
-use crate::cases::funcs::Func;
-use crate::cases::{Case, InitMode, Require};
 use crate::judge::inventory::{Entry, Inventory};
 use crate::judge::return_codes::RcLog;
 use crate::judge::value::Val;
-use crate::target::Target;
-use crate::verdict::{CaseResult, Evidence, Level, Status, VERSION_GATE};
 use calls::{Arg, HandleMeta};
+use mpit_spec::cases::expr::Size;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::{Case, InitMode, Require};
+use mpit_spec::verdict::{CaseResult, Evidence, Level, Status, VERSION_GATE};
+use mpit_target::Target;
 use mpit_vocab::profile::ReturnCode;
 use std::collections::BTreeMap;
 use std::time::Instant;

@@ -5,10 +5,10 @@
 
 use super::calls::{self, Arg, Args, HandleMeta, Recorded};
 use super::{Exec, EVIDENCE_CAP};
-use crate::cases::funcs::Func;
 use crate::judge::return_codes::log_key;
 use crate::judge::value::Val;
-use crate::verdict::Evidence;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::verdict::Evidence;
 use mpit_vocab::profile::ReturnCode;
 use std::collections::BTreeMap;
 

@@ -5,14 +5,14 @@
 
 use super::calls::Arg;
 use super::{Exec, Finding};
-use crate::cases::expr::Expr;
-use crate::cases::funcs::Func;
-use crate::cases::{Builtin, Callee, ForAll, Step};
 use crate::judge;
 use crate::judge::inventory::Entry;
 use crate::judge::value::Val;
-use crate::target::ffi::in_flight;
-use crate::verdict::Status;
+use mpit_spec::cases::expr::Expr;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::{Builtin, Callee, ForAll, Step};
+use mpit_spec::verdict::Status;
+use mpit_target::ffi::in_flight;
 use std::collections::BTreeMap;
 
 /// One iteration of a step: the catalog entry it is about, or the value of `$item`

@@ -3,8 +3,8 @@
 //! makes it a list, element by element.
 
 use super::Exec;
-use crate::cases::expr::{Expr, Term};
 use crate::judge::value::Val;
+use mpit_spec::cases::expr::{Expr, Term};
 
 impl Exec<'_, '_> {
     pub(super) fn value(&self, e: &Expr) -> Result<Val, String> {

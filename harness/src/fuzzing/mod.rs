@@ -16,7 +16,7 @@ pub mod reference_ffi;
 pub mod spec_yaml;
 pub mod strings;
 
-use crate::exit_code;
+use mpit_report::exit_code;
 use std::path::{Path, PathBuf};
 
 /// Environment variable naming the reference cdylib the `reference_ffi` oracle loads.

@@ -13,7 +13,7 @@
 //! * Every case it accepts carries the origin and a line (`origin:N`), which reports
 //!   and `--case` listings quote.
 
-use crate::cases::parse_file;
+use mpit_spec::cases::parse_file;
 
 /// The origin the oracle names the text by.
 pub const ORIGIN: &str = "fuzz.yaml";

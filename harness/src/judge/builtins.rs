@@ -6,7 +6,7 @@
 
 use super::inventory::Inventory;
 use super::value::Val;
-use crate::cases::{Builtin, SubjectKind};
+use mpit_spec::cases::{Builtin, SubjectKind};
 use mpit_vocab::profile::AbiProfile;
 use mpit_vocab::spec::{TErr, Verbosity};
 use std::collections::{BTreeMap, BTreeSet};

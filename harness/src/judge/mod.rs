@@ -25,4 +25,4 @@ pub use strings::{string, StrBroke};
 
 /// The byte the harness fills string buffers with before a call (not NUL, so a missing
 /// terminator shows), mirrored from `target::ffi`.
-pub use crate::target::ffi::FILL;
+pub use mpit_target::ffi::FILL;

@@ -4,7 +4,7 @@
 //! checks), each entry with the rule it comes from. The levels themselves are data
 //! (specs/return-codes.yaml `levels:`); which functions meet a condition is here.
 
-use crate::cases::funcs::Func;
+use mpit_spec::cases::funcs::Func;
 
 /// A per-function fact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! (R-CVAR-2).
 
 use super::value::Val;
-use crate::cases::expr::{Expr, Pred, Term};
+use mpit_spec::cases::expr::{Expr, Pred, Term};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn as_list(v: &Val) -> Vec<&Val> {

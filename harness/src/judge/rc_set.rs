@@ -1,7 +1,7 @@
 //! An expectation's set of return codes (`rc:` in a case): any `MPI_T_ERR_*`, or one
 //! of the codes named (MPI-4.1 §15.3.10 lists the MPI_T error codes).
 
-use crate::cases::expr::RcSet;
+use mpit_spec::cases::expr::RcSet;
 use mpit_vocab::profile::ReturnCode;
 
 /// Whether `code` is in the expected set.

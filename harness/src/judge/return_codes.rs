@@ -1,8 +1,8 @@
 //! The run-wide check (MPI-4.1 §15.3.10, R-RC-1/R-RC-3, R-NA-1): every return code
 //! observed during the run, per function, against specs/return-codes.yaml.
 
-use crate::specs;
-use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
+use mpit_spec::specs;
+use mpit_spec::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 use mpit_vocab::yaml::{self, YamlError};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -264,12 +264,12 @@ pub fn judge(table: &Table, log: &RcLog, strict: bool) -> Vec<CaseResult> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cases::expr::RcSet;
-    use crate::cases::funcs::Func;
-    use crate::cases::Suite;
-    use crate::readings;
-    use crate::readings::{get, EVENTS_HANDLE_AND_INDEX_CODES};
-    use crate::specs::Source;
+    use mpit_spec::cases::expr::RcSet;
+    use mpit_spec::cases::funcs::Func;
+    use mpit_spec::cases::Suite;
+    use mpit_spec::readings;
+    use mpit_spec::readings::{get, EVENTS_HANDLE_AND_INDEX_CODES};
+    use mpit_spec::specs::Source;
 
     /// Every case an `either:` entry names accepts exactly its codes at one step, and
     /// every case a `levels:` condition names has its level: the spec suite and the

@@ -5,11 +5,11 @@
 
 use super::value::hex;
 use super::FILL;
-use crate::cases::StrCheck;
-use crate::readings::{
+use mpit_spec::cases::StrCheck;
+use mpit_spec::readings::{
     cite, DESC_EMPTY_DESCRIPTION_ZERO_BUFFER, STR2_LENGTH_OF_THE_TRUNCATED_STRING,
 };
-use crate::target::ffi::{StrArg, StrOut};
+use mpit_target::ffi::{StrArg, StrOut};
 
 /// Which rule of MPI-4.1 §15.3.3 one (buf, len) pair broke, and its sentence: the one
 /// wording of a finding, whichever oracle made it (the spec suite through [`string`],

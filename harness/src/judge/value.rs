@@ -1,7 +1,7 @@
 //! Values of the executor: what a call returned and what steps save.
 
 use super::inventory::Inventory;
-use crate::target::ffi::{BufOut, StrOut};
+use mpit_target::ffi::{BufOut, StrOut};
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 

@@ -7,8 +7,8 @@
 use super::child::{Start, Worker};
 use super::pool::Setup;
 use super::protocol::{FromWorker, Hello, ToWorker};
-use crate::capabilities::{derive, Capabilities, Died, Observed};
-use crate::verdict::Evidence;
+use mpit_report::capabilities::{derive, Capabilities, Died, Observed};
+use mpit_spec::verdict::Evidence;
 
 /// Runs the probe; also returns how many workers it started (0 or 1).
 pub fn probe(setup: &Setup) -> (Capabilities, u64) {

@@ -15,12 +15,12 @@
 //! Every call is announced first (`calling`), so a crash or hang is pinned on it and the
 //! supervisor still writes the report (state `unknown`, with the death as evidence).
 
-use crate::capabilities::{Num, Seen, Step, MPI4_FUNCTIONS};
 use crate::exec::resolve_constant;
-use crate::target::activity::Plan;
-use crate::target::ffi::{self, ObjArg, RawHandle, Recording, StrArg};
-use crate::target::Target;
-use crate::verdict::Evidence;
+use mpit_report::capabilities::{Num, Seen, Step, MPI4_FUNCTIONS};
+use mpit_spec::verdict::Evidence;
+use mpit_target::activity::Plan;
+use mpit_target::ffi::{self, ObjArg, RawHandle, Recording, StrArg};
+use mpit_target::Target;
 use mpit_vocab::profile::ReturnCode;
 use serde_json::{json, Value as Json};
 

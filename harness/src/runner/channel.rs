@@ -10,8 +10,8 @@
 //! end of its channel is dropped (the worker writes it again, whole, on the next one).
 
 use super::protocol::FromWorker;
-use crate::target::ffi::page::Record;
 use mpit_process::send_line;
+use mpit_target::ffi::page::Record;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener, UnixStream};

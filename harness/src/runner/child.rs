@@ -12,11 +12,11 @@
 
 use super::channel::{self, Channel, Heard};
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker, CHILD_END};
-use crate::target::ffi::in_flight;
-use crate::target::ffi::page::{self, Record, Taken};
-use crate::target::{worker_env, WorkerEnv};
-use crate::verdict::{Evidence, Status};
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
+use mpit_spec::verdict::{Evidence, Status};
+use mpit_target::ffi::in_flight;
+use mpit_target::ffi::page::{self, Record, Taken};
+use mpit_target::{worker_env, WorkerEnv};
 use serde::Serialize;
 use std::fs::File;
 use std::os::fd::OwnedFd;

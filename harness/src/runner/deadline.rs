@@ -5,8 +5,8 @@
 //! run's time was up, and the report says what stopped it (exit 1, not 2).
 
 use super::queue::Job;
-use crate::report::{result_order, Report, Summary};
-use crate::verdict::{CaseMeta, CaseResult, Oracle, Status};
+use mpit_report::{result_order, Report, Summary};
+use mpit_spec::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};

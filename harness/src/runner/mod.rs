@@ -19,13 +19,13 @@ pub mod usage;
 pub mod worker;
 pub mod zygote;
 
-use crate::cases::{Case, Require, Suite};
 use crate::judge::inventory::Inventory;
 use crate::judge::return_codes;
-use crate::report::{self, Builder, Report, RunEvent, RunOptions, TargetInfo};
-use crate::specs::Source;
-use crate::target;
-use crate::verdict::{CaseResult, Status};
+use mpit_report::{sha256_file, Builder, Report, RunEvent, RunOptions, TargetInfo, WorkerCount};
+use mpit_spec::cases::{Case, Require, Suite};
+use mpit_spec::specs::Source;
+use mpit_spec::verdict::{CaseResult, Status};
+use mpit_target::library_file;
 use mpit_vocab::yaml::YamlError;
 use protocol::{Hello, TargetFacts};
 use readers::ReadError;
@@ -151,8 +151,8 @@ fn run_until(
     // Which build was judged: the library's hash, taken while the suite loads and the
     // inventory readers run (tens of MB for some libraries: it held up every run).
     let sha256 = {
-        let lib = target::library_file(&cfg.lib);
-        std::thread::spawn(move || report::sha256_file(&lib).unwrap_or_default())
+        let lib = library_file(&cfg.lib);
+        std::thread::spawn(move || sha256_file(&lib).unwrap_or_default())
     };
     let suite = Suite::load(&cfg.specs)?;
     // The cross-rank results are filtered like cases (`--case 'ranks.*'`: those alone).
@@ -327,7 +327,7 @@ fn run_until(
     // The inventory readers are workers too (one, two with an MPI_Init inventory), and
     // so is the capability probe's.
     let readers = 1 + u64::from(after_read) + probed;
-    b.event(RunEvent::Workers(report::WorkerCount {
+    b.event(RunEvent::Workers(WorkerCount {
         started: outcome.workers_started + readers,
         with_mpi_init: outcome.workers_started_mpi_init + u64::from(after_read),
         forked: outcome.workers_forked,

@@ -4,12 +4,12 @@
 
 use super::queue::Job;
 use super::readers::spot_subject;
-use crate::cases::InitMode;
-use crate::cases::SubjectKind;
-use crate::cases::{Case, Require, Suite};
 use crate::judge::inventory::Entry;
 use crate::judge::inventory::Inventory;
-use crate::verdict::{Area, CaseResult, Evidence, Status};
+use mpit_spec::cases::InitMode;
+use mpit_spec::cases::SubjectKind;
+use mpit_spec::cases::{Case, Require, Suite};
+use mpit_spec::verdict::{Area, CaseResult, Evidence, Status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 

@@ -8,7 +8,7 @@ use super::protocol::{FromWorker, Hello, ToWorkerRef};
 use super::queue::{fresh_first, Job, Queue};
 use super::zygote::{Shared, Zygotes, INITIALIZED, PLAIN};
 use crate::judge::return_codes::RcLog;
-use crate::verdict::{CaseMeta, CaseResult, Oracle, Status};
+use mpit_spec::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

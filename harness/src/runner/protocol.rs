@@ -3,13 +3,13 @@
 //! stdin/stdout it shares with the library before the library is loaded). The marker
 //! stays on every line as a second line of defence: a line without it is not a message.
 
-use crate::capabilities::Step;
 use crate::differential::{Call, Mirror, Obs};
 use crate::judge::inventory::{Entry, Inventory};
 use crate::judge::return_codes::RcLog;
-use crate::specs::Source;
-use crate::target::catalog::CatalogDump;
-use crate::verdict::CaseResult;
+use mpit_report::capabilities::Step;
+use mpit_spec::specs::Source;
+use mpit_spec::verdict::CaseResult;
+use mpit_target::catalog::CatalogDump;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -251,7 +251,7 @@ impl FromWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cases::SubjectKind;
+    use mpit_spec::cases::SubjectKind;
 
     /// The borrowed job is the same line as the owned one (the worker parses `ToWorker`).
     #[test]

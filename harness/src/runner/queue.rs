@@ -3,7 +3,7 @@
 //! ends a lane only once no more can come.
 
 use crate::judge::inventory::{Entry, Inventory};
-use crate::verdict::{Area, Level};
+use mpit_spec::verdict::{Area, Level};
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

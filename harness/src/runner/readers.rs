@@ -8,11 +8,11 @@
 use super::child::{call_in_flight, evidence, Broke, Death, Start, Worker};
 use super::pool::Setup;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
-use crate::cases::SubjectKind;
 use crate::judge::inventory::Inventory;
-use crate::target::catalog::CatalogDump;
-use crate::target::reading::{all_of, function, Lost, GIVE_UP_AFTER};
-use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
+use mpit_spec::cases::SubjectKind;
+use mpit_spec::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
+use mpit_target::catalog::CatalogDump;
+use mpit_target::reading::{all_of, function, Lost, GIVE_UP_AFTER};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 

@@ -7,10 +7,10 @@
 use super::child::Death;
 use super::protocol::TargetFacts;
 use super::{run_options, target_info, Config};
-use crate::cases::Case;
 use crate::judge::inventory::Inventory;
-use crate::report::{Builder, Report, RunEvent};
-use crate::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
+use mpit_report::{Builder, Report, RunEvent};
+use mpit_spec::cases::Case;
+use mpit_spec::verdict::{Area, CaseMeta, CaseResult, Level, Oracle, Status};
 
 /// The case (and subject) that makes the start's call: MPI_T_init_thread with
 /// MPI_THREAD_SINGLE is `lifecycle.thread_level.provided_legal` on that level; loading

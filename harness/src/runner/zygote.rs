@@ -18,8 +18,8 @@
 
 use super::child::Worker;
 use super::protocol::{FromWorker, Hello, ToWorker, CHILD_END};
-use crate::target::ffi::{in_flight, page, stdio};
 use mpit_process::{fork as fork_process, Ended, Forked};
+use mpit_target::ffi::{in_flight, page, stdio};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -2,19 +2,20 @@
 //! read (as `catalog` does) and written beside the report (`model-catalog.yaml`); the
 //! bundled reference, serving that catalog with no fault injected, runs the same cases;
 //! and each fail, warn and crash of the library gets the reference's result for the same
-//! case and subject (`report::model_check`): a pass there makes the finding the
+//! case and subject (`mpit_report::model_check`): a pass there makes the finding the
 //! library's behaviour, the same status its catalog's content.
 //!
 //! The check adds to a report and never costs one: a catalog that cannot be read, or a
 //! reference run that cannot start, leaves the library's results as they are and says
 //! why on stderr.
 
-use crate::report::model_check::{annotate, Served, Summary};
-use crate::report::{self, Report};
 use crate::runner::pool::Setup;
 use crate::runner::{self, readers, Config, Progress};
-use crate::target;
 use mpit_reference::{ENV_CATALOG, ENV_FAULTS};
+use mpit_report::json::atomic_write;
+use mpit_report::model_check::{annotate, Served, Summary};
+use mpit_report::{sha256_file, Report};
+use mpit_target::{library_file, LINKED_REFERENCE};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -23,10 +24,10 @@ use std::sync::Arc;
 pub const CATALOG_FILE: &str = "model-catalog.yaml";
 
 /// The reference the check runs: the one linked into this executable, through its C
-/// ABI as its cdylib would be (`target::LINKED_REFERENCE`), so the check needs no file
+/// ABI as its cdylib would be (`mpit_target::LINKED_REFERENCE`), so the check needs no file
 /// beside the binary.
 pub fn reference() -> PathBuf {
-    PathBuf::from(target::LINKED_REFERENCE)
+    PathBuf::from(LINKED_REFERENCE)
 }
 
 /// Runs the reference on the library's catalog and annotates `rep`; `out` is where the
@@ -56,8 +57,7 @@ pub fn check(cfg: &Config, reference: &Path, rep: &mut Report, out: &Path, stop:
                     let tally = annotate(rep, &model, &served);
                     rep.model_check = Some(Summary {
                         reference: reference.display().to_string(),
-                        reference_sha256: report::sha256_file(&target::library_file(reference))
-                            .unwrap_or_default(),
+                        reference_sha256: sha256_file(&library_file(reference)).unwrap_or_default(),
                         catalog: CATALOG_FILE.into(),
                         model_summary: model.summary.clone(),
                         tally,
@@ -88,8 +88,7 @@ fn served_catalog(
         .map_err(|e| format!("the library's catalog could not be read: {e}"))?;
     let path = out.join(CATALOG_FILE);
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    report::json::atomic_write(&path, dump.catalog.to_yaml().as_bytes())
-        .map_err(|e| e.to_string())?;
+    atomic_write(&path, dump.catalog.to_yaml().as_bytes()).map_err(|e| e.to_string())?;
     let served = Served::of(
         dump.undecoded.iter().map(String::as_str),
         dump.catalog.enums.iter().map(|e| e.name.to_string()),

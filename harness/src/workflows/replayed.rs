@@ -14,16 +14,16 @@
 //! itself, then get_index and the names' uniqueness) and kept if that one reproduces.
 
 use super::WorkflowError;
-use crate::cases::clauses::Clauses;
-use crate::cases::Suite;
 use crate::differential::emit;
 use crate::differential::props::Found;
 use crate::differential::Mirror;
 use crate::runner::pool::Setup;
 use crate::runner::{self, Config};
-use crate::specs::Source;
-use crate::verdict::Status;
 use mpit_repro::write_all;
+use mpit_spec::cases::clauses::Clauses;
+use mpit_spec::cases::Suite;
+use mpit_spec::specs::Source;
+use mpit_spec::verdict::Status;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

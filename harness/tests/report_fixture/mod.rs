@@ -4,8 +4,8 @@
 
 #![allow(dead_code)]
 
-use mpit_conform::report::{Builder, Host, Report, RunEvent, RunOptions, TargetInfo};
-use mpit_conform::verdict::{Area, CaseResult, Evidence, Level, Oracle, Status};
+use mpit_report::{Builder, Host, Report, RunEvent, RunOptions, TargetInfo};
+use mpit_spec::verdict::{Area, CaseResult, Evidence, Level, Oracle, Status};
 use serde_json::json;
 
 pub fn target() -> TargetInfo {

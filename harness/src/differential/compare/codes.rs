@@ -6,7 +6,6 @@
 //! says which codes stand, and specs/readings.yaml where the text is read two ways.
 
 use super::{rule_of, Ctx, Divergence};
-use crate::cases::funcs::{Func, Group};
 use crate::differential::gen::Gen;
 use crate::differential::obs::Obs;
 use crate::differential::op::{Call, Kind, Sees, A};
@@ -16,10 +15,11 @@ use crate::judge::return_codes::{
     Table, CODE_OUTSIDE_THE_TABLE_IN_AN_ERRONEOUS_CALL, FOREIGN_HANDLE_REFUSED_ANYWAY,
     HANDLE_OUTSIDE_THE_INTERFACE, READRESET_READONLY_NON_ATOMIC,
 };
-use crate::readings::{
+use mpit_spec::cases::funcs::{Func, Group};
+use mpit_spec::readings::{
     tolerates, CVAR_WRITE_A_WRITABLE_VARIABLE_MAY_REFUSE, FIN1_CORRESPONDING_RETURN_CODE,
 };
-use crate::verdict::Level;
+use mpit_spec::verdict::Level;
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::TErr;
 

@@ -9,15 +9,15 @@
 use super::determined::{determined, Determined};
 use super::strings::compare_str;
 use super::{rule_of, Ctx, Divergence};
-use crate::cases::SubjectKind;
 use crate::differential::gen::Gen;
 use crate::differential::obs::{same_name, Obs, Out, StrObs, PVAR_FLAGS};
 use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::relations;
 use crate::differential::target::SENTINEL;
 use crate::differential::HandleKind;
-use crate::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
-use crate::verdict::Level;
+use mpit_spec::cases::SubjectKind;
+use mpit_spec::readings::{INIT_NESTED_CALL_HAS_NO_EFFECT, PVAR_FLAGS_NONZERO_IS_TRUE};
+use mpit_spec::verdict::Level;
 use mpit_vocab::spec::Datatype;
 
 /// A string OUT's divergence, said of what it shows: another entry's name (the

@@ -11,7 +11,7 @@
 use super::{Ctx, Divergence};
 use crate::differential::obs::{Obs, StrObs};
 use crate::judge::StrBroke;
-use crate::verdict::Level;
+use mpit_spec::verdict::Level;
 
 /// What broke in the target's pair `ts`, judged against the model's `ms` (the
 /// convention's bytes and `*len`), or `None`.

@@ -6,13 +6,13 @@
 
 use super::entry;
 use super::steps::{null_value, Subject, Writer};
-use crate::cases::written::{Ops, Value, WrittenExpect, WrittenPred, WrittenRc};
-use crate::cases::StrCheck;
 use crate::differential::compare::{accepted, Divergence};
 use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
 use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::HandleKind;
+use mpit_spec::cases::written::{Ops, Value, WrittenExpect, WrittenPred, WrittenRc};
+use mpit_spec::cases::StrCheck;
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::TErr;
 use mpit_vocab::value::Value as VarValue;

@@ -30,13 +30,13 @@ use super::obs::Out;
 use super::op::{Call, Kind, Ref, Sees, A};
 use super::props::{run_model, Found};
 use super::{HandleKind, Mirror};
-use crate::cases::funcs::Func;
-use crate::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
-use crate::cases::written::{WrittenRc, WrittenReading, WrittenStep};
-use crate::cases::{Builtin, InitMode, Require, SubjectKind};
-use crate::specs::{self, Source};
-use crate::verdict::{Area, Level};
 use expect::{out_expect, rc_expect, rc_name, FlagTrue};
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::written::{Pairs, WrittenCase, WrittenExpect, WrittenFile, WrittenPred};
+use mpit_spec::cases::written::{WrittenRc, WrittenReading, WrittenStep};
+use mpit_spec::cases::{Builtin, InitMode, Require, SubjectKind};
+use mpit_spec::specs::{self, Source};
+use mpit_spec::verdict::{Area, Level};
 use steps::{Subject, Writer};
 
 /// The catalog entry an op names by index, if any: its call's `index` argument (a

@@ -11,10 +11,10 @@
 //! handle of a kind it never made: R-GEN-3), the step passes the value the target
 //! engine passed in that call instead, as a number (`Slots::resolve`).
 
-use crate::cases::written::{Value, WrittenForAll, WrittenRc, WrittenStep};
 use crate::differential::obs::{Obs, Out};
 use crate::differential::op::{Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::{HandleKind, Mirror, Slots};
+use mpit_spec::cases::written::{Value, WrittenForAll, WrittenRc, WrittenStep};
 use std::collections::BTreeSet;
 
 /// The case's subject (`for_each:` and `where:`), and how a step passes its index.

@@ -5,9 +5,6 @@
 
 use super::steps::{Subject, Writer};
 use super::{case_yaml, written_case};
-use crate::cases::funcs::Func;
-use crate::cases::parse_file;
-use crate::cases::written::Value;
 use crate::differential::compare::Divergence;
 use crate::differential::gen::{self, make, Sampler};
 use crate::differential::obs::{Obs, Out};
@@ -16,7 +13,10 @@ use crate::differential::op::{Call, Kind, Mode, Ref, Sees, Str};
 use crate::differential::props::{completed, Found};
 use crate::differential::HandleKind;
 use crate::differential::Mirror;
-use crate::verdict::Level;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::parse_file;
+use mpit_spec::cases::written::Value;
+use mpit_spec::verdict::Level;
 use mpit_vocab::catalog::Catalog;
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::Members;

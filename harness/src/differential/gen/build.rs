@@ -8,10 +8,10 @@
 use super::plan::{self, Entry, IndexFrom, Role};
 use super::sees::sees;
 use super::{live_ones, Gen, Pick};
-use crate::cases::funcs::{Func, Param};
 use crate::differential::op::{callback_tag, Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
 use arrayvec::ArrayVec;
+use mpit_spec::cases::funcs::{Func, Param};
 use mpit_vocab::catalog::Enum;
 use mpit_vocab::spec::{CbSafety, PvarClass, ThreadLevel};
 

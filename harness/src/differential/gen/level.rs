@@ -6,14 +6,14 @@
 //! read-only non-atomic variable.
 
 use super::Gen;
-use crate::cases::funcs::Group;
 use crate::differential::op::{Act, Call, Ref, A};
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
 use crate::judge::return_codes::{
     Table, BAD_INDEX_EXPLICIT, BAD_INDEX_TABLE_ONLY, NULL_OUT_UNSTATED, UNDEFINED_ARGUMENT,
 };
-use crate::verdict::Level;
+use mpit_spec::cases::funcs::Group;
+use mpit_spec::verdict::Level;
 use mpit_vocab::spec::TErr;
 use std::sync::OnceLock;
 

@@ -3,9 +3,9 @@
 //! reading of the table (`sees::sees`) says the same. The generator itself names no
 //! function (`plan`, `build`).
 
-use crate::cases::funcs::Func;
 use crate::differential::op::{callback_tag, Act, Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
+use mpit_spec::cases::funcs::Func;
 use mpit_vocab::spec::Members;
 use mpit_vocab::spec::{CbSafety, PvarClass, ThreadLevel};
 

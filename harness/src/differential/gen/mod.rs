@@ -37,7 +37,7 @@ pub use sees::sees;
 
 use super::op::{Act, Call, Kind, Mode, Ref, Sees, A};
 use super::{HandleKind, Mirror};
-use crate::cases::funcs::Group;
+use mpit_spec::cases::funcs::Group;
 use mpit_vocab::spec::Bind;
 use mpit_vocab::spec::Datatype;
 use std::rc::Rc;

@@ -5,11 +5,11 @@
 //! no code here; a parameter this module has no role for is an error naming it.
 
 use super::sees::{self, SeesAs};
-use crate::cases::funcs::{Func, Group};
-use crate::cases::roles::{HandleKind as TableHandle, Role as TableRole};
 use crate::differential::op::{Call, Data, Kind, Ref, Sees, Str, A};
 use crate::differential::HandleKind;
-use crate::specs;
+use mpit_spec::cases::funcs::{Func, Group};
+use mpit_spec::cases::roles::{HandleKind as TableHandle, Role as TableRole};
+use mpit_spec::specs;
 use mpit_vocab::spec::{CbSafety, PvarClass, ThreadLevel};
 use mpit_vocab::yaml;
 use serde::Deserialize;

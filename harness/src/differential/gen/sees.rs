@@ -3,9 +3,9 @@
 //! one ([`SeesAs`]). Both the plan (each entry's template) and the calls built in a
 //! state read it here.
 
-use crate::cases::funcs::Func;
 use crate::differential::op::{Call, Kind, Sees, A};
 use crate::differential::HandleKind;
+use mpit_spec::cases::funcs::Func;
 use serde::Deserialize;
 
 /// What both engines compare where the OUT names do not say it.

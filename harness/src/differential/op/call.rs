@@ -9,11 +9,11 @@
 //! expectations ask the call what it is. One vocabulary from generation to report.
 
 use super::{Act, Data, Kind, Ref, Str, Text};
-use crate::cases::funcs::{Func, Group, Param};
-use crate::cases::Neutral;
 use crate::differential::HandleKind;
 use crate::judge::policy::{self, Policy};
 use arrayvec::ArrayVec;
+use mpit_spec::cases::funcs::{Func, Group, Param};
+use mpit_spec::cases::Neutral;
 use mpit_vocab::spec::{CbSafety, PvarClass, ThreadLevel};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::sync::OnceLock;

@@ -4,9 +4,9 @@
 //! survives the worker protocol. `every_call` is also the emitter's test input.
 
 use super::*;
-use crate::cases::funcs::{Func, Group};
 use crate::differential::gen::{self, make};
 use crate::differential::HandleKind;
+use mpit_spec::cases::funcs::{Func, Group};
 
 pub(crate) fn every_call() -> Vec<Call> {
     make::one_of_each()
@@ -97,9 +97,9 @@ fn an_argument_is_sixteen_bytes_and_a_call_stays_small() {
 /// hooks, an instance read late), never the fallback.
 #[test]
 fn every_call_cites_a_rule_of_the_clauses() {
-    use crate::cases::clauses::Clauses;
     use crate::differential::compare::rule_of;
-    use crate::specs::Source;
+    use mpit_spec::cases::clauses::Clauses;
+    use mpit_spec::specs::Source;
     let ids: Vec<String> = Clauses::load(&Source::Bundled)
         .expect("the bundled clauses")
         .rules
@@ -131,7 +131,7 @@ fn every_call_cites_a_rule_of_the_clauses() {
 /// function does not return would be compared as absent on both sides.
 #[test]
 fn every_call_names_its_functions_parameters_and_outs() {
-    use crate::cases::funcs::Param;
+    use mpit_spec::cases::funcs::Param;
     for op in every_call() {
         let c = &op;
         for (p, _) in c.args.iter().chain(&c.implied()) {

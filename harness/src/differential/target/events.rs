@@ -9,7 +9,7 @@ use crate::differential::obs::{Obs, Ran};
 use crate::differential::op::Kind;
 use crate::differential::HandleKind;
 use crate::exec::calls::Outs;
-use crate::target::ffi;
+use mpit_target::ffi;
 use mpit_vocab::profile::ReturnCode;
 
 /// Drops what the recorder saw before a raise: anything a callback recorded before (a

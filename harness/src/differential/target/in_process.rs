@@ -7,7 +7,7 @@ use crate::differential::engine::{trace, EngineError, Runner};
 use crate::differential::obs::Trace;
 use crate::differential::op::Call;
 use crate::differential::Mirror;
-use crate::target::Target;
+use mpit_target::Target;
 
 /// A library loaded in this process (the fuzzer's: a crash is what it looks for). It
 /// holds one MPI_T init of its own, so sequences nest inside it.

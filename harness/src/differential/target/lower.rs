@@ -7,7 +7,7 @@ use crate::differential::obs::{Out, StrObs};
 use crate::differential::{HandleKind, Mirror, Ref, Slots};
 use crate::exec::calls::{Arg, Layout, OutMap};
 use crate::judge::value::Val;
-use crate::target::ffi::{BufOut, StrOut};
+use mpit_target::ffi::{BufOut, StrOut};
 
 /// The named OUT values of one call.
 pub type Vals = OutMap;

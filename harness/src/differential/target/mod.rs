@@ -34,11 +34,11 @@ use super::engine::Engine;
 use super::obs::{Obs, Out};
 use super::op::{Call, Data, Sees, Str, A};
 use super::{HandleKind, Made, Mirror, Ref, Slots};
-use crate::cases::funcs::{Func, Param};
 use crate::exec::calls::{self, Arg, Args, Outs};
-use crate::target::ffi::{self, StrArg};
-use crate::target::{Predefined, Target};
 use lower::{buf_of, handle_arg, handle_of, i32_of, int, int_arg, list_of, str_of, OpLayout, Vals};
+use mpit_spec::cases::funcs::{Func, Param};
+use mpit_target::ffi::{self, StrArg};
+use mpit_target::{Predefined, Target};
 use mpit_vocab::profile::ConstMap;
 use mpit_vocab::spec::SpecEnum;
 

@@ -3,10 +3,10 @@
 //! encoded for a write, and the element sizes of an event type.
 
 use super::HandleMeta;
-use crate::cases::SubjectKind;
 use crate::judge::inventory::Inventory;
 use crate::judge::value::Val;
-use crate::target::ffi::{BufOut, StrOut};
+use mpit_spec::cases::SubjectKind;
+use mpit_target::ffi::{BufOut, StrOut};
 use mpit_vocab::spec::Datatype;
 use mpit_vocab::value::Value;
 

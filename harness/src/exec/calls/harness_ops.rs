@@ -3,13 +3,13 @@
 //! deliveries as the recorder saw them (§15.3.8.6), and the reference's test hooks.
 
 use super::{int, outs, Arg, Args, Layout, OutMap, Outs};
-use crate::cases::funcs::Func;
 use crate::judge::inventory;
 use crate::judge::value::Val;
-use crate::kind::Kind;
-use crate::target::activity::Plan;
-use crate::target::ffi::{self, StrArg, StrOut};
-use crate::target::Target;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::kind::Kind;
+use mpit_target::activity::Plan;
+use mpit_target::ffi::{self, StrArg, StrOut};
+use mpit_target::Target;
 
 /// Adds the `failed_call` OUT (the text of the call that ended a harness operation:
 /// `activity`, `init_cycles`, `init_threads`) when there is one.

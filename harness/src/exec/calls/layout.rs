@@ -10,10 +10,10 @@
 
 use super::data::{decode, element_sizes, read_bytes};
 use super::HandleMeta;
-use crate::cases::SubjectKind;
 use crate::judge::inventory::Inventory;
 use crate::judge::value::Val;
-use crate::target::ffi::BufOut;
+use mpit_spec::cases::SubjectKind;
+use mpit_target::ffi::BufOut;
 use std::collections::BTreeMap;
 
 /// The catalog layout behind the handles a call passes.

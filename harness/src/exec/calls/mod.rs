@@ -16,11 +16,11 @@ mod mpi_t;
 pub use data::{decode, encode, read_bytes};
 pub use layout::{Layout, NoHandles, Recorded};
 
-use crate::cases::funcs::{Func, Group};
-use crate::cases::SubjectKind;
 use crate::judge::value::{self, Val};
-use crate::target::ffi::{ObjArg, StrArg};
-use crate::target::Target;
+use mpit_spec::cases::funcs::{Func, Group};
+use mpit_spec::cases::SubjectKind;
+use mpit_target::ffi::{ObjArg, StrArg};
+use mpit_target::Target;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 

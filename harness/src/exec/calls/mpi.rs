@@ -3,10 +3,10 @@
 //! as the target's ABI profile spells them.
 
 use super::{int, outs, Args, Outs};
-use crate::cases::funcs::Func;
 use crate::exec::resolve_constant;
 use crate::judge::value::Val;
-use crate::target::Target;
+use mpit_spec::cases::funcs::Func;
+use mpit_target::Target;
 
 pub(super) fn call(t: &Target, f: Func, a: &Args) -> Outs {
     let lib = &t.lib;

@@ -3,10 +3,10 @@
 //! passed as NULL, reads decoded by the handle's datatype.
 
 use super::{int, outs, Args, Layout, Outs};
-use crate::cases::funcs::Func;
 use crate::judge::value::Val;
-use crate::target::ffi::{BufOut, Nulls, Recording};
-use crate::target::Target;
+use mpit_spec::cases::funcs::Func;
+use mpit_target::ffi::{BufOut, Nulls, Recording};
+use mpit_target::Target;
 use mpit_vocab::spec::Members;
 
 #[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split

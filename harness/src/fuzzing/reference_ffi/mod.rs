@@ -39,14 +39,14 @@ mod ops;
 mod roles;
 
 use super::{library_from_env, setup_failed, FuzzSetupError, ENV_REFERENCE_LIB};
-use crate::cases::funcs::{Func, Group};
 use crate::exec::calls::{self, Arg, Args, NoHandles, Outs};
 use crate::judge::value::Val;
-use crate::kind::Kind;
-use crate::target::ffi::{BufOut, StrArg, StrOut, FILL};
-use crate::target::{AbiChoice, Predefined, Target};
 use arbitrary::Unstructured;
 use mpit_repro::table::null_of;
+use mpit_spec::cases::funcs::{Func, Group};
+use mpit_spec::kind::Kind;
+use mpit_target::ffi::{BufOut, StrArg, StrOut, FILL};
+use mpit_target::{AbiChoice, Predefined, Target};
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::Datatype;
 use mpit_vocab::spec::ThreadLevel;

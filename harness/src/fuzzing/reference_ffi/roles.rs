@@ -4,15 +4,15 @@
 //! parameter name of its own for a role, so a row added to the table is fuzzed without
 //! code here unless it brings a role the map has no decoder for.
 
-use crate::cases::funcs::{Func, Group, Param};
-use crate::cases::roles::Role as TableRole;
 use crate::judge::policy::{self, Policy};
-use crate::kind::Kind;
+use mpit_spec::cases::funcs::{Func, Group, Param};
+use mpit_spec::cases::roles::Role as TableRole;
+use mpit_spec::kind::Kind;
 
 /// Which handles a handle argument is drawn from (`input::H::Typed`), and which pool a
 /// handle a call returns joins: the table's kind of the handle (`cases::roles`). A
 /// handle parameter of no kind (`comm`) draws from any live handle.
-pub use crate::cases::roles::HandleKind as Pool;
+pub use mpit_spec::cases::roles::HandleKind as Pool;
 
 /// The pools of handles the run holds and frees (not the instances, which are only ever
 /// stale), for `H::Live`.

@@ -4,10 +4,10 @@
 //! the library answers. The calls are the reader's; here they are only looked at.
 
 use super::{Entry, Inventory};
-use crate::cases::SubjectKind;
-use crate::target::catalog::raw::{EnumRead, Info, InfoRead, RawCatalog};
-use crate::target::ffi::{Called, RawHandle, StrOut};
-use crate::target::Target;
+use mpit_spec::cases::SubjectKind;
+use mpit_target::catalog::raw::{EnumRead, Info, InfoRead, RawCatalog};
+use mpit_target::ffi::{Called, RawHandle, StrOut};
+use mpit_target::Target;
 use mpit_vocab::spec::{Bind, PvarClass, Scope, Verbosity};
 use std::collections::BTreeMap;
 

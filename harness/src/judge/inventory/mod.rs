@@ -5,14 +5,14 @@
 
 mod entries;
 
-use crate::cases::funcs::Func;
-use crate::cases::SubjectKind;
-use crate::target::catalog::raw::Views;
-use crate::target::catalog::read_raw;
-use crate::target::ffi::StrOut;
-use crate::target::reading::{Guard, Lost};
-use crate::target::Target;
 use entries::entry;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::SubjectKind;
+use mpit_target::catalog::raw::Views;
+use mpit_target::catalog::read_raw;
+use mpit_target::ffi::StrOut;
+use mpit_target::reading::{Guard, Lost};
+use mpit_target::Target;
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::ThreadLevel;
 use serde::{Deserialize, Serialize};

@@ -19,8 +19,8 @@
 //! NUL (R-STR-5). Names seen on some ranks only are allowed (R-GEN-7) and listed as
 //! information.
 
-use crate::cases::builtin::{CaseDef, CATEGORIES, CVARS, ENUMS, EVENTS, PVARS};
-use crate::verdict::{CaseResult, Evidence, Status};
+use mpit_spec::cases::builtin::{CaseDef, CATEGORIES, CVARS, ENUMS, EVENTS, PVARS};
+use mpit_spec::verdict::{CaseResult, Evidence, Status};
 use mpit_vocab::catalog::Catalog;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

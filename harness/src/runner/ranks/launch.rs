@@ -9,10 +9,10 @@
 
 use super::{Ask, RankDump, RankHello};
 use crate::runner::says_something;
-use crate::target::worker_env;
 pub use mpit_process::Ended;
 use mpit_process::Error as ProcessError;
 use mpit_process::{Captured, Cmd};
+use mpit_target::worker_env;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

@@ -16,10 +16,10 @@ pub mod rank;
 pub mod values;
 
 use super::protocol::Hello;
-use crate::cases::builtin::{CASES, VALUES, WORKS};
-use crate::cases::funcs::Func;
-use crate::target::catalog::CatalogDump;
-use crate::verdict::{Area, CaseResult, Status};
+use mpit_spec::cases::builtin::{CASES, VALUES, WORKS};
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::verdict::{Area, CaseResult, Status};
+use mpit_target::catalog::CatalogDump;
 use mpit_vocab::catalog::Catalog;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

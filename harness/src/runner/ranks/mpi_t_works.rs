@@ -5,10 +5,10 @@
 
 use super::launch::{Collected, Ended};
 use super::RankDump;
-use crate::cases::builtin::WORKS;
-use crate::cases::funcs::Group;
-use crate::target::catalog::CatalogDump;
-use crate::verdict::{CaseResult, Evidence, Status};
+use mpit_spec::cases::builtin::WORKS;
+use mpit_spec::cases::funcs::Group;
+use mpit_spec::verdict::{CaseResult, Evidence, Status};
+use mpit_target::catalog::CatalogDump;
 use serde_json::json;
 use std::collections::BTreeMap;
 
@@ -247,7 +247,7 @@ pub fn judge<'a>(c: &'a Collected, requested: Option<usize>, launcher: &str) -> 
 mod tests {
     use super::super::RankCall;
     use super::*;
-    use crate::cases::funcs::Func;
+    use mpit_spec::cases::funcs::Func;
     use std::time::Duration;
 
     fn call(f: Func, ok: bool) -> RankCall {

@@ -6,12 +6,12 @@
 //! in its file.
 
 use super::{RankCall, RankDump, RankHello};
-use crate::cases::funcs::Func;
 use crate::exec::calls::{self, Args};
 use crate::exec::resolve_constant;
 use crate::judge::value::Val;
-use crate::kind::Kind;
-use crate::target::{catalog, AbiChoice, Target};
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::kind::Kind;
+use mpit_target::{catalog, AbiChoice, Target};
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::ThreadLevel;
 use serde_json::json;

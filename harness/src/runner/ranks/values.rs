@@ -14,16 +14,16 @@
 
 use super::launch::Collected;
 use super::{Ask, RankDump};
-use crate::cases::builtin::VALUES;
-use crate::cases::funcs::Func;
-use crate::cases::SubjectKind;
 use crate::exec::resolve_constant;
 use crate::pvar_relations::{self, Between};
-use crate::target::activity::Plan;
-use crate::target::catalog;
-use crate::target::ffi::ObjArg;
-use crate::target::Target;
-use crate::verdict::{CaseResult, Evidence, Status};
+use mpit_spec::cases::builtin::VALUES;
+use mpit_spec::cases::funcs::Func;
+use mpit_spec::cases::SubjectKind;
+use mpit_spec::verdict::{CaseResult, Evidence, Status};
+use mpit_target::activity::Plan;
+use mpit_target::catalog;
+use mpit_target::ffi::ObjArg;
+use mpit_target::Target;
 use mpit_vocab::catalog::Pvar;
 use mpit_vocab::spec::{Bind, PvarClass};
 use mpit_vocab::value::Value;
@@ -356,7 +356,7 @@ mod tests {
     use super::super::launch::Ended;
     use super::*;
     use crate::runner::child;
-    use crate::verdict::{Area, CaseMeta, Level, Oracle};
+    use mpit_spec::verdict::{Area, CaseMeta, Level, Oracle};
 
     fn rank(r: i32, samples: Vec<Sample>) -> (String, RankDump) {
         let d = RankDump {

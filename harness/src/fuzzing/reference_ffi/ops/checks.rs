@@ -9,7 +9,7 @@ use super::super::{check_buf, check_mpi_rc, check_str, check_t_rc};
 use super::{handle_at, out_handle, Run, MAX_BUF};
 use crate::exec::calls::{self, Arg, Args, NoHandles, OutMap};
 use crate::judge::value::Val;
-use crate::kind::Kind;
+use mpit_spec::kind::Kind;
 use mpit_vocab::profile::ReturnCode;
 
 /// The `int` argument at `at`.

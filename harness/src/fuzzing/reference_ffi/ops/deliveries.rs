@@ -4,7 +4,7 @@
 
 use super::super::{check_buf, check_t_rc};
 use super::Run;
-use crate::target::ffi;
+use mpit_target::ffi;
 use mpit_vocab::profile::ReturnCode;
 
 impl Run<'_> {

@@ -10,8 +10,8 @@ use super::roles::{Plan, Pool, Range, Role, LIVE};
 use super::Fixture;
 use crate::exec::calls::{self, Arg, Args, Layout};
 use crate::judge::value::Val;
-use crate::kind::Kind;
-use crate::target::ffi::{self, BufOut, StrArg};
+use mpit_spec::kind::Kind;
+use mpit_target::ffi::{self, BufOut, StrArg};
 
 /// A data buffer for a handle the run does not hold: room for any variable of the
 /// default catalog, so a reference that wrongly accepts the handle is caught by the
