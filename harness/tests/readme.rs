@@ -153,6 +153,13 @@ fn readme_figures_are_the_published_reports() {
             "the example's results line is `{old}`, the published report's `{line}`"
         ));
     }
+    // And it is what the binary prints for that report: the CLI's own formatter.
+    if r.results_line() != line {
+        problems.push(format!(
+            "mpit-conform prints `{}` for the published report; counted: `{line}`",
+            r.results_line()
+        ));
+    }
     let all = format!(
         "| **all** | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
         count(&r, Status::Pass),

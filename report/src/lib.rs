@@ -350,6 +350,19 @@ pub struct Builder {
     capabilities: Option<Capabilities>,
 }
 
+impl Report {
+    /// The line a run ends its output with (`results: 13277 pass, 2 fail, … (15015
+    /// total)`): the CLI prints it, and the README's example is checked against it.
+    pub fn results_line(&self) -> String {
+        let interrupted = if self.interrupted {
+            " — interrupted"
+        } else {
+            ""
+        };
+        format!("results: {}{interrupted}", self.summary.line())
+    }
+}
+
 impl Default for Builder {
     fn default() -> Self {
         Self::new()

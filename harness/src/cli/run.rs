@@ -228,15 +228,7 @@ fn print_summary(r: &Report, json: &Path) {
         let [e, s, f] = c.rows().map(|(k, c)| capability_cell(c, k));
         outln!("capabilities: events {e}, sources {s}, MPI-4.0 functions {f}");
     }
-    outln!(
-        "results: {}{}",
-        r.summary.line(),
-        if r.interrupted {
-            " — interrupted"
-        } else {
-            ""
-        }
-    );
+    outln!("{}", r.results_line());
     if let Some(m) = &r.model_check {
         outln!(
             "model check (the reference serving this catalog), the fails, warns and crashes: \
