@@ -26,7 +26,7 @@
 //! calls of the table (`op::Call`). Its generator (`gen/`) names no function: which
 //! functions it calls, and how often, is data (`specs/generator.yaml`), and each
 //! argument is drawn by what the table says the parameter is. The model engine that
-//! carries the calls out on the reference model (`model.rs`) is the reference model's
+//! carries the calls out on the reference model (`model/`) is the reference model's
 //! own per-function dispatch, which adding a function touches anyway; it is counted
 //! in a column of its own ([`MODEL_ENGINE`]). The calls themselves, the generator, the
 //! target engine, the comparator and the YAML writer read the call and are under the
@@ -68,7 +68,7 @@ const ROOTS: [&str; 6] = [
 /// doc): it dispatches each call to the reference model, as the reference model's own
 /// C ABI does. The generator (`gen/`) and the rest of the oracle read the call and
 /// are under the bound.
-const MODEL_ENGINE: [&str; 1] = ["harness/src/differential/model.rs"];
+const MODEL_ENGINE: [&str; 1] = ["harness/src/differential/model/"];
 
 /// Files that name some functions for a purpose of their own (they use those
 /// functions; they do not make them callable): the file, the functions it may name

@@ -12,8 +12,18 @@ use mpit_spec::cases::Neutral;
 use mpit_spec::cases::{MpiVersion, Step, StringField, SubjectKind};
 use std::collections::BTreeMap;
 
+/// A call's arguments as the program writes them.
+#[derive(Default)]
+struct CallArgs {
+    /// The C of each `{p}` and `{&o}` of the function's template.
+    subst: BTreeMap<String, String>,
+    /// `p=...` for each parameter, as the program prints the call.
+    shown: Vec<String>,
+    /// The string parameters: (param, the C of the whole string it is judged against).
+    strings: Vec<(String, String)>,
+}
+
 impl Emitter<'_> {
-    #[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
     pub(super) fn call(&mut self, func: Func, step: &Step) -> R<()> {
         let template = func
             .c_args()
@@ -27,179 +37,16 @@ impl Emitter<'_> {
             self.needs_events = true;
         }
         self.open("");
-        let mut subst: BTreeMap<String, String> = BTreeMap::new();
-        let mut shown: Vec<String> = Vec::new();
-        let mut strings: Vec<(String, String)> = Vec::new(); // (param, C ident)
+        let mut w = CallArgs::default();
         for (name, p) in func.params() {
-            let given = step.args.get(*name);
-            let a = format!("a_{name}");
-            match p {
-                Param::Int | Param::Handle => {
-                    let ty = param_type(func, name);
-                    let c = match given {
-                        Some(e) => self.expr(e, ty)?,
-                        None => match self.var(name) {
-                            Ok(v) if *name != "name" => v,
-                            // What the executor passed (`Func::neutral`).
-                            _ => match func.neutral(name) {
-                                Neutral::Constant(n) => n.to_string(),
-                                Neutral::Int(n) => n.to_string(),
-                            },
-                        },
-                    };
-                    let c = if *name == "len" {
-                        // As the executor passes it (the category_get_* queries' array
-                        // length): a count below 0 is 0.
-                        format!("({c} < 0 ? 0 : {c})")
-                    } else if ty == "int"
-                        || c.starts_with("MPI_")
-                        || c.starts_with("((")
-                        || self.typed_as(&c, ty)
-                    {
-                        c
-                    } else {
-                        // A number or a saved value of another C type.
-                        format!("({ty})(intptr_t)({c})")
-                    };
-                    shown.push(format!("{name}={}", given.map_or(c.clone(), expr_text)));
-                    // In the call itself, but `len`, which the checks of `indices` read.
-                    if *name == "len" {
-                        self.line(format!("{ty} {a} = {c};"));
-                        subst.insert(name.to_string(), a.clone());
-                    } else {
-                        subst.insert(name.to_string(), c);
-                    }
-                }
-                Param::Str => {
-                    let (init, label, want) = self.str_arg(func, name, given)?;
-                    self.line(format!("sarg_t {a} = {init};"));
-                    shown.push(format!("{name}=<{label}>"));
-                    subst.insert(name.to_string(), format!("SBUF({a}), SLEN({a})"));
-                    strings.push((name.to_string(), want));
-                }
-                Param::Text => {
-                    let c = match given {
-                        Some(Expr::Text(t)) => c_string(t),
-                        Some(Expr::Null) => "\"\"".into(),
-                        Some(Expr::Sum(t))
-                            if t.len() == 1 && t[0].1 == Term::Var("name".into()) =>
-                        {
-                            self.subject_name()?
-                        }
-                        None => self.subject_name()?,
-                        Some(e) => self.expr(e, "const char *")?,
-                    };
-                    self.line(format!("const char *{a} = {c};"));
-                    shown.push(format!("{name}={c}"));
-                    subst.insert(name.to_string(), a.clone());
-                }
-                Param::Obj => match given {
-                    None | Some(Expr::Null) => {
-                        subst.insert(name.to_string(), "NULL".into());
-                        shown.push(format!("{name}=NULL"));
-                    }
-                    Some(e) => {
-                        let c = self.expr(e, "MPI_Comm")?;
-                        self.line(format!("MPI_Comm {a} = {c};"));
-                        subst.insert(name.to_string(), format!("&{a}"));
-                        shown.push(format!("{name}=&{c}"));
-                    }
-                },
-                Param::Data => {
-                    self.tight = true;
-                    let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
-                    let c = match given {
-                        None => "vbuf(0)".to_string(),
-                        Some(Expr::Sum(t))
-                            if t.len() == 1
-                                && matches!(&t[0].1, Term::Var(v) if self.vars.get(v).is_some_and(|c| c.ty == "vbuf_t")) =>
-                        {
-                            let v = self.expr(given.expect("matched"), "vbuf_t")?;
-                            format!("vbuf_copy(&{v})")
-                        }
-                        Some(e) => {
-                            let n = self.expr(e, "long long")?;
-                            format!("vbuf_number((uintptr_t){h}, {n})")
-                        }
-                    };
-                    self.line(format!("vbuf_t {a} = {c};"));
-                    shown.push(format!("{name}=<value>"));
-                    subst.insert(name.to_string(), format!("{a}.g.buf"));
-                }
-                Param::Flag => {
-                    let on = match given {
-                        Some(e) => self.expr(e, "int")? != "0",
-                        None => true,
-                    };
-                    let cb = match *name {
-                        "callback" => "repro_event_cb",
-                        "free_callback" => "repro_free_cb",
-                        _ => "repro_dropped_cb",
-                    };
-                    let c = if on { cb } else { "NULL" };
-                    subst.insert(name.to_string(), c.into());
-                    shown.push(format!("{name}={c}"));
-                }
-            }
+            self.arg(func, step, name, *p, &mut w)?;
         }
-        // OUT values: written into variables filled with FILL, so "never written" shows.
-        let mut outs: Vec<(String, &'static str)> = Vec::new();
-        for o in func.outs() {
-            let key = format!("&{o}");
-            if !template.contains(&format!("{{{key}}}")) {
-                continue;
-            }
-            let ident = format!("o_{o}");
-            match (*o, out_type(func, o)) {
-                ("value", None) => {
-                    self.tight = true;
-                    let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
-                    self.line(format!("vbuf_t {ident} = vbuf_for((uintptr_t){h});"));
-                    subst.insert(key, format!("{ident}.g.buf"));
-                }
-                ("indices", _) => {
-                    let n = subst.get("len").cloned().unwrap_or_else(|| "0".into());
-                    self.line(format!(
-                        "int {ident}[({n} > 0 ? {n} : 0) + 4]; for (int i = 0; i < ({n} > 0 ? {n} : 0) + 4; i++) {ident}[i] = -7; /* no valid index */"
-                    ));
-                    subst.insert(key, ident.clone());
-                }
-                ("datatypes", _) => {
-                    let cap = capacity(step);
-                    // Filled as the harness fills them: a library that reads them
-                    // before writing sees the same bytes.
-                    self.line(format!(
-                        "MPI_Datatype {ident}[{cap} + 4]; memset({ident}, FILL, sizeof {ident});"
-                    ));
-                    subst.insert(key, ident.clone());
-                }
-                ("displacements", _) => {
-                    let cap = capacity(step);
-                    self.line(format!(
-                        "MPI_Aint {ident}[{cap} + 4]; for (int i = 0; i < {cap} + 4; i++) {ident}[i] = -1;"
-                    ));
-                    subst.insert(key, ident.clone());
-                }
-                ("num_elements", _) => {
-                    self.line(format!("int {ident} = {};", capacity(step)));
-                    subst.insert(key, format!("&{ident}"));
-                }
-                (_, Some(ty)) => {
-                    match subst.get(*o) {
-                        // INOUT: the handle or session passed is the variable written.
-                        Some(a) if func.param(o).is_some() => {
-                            self.line(format!("{ty} {ident} = {a};"));
-                        }
-                        _ => self.line(format!(
-                            "{ty} {ident}; memset(&{ident}, FILL, sizeof {ident});"
-                        )),
-                    }
-                    subst.insert(key, format!("&{ident}"));
-                    outs.push((o.to_string(), ty));
-                }
-                (_, None) => return Err(format!("OUT `{o}` of {}", func.yaml())),
-            }
-        }
+        let outs = self.out_vars(func, step, template, &mut w.subst)?;
+        let CallArgs {
+            subst,
+            shown,
+            strings,
+        } = w;
         // A cvar or pvar handle: the program notes its variable's datatype and count, so
         // that reads through it are sized and shown as the executor does (R-CVAR-8).
         let variable = match func.allocates() {
@@ -267,6 +114,196 @@ impl Emitter<'_> {
         }
         self.close();
         Ok(())
+    }
+
+    /// One parameter declared and passed: given, a saved value, the subject's, or the
+    /// function's NULL.
+    fn arg(&mut self, func: Func, step: &Step, name: &str, p: Param, w: &mut CallArgs) -> R<()> {
+        let given = step.args.get(name);
+        let a = format!("a_{name}");
+        match p {
+            Param::Int | Param::Handle => self.int_arg(func, name, given, w)?,
+            Param::Str => {
+                let (init, label, want) = self.str_arg(func, name, given)?;
+                self.line(format!("sarg_t {a} = {init};"));
+                w.shown.push(format!("{name}=<{label}>"));
+                w.subst
+                    .insert(name.to_string(), format!("SBUF({a}), SLEN({a})"));
+                w.strings.push((name.to_string(), want));
+            }
+            Param::Text => {
+                let c = match given {
+                    Some(Expr::Text(t)) => c_string(t),
+                    Some(Expr::Null) => "\"\"".into(),
+                    Some(Expr::Sum(t)) if t.len() == 1 && t[0].1 == Term::Var("name".into()) => {
+                        self.subject_name()?
+                    }
+                    None => self.subject_name()?,
+                    Some(e) => self.expr(e, "const char *")?,
+                };
+                self.line(format!("const char *{a} = {c};"));
+                w.shown.push(format!("{name}={c}"));
+                w.subst.insert(name.to_string(), a.clone());
+            }
+            Param::Obj => match given {
+                None | Some(Expr::Null) => {
+                    w.subst.insert(name.to_string(), "NULL".into());
+                    w.shown.push(format!("{name}=NULL"));
+                }
+                Some(e) => {
+                    let c = self.expr(e, "MPI_Comm")?;
+                    self.line(format!("MPI_Comm {a} = {c};"));
+                    w.subst.insert(name.to_string(), format!("&{a}"));
+                    w.shown.push(format!("{name}=&{c}"));
+                }
+            },
+            Param::Data => {
+                self.tight = true;
+                let h = w.subst.get("handle").cloned().unwrap_or_else(|| "0".into());
+                let c = match given {
+                    None => "vbuf(0)".to_string(),
+                    Some(Expr::Sum(t))
+                        if t.len() == 1
+                            && matches!(&t[0].1, Term::Var(v) if self.vars.get(v).is_some_and(|c| c.ty == "vbuf_t")) =>
+                    {
+                        let v = self.expr(given.expect("matched"), "vbuf_t")?;
+                        format!("vbuf_copy(&{v})")
+                    }
+                    Some(e) => {
+                        let n = self.expr(e, "long long")?;
+                        format!("vbuf_number((uintptr_t){h}, {n})")
+                    }
+                };
+                self.line(format!("vbuf_t {a} = {c};"));
+                w.shown.push(format!("{name}=<value>"));
+                w.subst.insert(name.to_string(), format!("{a}.g.buf"));
+            }
+            Param::Flag => {
+                let on = match given {
+                    Some(e) => self.expr(e, "int")? != "0",
+                    None => true,
+                };
+                let cb = match name {
+                    "callback" => "repro_event_cb",
+                    "free_callback" => "repro_free_cb",
+                    _ => "repro_dropped_cb",
+                };
+                let c = if on { cb } else { "NULL" };
+                w.subst.insert(name.to_string(), c.into());
+                w.shown.push(format!("{name}={c}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// An integer or handle parameter: given, a saved value, or what the executor passed.
+    fn int_arg(&mut self, func: Func, name: &str, given: Option<&Expr>, w: &mut CallArgs) -> R<()> {
+        let a = format!("a_{name}");
+        let ty = param_type(func, name);
+        let c = match given {
+            Some(e) => self.expr(e, ty)?,
+            None => match self.var(name) {
+                Ok(v) if name != "name" => v,
+                // What the executor passed (`Func::neutral`).
+                _ => match func.neutral(name) {
+                    Neutral::Constant(n) => n.to_string(),
+                    Neutral::Int(n) => n.to_string(),
+                },
+            },
+        };
+        let c = if name == "len" {
+            // As the executor passes it (the category_get_* queries' array
+            // length): a count below 0 is 0.
+            format!("({c} < 0 ? 0 : {c})")
+        } else if ty == "int"
+            || c.starts_with("MPI_")
+            || c.starts_with("((")
+            || self.typed_as(&c, ty)
+        {
+            c
+        } else {
+            // A number or a saved value of another C type.
+            format!("({ty})(intptr_t)({c})")
+        };
+        w.shown
+            .push(format!("{name}={}", given.map_or(c.clone(), expr_text)));
+        // In the call itself, but `len`, which the checks of `indices` read.
+        if name == "len" {
+            self.line(format!("{ty} {a} = {c};"));
+            w.subst.insert(name.to_string(), a.clone());
+        } else {
+            w.subst.insert(name.to_string(), c);
+        }
+        Ok(())
+    }
+
+    /// The OUT values: written into variables filled with FILL, so "never written"
+    /// shows. Those the program prints after the call: (OUT, its C type).
+    fn out_vars(
+        &mut self,
+        func: Func,
+        step: &Step,
+        template: &str,
+        subst: &mut BTreeMap<String, String>,
+    ) -> R<Vec<(String, &'static str)>> {
+        let mut outs: Vec<(String, &'static str)> = Vec::new();
+        for o in func.outs() {
+            let key = format!("&{o}");
+            if !template.contains(&format!("{{{key}}}")) {
+                continue;
+            }
+            let ident = format!("o_{o}");
+            match (*o, out_type(func, o)) {
+                ("value", None) => {
+                    self.tight = true;
+                    let h = subst.get("handle").cloned().unwrap_or_else(|| "0".into());
+                    self.line(format!("vbuf_t {ident} = vbuf_for((uintptr_t){h});"));
+                    subst.insert(key, format!("{ident}.g.buf"));
+                }
+                ("indices", _) => {
+                    let n = subst.get("len").cloned().unwrap_or_else(|| "0".into());
+                    self.line(format!(
+                        "int {ident}[({n} > 0 ? {n} : 0) + 4]; for (int i = 0; i < ({n} > 0 ? {n} : 0) + 4; i++) {ident}[i] = -7; /* no valid index */"
+                    ));
+                    subst.insert(key, ident.clone());
+                }
+                ("datatypes", _) => {
+                    let cap = capacity(step);
+                    // Filled as the harness fills them: a library that reads them
+                    // before writing sees the same bytes.
+                    self.line(format!(
+                        "MPI_Datatype {ident}[{cap} + 4]; memset({ident}, FILL, sizeof {ident});"
+                    ));
+                    subst.insert(key, ident.clone());
+                }
+                ("displacements", _) => {
+                    let cap = capacity(step);
+                    self.line(format!(
+                        "MPI_Aint {ident}[{cap} + 4]; for (int i = 0; i < {cap} + 4; i++) {ident}[i] = -1;"
+                    ));
+                    subst.insert(key, ident.clone());
+                }
+                ("num_elements", _) => {
+                    self.line(format!("int {ident} = {};", capacity(step)));
+                    subst.insert(key, format!("&{ident}"));
+                }
+                (_, Some(ty)) => {
+                    match subst.get(*o) {
+                        // INOUT: the handle or session passed is the variable written.
+                        Some(a) if func.param(o).is_some() => {
+                            self.line(format!("{ty} {ident} = {a};"));
+                        }
+                        _ => self.line(format!(
+                            "{ty} {ident}; memset(&{ident}, FILL, sizeof {ident});"
+                        )),
+                    }
+                    subst.insert(key, format!("&{ident}"));
+                    outs.push((o.to_string(), ty));
+                }
+                (_, None) => return Err(format!("OUT `{o}` of {}", func.yaml())),
+            }
+        }
+        Ok(outs)
     }
 
     fn subject_name(&mut self) -> R<String> {

@@ -5,11 +5,11 @@
 //! What it yields is a `CatalogDump`.
 
 use super::categories::read_categories;
-use super::raw::{RawCatalog, Views};
+use super::raw::{InfoRead, RawCatalog, RawCvar, RawEvent, RawPvar, Views};
 use super::read::read_raw;
 use super::reader::{text, Reader};
 use super::{CatalogDump, Counts, NameObs, Origins};
-use crate::ffi::RawHandle;
+use crate::ffi::{RawCvarInfo, RawHandle, RawPvarInfo, RawSourceInfo, StrOut};
 use crate::reading::Guard;
 use crate::Target;
 use mpit_vocab::catalog::{self as cat, Catalog};
@@ -30,12 +30,14 @@ pub fn read_guarded<'a>(t: &'a Target, after_init: bool, mut g: Guard<'a>) -> Ca
     decode(t, &raw, after_init)
 }
 
+/// An entry whose strings were read (`Reader::strings`): its read, the info as an exact
+/// buffer returned it, the name length NULL buffers returned, the name one byte short.
+type Strung<'a, R, I> = (&'a R, &'a I, i32, Option<StrOut>);
+
 /// The decoded catalog of a read: entries the profile cannot decode are left out (and
 /// listed under `undecoded`), `origins` gives each kept entry's target index.
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
     let mut r = Reader::new(t, raw);
-    let p = &t.profile;
     // A count passed over reads as "not exported"; `passed` says why.
     let count = |c: &Option<(i32, i32)>| c.map(|(_, n)| n);
     let counts = Counts {
@@ -63,7 +65,55 @@ pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
             raw_pvars.push((v, o, nl, tr));
         }
     }
-    // In the order of their handles: the enumerations the variables named.
+    decode_enums(&mut r, &mut c);
+    decode_cvars(&mut r, &mut c, &mut origins, raw_cvars);
+    decode_pvars(&mut r, &mut c, &mut origins, raw_pvars);
+    decode_sources(&mut r, &mut c, &mut origins, &raw.sources);
+    decode_events(&mut r, &mut c, &mut origins, &raw.events);
+    read_categories(&mut r, &mut c, &mut origins, &raw.categories);
+    // Enumerations are observable only through the entries that carry them: one used
+    // only by entries the profile could not decode (Open MPI's `boolean`, on MPI_C_BOOL
+    // cvars, listed under `undecoded`) is left out with them, so the catalog holds what a
+    // library serving it would expose.
+    let used: std::collections::BTreeSet<String> = c
+        .cvars
+        .iter()
+        .filter_map(|v| v.enumtype.clone())
+        .chain(c.pvars.iter().filter_map(|v| v.enumtype.clone()))
+        .chain(c.events.iter().filter_map(|v| v.enumtype.clone()))
+        .collect();
+    c.enums.retain(|e| used.contains(&e.name));
+    // Rules the library's entries break are declared, so the reference can mirror the
+    // catalog (MPIT_REFERENCE_CATALOG) and serve them as the library does.
+    c.mark_deviations();
+    let category_changed = raw.category_changed.map(|(_, n)| n);
+    CatalogDump {
+        library_version: raw
+            .library_version
+            .clone()
+            .map(|(_, v)| v)
+            .unwrap_or_default(),
+        mpi_version: raw.mpi_version.map(|(_, v)| v),
+        detection: t.detection.clone(),
+        profile: t.profile_origin.clone(),
+        after_init,
+        counts,
+        category_changed,
+        unsupported: t.unsupported(),
+        catalog: c,
+        origins,
+        names: r.names,
+        failed_calls: r.failed,
+        undecoded: r.undecoded,
+        handles: t.handles.clone(),
+        unresolved: t.unresolved.clone(),
+        passed: raw.passed.clone(),
+        lost: Vec::new(),
+    }
+}
+
+/// The enumerations the variables named, in the order of their handles, with their items.
+fn decode_enums(r: &mut Reader<'_>, c: &mut Catalog) {
     let handles: Vec<RawHandle> = r.enums.keys().copied().collect();
     for h in handles {
         let Some(e) = r.enum_read(h) else { continue };
@@ -94,7 +144,17 @@ pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
         let name = r.enums[&h].clone();
         c.enums.push(cat::Enum { name, items });
     }
+}
 
+/// The control variables whose strings were read, each with its second pass (get_index,
+/// and the value of one bound to no object).
+fn decode_cvars(
+    r: &mut Reader<'_>,
+    c: &mut Catalog,
+    origins: &mut Origins,
+    raw_cvars: Vec<Strung<'_, RawCvar, RawCvarInfo>>,
+) {
+    let (t, p) = (r.t, &r.t.profile);
     for (v, o, nl, tr) in raw_cvars {
         // The second pass over a variable (get_index, the value) is a spot of its own.
         let (i, Some(second)) = (v.info.index, &v.second) else {
@@ -159,7 +219,17 @@ pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
             deviations: Vec::new(),
         });
     }
+}
 
+/// The performance variables whose strings were read, each with its get_index (asked
+/// under the class decoded).
+fn decode_pvars(
+    r: &mut Reader<'_>,
+    c: &mut Catalog,
+    origins: &mut Origins,
+    raw_pvars: Vec<Strung<'_, RawPvar, RawPvarInfo>>,
+) {
+    let (t, p) = (r.t, &r.t.profile);
     for (v, o, nl, tr) in raw_pvars {
         let i = v.info.index;
         if !v.second {
@@ -216,8 +286,17 @@ pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
             deviations: Vec::new(),
         });
     }
+}
 
-    for s in &raw.sources {
+/// The event sources whose strings were read.
+fn decode_sources(
+    r: &mut Reader<'_>,
+    c: &mut Catalog,
+    origins: &mut Origins,
+    sources: &[InfoRead<RawSourceInfo>],
+) {
+    let p = &r.t.profile;
+    for s in sources {
         let i = s.index;
         let Some((o, nl, tr)) = r.strings(s) else {
             continue;
@@ -252,8 +331,12 @@ pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
             appears: cat::Appears::Always,
         });
     }
+}
 
-    for ev in &raw.events {
+/// The event types, after the sources (an event type names the first source).
+fn decode_events(r: &mut Reader<'_>, c: &mut Catalog, origins: &mut Origins, events: &[RawEvent]) {
+    let (t, p) = (r.t, &r.t.profile);
+    for ev in events {
         let i = ev.info.index;
         let Some((o, nl, tr)) = r.strings(&ev.info) else {
             continue;
@@ -315,46 +398,5 @@ pub fn decode(t: &Target, raw: &RawCatalog, after_init: bool) -> CatalogDump {
             info: BTreeMap::new(),
             appears: cat::Appears::Always,
         });
-    }
-
-    read_categories(&mut r, &mut c, &mut origins, &raw.categories);
-    // Enumerations are observable only through the entries that carry them: one used
-    // only by entries the profile could not decode (Open MPI's `boolean`, on MPI_C_BOOL
-    // cvars, listed under `undecoded`) is left out with them, so the catalog holds what a
-    // library serving it would expose.
-    let used: std::collections::BTreeSet<String> = c
-        .cvars
-        .iter()
-        .filter_map(|v| v.enumtype.clone())
-        .chain(c.pvars.iter().filter_map(|v| v.enumtype.clone()))
-        .chain(c.events.iter().filter_map(|v| v.enumtype.clone()))
-        .collect();
-    c.enums.retain(|e| used.contains(&e.name));
-    // Rules the library's entries break are declared, so the reference can mirror the
-    // catalog (MPIT_REFERENCE_CATALOG) and serve them as the library does.
-    c.mark_deviations();
-    let category_changed = raw.category_changed.map(|(_, n)| n);
-    CatalogDump {
-        library_version: raw
-            .library_version
-            .clone()
-            .map(|(_, v)| v)
-            .unwrap_or_default(),
-        mpi_version: raw.mpi_version.map(|(_, v)| v),
-        detection: t.detection.clone(),
-        profile: t.profile_origin.clone(),
-        after_init,
-        counts,
-        category_changed,
-        unsupported: t.unsupported(),
-        catalog: c,
-        origins,
-        names: r.names,
-        failed_calls: r.failed,
-        undecoded: r.undecoded,
-        handles: t.handles.clone(),
-        unresolved: t.unresolved.clone(),
-        passed: raw.passed.clone(),
-        lost: Vec::new(),
     }
 }

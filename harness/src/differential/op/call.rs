@@ -4,7 +4,7 @@
 //! drops calls from a sequence of them, a worker receives them (`runner::protocol`),
 //! and both engines carry it out (`Engine::call`): the target engine (`target/`)
 //! resolves each argument in the library's terms and reads the OUTs by [`Sees`], the
-//! model engine (`model.rs`) reads the arguments by name. The YAML writer
+//! model engine (`model/`) reads the arguments by name. The YAML writer
 //! (`emit/steps.rs`) writes the arguments, and the comparator and the writer's
 //! expectations ask the call what it is. One vocabulary from generation to report.
 
