@@ -11,7 +11,8 @@ mod common;
 
 use common::{real_targets, reference_lib};
 use mpit_target::ffi::{
-    take_deliveries, take_dropped, take_freed, BufOut, ObjArg, RawHandle, Recording, StrArg,
+    take_deliveries, take_dropped, take_freed, BufOut, Delivery, ObjArg, RawHandle, Recording,
+    StrArg,
 };
 use mpit_target::{AbiChoice, Target};
 use mpit_vocab::catalog::{Appears, Catalog};
@@ -306,7 +307,6 @@ fn pvar_sessions_handles_and_values() {
 /// callback; drops are reported to the dropped handler; hints round-trip through info
 /// objects; the free callback runs with the tag.
 #[test]
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 fn events_reach_the_recorder() {
     let _g = serial();
     let r = Ref::open();
@@ -316,27 +316,7 @@ fn events_reach_the_recorder() {
         r.safety(CbSafety::None),
         r.safety(CbSafety::AsyncSignalSafe),
     );
-    let (rc, ev) = lib.event_get_index("ref_event_send").expect("index");
-    r.ok(rc);
-    // event_get_info decodes its datatype array with the family's width.
-    let (rc, info) = lib
-        .event_get_info(ev, StrArg::LEN_ONLY, StrArg::LEN_ONLY, 8)
-        .expect("info");
-    r.ok(rc);
-    assert_eq!(info.num_elements, 3);
-    let types: Vec<_> = info.datatypes[..3]
-        .iter()
-        .map(|d| r.t.datatype(*d))
-        .collect();
-    assert_eq!(
-        types,
-        vec![
-            Some(Datatype::Int),
-            Some(Datatype::Int),
-            Some(Datatype::Count)
-        ]
-    );
-    assert_eq!(&info.displacements[..3], &[0, 4, 8]);
+    let ev = send_event(&r);
 
     let (rc, reg) = lib
         .event_handle_alloc(ev, ObjArg::Null, info_null)
@@ -364,10 +344,77 @@ fn events_reach_the_recorder() {
     let d = take_deliveries();
     assert_eq!(d.len(), 3, "{d:?}");
     assert_eq!(take_dropped(), vec![(0x7a6, 1, 0)]);
+    check_deliveries(&r, &d, none);
+
+    // With the handler removed (NULL), drops are neither recorded nor reported
+    // (§15.3.8.5); the next event is still delivered.
+    r.ok(lib
+        .event_set_dropped_handler(reg, false)
+        .expect("dropped")
+        .0);
+    r.ok(lib.reference_raise_event(ev, asig).expect("raise").0);
+    r.ok(lib.reference_raise_event(ev, none).expect("raise").0);
+    assert_eq!(take_deliveries().len(), 1);
+    assert_eq!(take_dropped(), vec![]);
+
+    hints_round_trip(&r, reg, none);
+
+    // A NULL callback removes the only one: nothing is delivered any more.
+    r.ok(lib
+        .event_register_callback(reg, none, info_null, None)
+        .expect("unregister")
+        .0);
+    r.ok(lib.reference_raise_event(ev, none).expect("raise").0);
+    assert_eq!(take_deliveries(), vec![]);
+
+    // Freeing runs the free callback with the tag; a second free is INVALID_HANDLE.
+    take_freed();
+    let (rc, same) = lib.event_handle_free(reg, true).expect("free");
+    r.ok(rc);
+    assert_eq!(same, reg, "passed by value");
+    assert_eq!(take_freed(), vec![0x7a6]);
+    assert_eq!(
+        r.err(lib.event_handle_free(reg, false).expect("free").0),
+        ReturnCode::T(TErr::InvalidHandle)
+    );
+    instance_calls_outside_a_callback(&r);
+}
+
+/// `ref_event_send`'s index, its info checked.
+fn send_event(r: &Ref) -> i32 {
+    let lib = &r.t.lib;
+    let (rc, ev) = lib.event_get_index("ref_event_send").expect("index");
+    r.ok(rc);
+    // event_get_info decodes its datatype array with the family's width.
+    let (rc, info) = lib
+        .event_get_info(ev, StrArg::LEN_ONLY, StrArg::LEN_ONLY, 8)
+        .expect("info");
+    r.ok(rc);
+    assert_eq!(info.num_elements, 3);
+    let types: Vec<_> = info.datatypes[..3]
+        .iter()
+        .map(|d| r.t.datatype(*d))
+        .collect();
+    assert_eq!(
+        types,
+        vec![
+            Some(Datatype::Int),
+            Some(Datatype::Int),
+            Some(Datatype::Count)
+        ]
+    );
+    assert_eq!(&info.displacements[..3], &[0, 4, 8]);
+    ev
+}
+
+/// The three deliveries of `ref_event_send` (the third after a dropped instance), each
+/// read inside the callback: tag and safety, increasing timestamps, source 0, the
+/// elements and their copy.
+fn check_deliveries(r: &Ref, d: &[Delivery], none: i32) {
     let int = |b: &BufOut| i32::from_le_bytes(b.bytes[..4].try_into().expect("4")) as i64;
     let mut last_ts = i64::MIN;
     let mut seqs = Vec::new();
-    for x in &d {
+    for x in d {
         assert_eq!((x.tag, x.safety), (0x7a6, none));
         let (rc, ts) = x.timestamp.expect("timestamp read");
         r.ok(rc);
@@ -406,19 +453,13 @@ fn events_reach_the_recorder() {
         seqs[0] + 3,
         "the dropped instance took a sequence number"
     );
+}
 
-    // With the handler removed (NULL), drops are neither recorded nor reported
-    // (§15.3.8.5); the next event is still delivered.
-    r.ok(lib
-        .event_set_dropped_handler(reg, false)
-        .expect("dropped")
-        .0);
-    r.ok(lib.reference_raise_event(ev, asig).expect("raise").0);
-    r.ok(lib.reference_raise_event(ev, none).expect("raise").0);
-    assert_eq!(take_deliveries().len(), 1);
-    assert_eq!(take_dropped(), vec![]);
-
-    // Hints: set on the registration, read back through a new info object.
+/// Hints: set on the registration `reg`, read back through a new info object; per
+/// callback, a new object for the NONE level; every object freed to MPI_INFO_NULL.
+fn hints_round_trip(r: &Ref, reg: RawHandle, none: i32) {
+    let lib = &r.t.lib;
+    let info_null = r.handle("MPI_INFO_NULL");
     let (rc, info) = lib.info_create().expect("info_create");
     r.ok(rc);
     r.ok(lib.info_set(info, "ref_probe", "yes").expect("set").0);
@@ -453,26 +494,11 @@ fn events_reach_the_recorder() {
         r.ok(rc);
         assert_eq!(after, info_null);
     }
+}
 
-    // A NULL callback removes the only one: nothing is delivered any more.
-    r.ok(lib
-        .event_register_callback(reg, none, info_null, None)
-        .expect("unregister")
-        .0);
-    r.ok(lib.reference_raise_event(ev, none).expect("raise").0);
-    assert_eq!(take_deliveries(), vec![]);
-
-    // Freeing runs the free callback with the tag; a second free is INVALID_HANDLE.
-    take_freed();
-    let (rc, same) = lib.event_handle_free(reg, true).expect("free");
-    r.ok(rc);
-    assert_eq!(same, reg, "passed by value");
-    assert_eq!(take_freed(), vec![0x7a6]);
-    assert_eq!(
-        r.err(lib.event_handle_free(reg, false).expect("free").0),
-        ReturnCode::T(TErr::InvalidHandle)
-    );
-    // Instance calls outside a callback: no valid instance (a robustness probe).
+/// Instance calls outside a callback: no valid instance (a robustness probe).
+fn instance_calls_outside_a_callback(r: &Ref) {
+    let lib = &r.t.lib;
     assert_eq!(
         r.err(lib.event_read(0xdead, 0, 4).expect("read").0),
         ReturnCode::T(TErr::InvalidHandle)
@@ -614,15 +640,14 @@ const CHILD_ENV: &str = "MPIT_TARGET_API_CHILD_LIB";
 /// of a local variable (R-BIND-3), read, freed.
 #[test]
 #[ignore = "run by comm_binding_after_mpi_init in a child process"]
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 fn child_bind_comm() {
     let Some(path) = std::env::var_os(CHILD_ENV) else {
         return;
     };
     let t = Target::open(Path::new(&path), &AbiChoice::Auto, false).expect("open");
     let lib = &t.lib;
-    let ok = |rc: i32| t.rc(rc) == ReturnCode::Success;
-    let name = |rc: i32| t.rc(rc).to_string();
+    let ok = |rc: i32| succeeded(&t, rc);
+    let name = |rc: i32| rc_name(&t, rc);
     let single = t
         .profile
         .thread_level
@@ -638,29 +663,6 @@ fn child_bind_comm() {
     };
     let cnull = *t.handles.get("MPI_T_CVAR_HANDLE_NULL").expect("cvar null") as RawHandle;
     let pnull = *t.handles.get("MPI_T_PVAR_HANDLE_NULL").expect("pvar null") as RawHandle;
-    let comm_vars = |t: &Target| -> (Vars, Vars) {
-        let (mut cv, mut pv) = (Vec::new(), Vec::new());
-        let big = StrArg::sized(4096);
-        for i in 0..t.lib.cvar_get_num().map_or(0, |(_, n)| n) {
-            if let Some((0, o)) = t.lib.cvar_get_info(i, big, StrArg::LEN_ONLY) {
-                if Some(o.bind) == comm_bind {
-                    if let Some(dt) = t.datatype(o.datatype) {
-                        cv.push((i, o.name.text().unwrap_or_default(), dt));
-                    }
-                }
-            }
-        }
-        for i in 0..t.lib.pvar_get_num().map_or(0, |(_, n)| n) {
-            if let Some((0, o)) = t.lib.pvar_get_info(i, big, StrArg::LEN_ONLY) {
-                if Some(o.bind) == comm_bind {
-                    if let Some(dt) = t.datatype(o.datatype) {
-                        pv.push((i, o.name.text().unwrap_or_default(), dt));
-                    }
-                }
-            }
-        }
-        (cv, pv)
-    };
     let mut report = BindReport {
         comm_rank: None,
         comm_size: None,
@@ -674,7 +676,7 @@ fn child_bind_comm() {
     if is_reference {
         // R-BIND-2: before MPI_Init MPI_COMM_WORLD is no valid handle; the reference refuses.
         assert!(ok(lib.init_thread(single).expect("init").0));
-        let (cv, _) = comm_vars(&t);
+        let (cv, _) = comm_vars(&t, comm_bind);
         for (i, n, _) in &cv {
             let (rc, (h, _)) = lib.cvar_handle_alloc(*i, local).expect("alloc");
             report.before_init.push((n.clone(), name(rc)));
@@ -688,49 +690,11 @@ fn child_bind_comm() {
     report.comm_rank = lib.comm_rank(world).map(|(rc, v)| (name(rc), v));
     report.comm_size = lib.comm_size(world).map(|(rc, v)| (name(rc), v));
     report.initialized = lib.initialized().map(|(_, f)| f);
-    let info_null = *t.handles.get("MPI_INFO_NULL").expect("MPI_INFO_NULL");
-    if let Some((rc, info)) = lib.info_create() {
-        report.info.push(format!("create {}", name(rc)));
-        report.info.push(format!("null {}", info == info_null));
-        let set = lib
-            .info_set(info, "mpit_key", "mpit value")
-            .map(|(rc, _)| name(rc));
-        report.info.push(format!("set {set:?}"));
-        let n = lib.info_get_nkeys(info).map(|(rc, n)| (name(rc), n));
-        report.info.push(format!("nkeys {n:?}"));
-        let k = lib.info_get_nthkey(info, 0).map(|(rc, k)| (name(rc), k));
-        report.info.push(format!("key {k:?}"));
-        let v = lib.info_get_string(info, "mpit_key").map(|(_, v)| v);
-        report.info.push(format!("value {v:?}"));
-        let f = lib
-            .info_free(info)
-            .map(|(rc, after)| (name(rc), after == info_null));
-        report.info.push(format!("free {f:?}"));
-    }
+    report.info = info_round_trip(&t);
     assert!(ok(lib.init_thread(single).expect("init").0));
-    let (cv, pv) = comm_vars(&t);
-    for (i, n, dt) in &cv {
-        let (rc, (h, count)) = lib.cvar_handle_alloc(*i, local).expect("alloc");
-        let mut b = Bound {
-            kind: "cvar".into(),
-            name: n.clone(),
-            alloc: name(rc),
-            count,
-            read: None,
-            value: Vec::new(),
-            overrun: false,
-            free: None,
-            nulled: false,
-        };
-        if ok(rc) {
-            let (rc, out) = lib
-                .cvar_read(h, count.clamp(0, 1 << 16) as usize * dt.size())
-                .expect("read");
-            (b.read, b.value, b.overrun) = (Some(name(rc)), out.bytes, out.overrun);
-            let (rc, after) = lib.cvar_handle_free(h).expect("free");
-            (b.free, b.nulled) = (Some(name(rc)), after == cnull);
-        }
-        report.bound.push(b);
+    let (cv, pv) = comm_vars(&t, comm_bind);
+    for v in &cv {
+        report.bound.push(bind_cvar(&t, v, local, cnull));
         if is_reference {
             for (what, obj) in [
                 ("NULL obj_handle", ObjArg::Null),
@@ -742,7 +706,7 @@ fn child_bind_comm() {
                     },
                 ),
             ] {
-                let (rc, (h, _)) = lib.cvar_handle_alloc(*i, obj).expect("alloc");
+                let (rc, (h, _)) = lib.cvar_handle_alloc(v.0, obj).expect("alloc");
                 report.refused.push((what.into(), name(rc)));
                 if ok(rc) {
                     lib.cvar_handle_free(h);
@@ -752,28 +716,8 @@ fn child_bind_comm() {
     }
     let (rc, s) = lib.pvar_session_create().expect("session");
     assert!(ok(rc));
-    for (i, n, dt) in &pv {
-        let (rc, (h, count)) = lib.pvar_handle_alloc(s, *i, local).expect("alloc");
-        let mut b = Bound {
-            kind: "pvar".into(),
-            name: n.clone(),
-            alloc: name(rc),
-            count,
-            read: None,
-            value: Vec::new(),
-            overrun: false,
-            free: None,
-            nulled: false,
-        };
-        if ok(rc) {
-            let (rc, out) = lib
-                .pvar_read(s, h, count.clamp(0, 1 << 16) as usize * dt.size())
-                .expect("read");
-            (b.read, b.value, b.overrun) = (Some(name(rc)), out.bytes, out.overrun);
-            let (rc, after) = lib.pvar_handle_free(s, h).expect("free");
-            (b.free, b.nulled) = (Some(name(rc)), after == pnull);
-        }
-        report.bound.push(b);
+    for v in &pv {
+        report.bound.push(bind_pvar(&t, s, v, local, pnull));
     }
     lib.pvar_session_free(s);
     lib.finalize();
@@ -783,6 +727,135 @@ fn child_bind_comm() {
         "BIND-REPORT {}",
         serde_json::to_string(&report).expect("json")
     );
+}
+
+/// `rc` is MPI_SUCCESS in the target's ABI.
+fn succeeded(t: &Target, rc: i32) -> bool {
+    t.rc(rc) == ReturnCode::Success
+}
+
+/// `rc` by its name in the target's ABI.
+fn rc_name(t: &Target, rc: i32) -> String {
+    t.rc(rc).to_string()
+}
+
+/// The cvars and the pvars bound to communicators (`comm_bind`, the family's
+/// MPI_T_BIND_MPI_COMM), whose datatype the profile names.
+fn comm_vars(t: &Target, comm_bind: Option<i32>) -> (Vars, Vars) {
+    let (mut cv, mut pv) = (Vec::new(), Vec::new());
+    let big = StrArg::sized(4096);
+    for i in 0..t.lib.cvar_get_num().map_or(0, |(_, n)| n) {
+        if let Some((0, o)) = t.lib.cvar_get_info(i, big, StrArg::LEN_ONLY) {
+            if Some(o.bind) == comm_bind {
+                if let Some(dt) = t.datatype(o.datatype) {
+                    cv.push((i, o.name.text().unwrap_or_default(), dt));
+                }
+            }
+        }
+    }
+    for i in 0..t.lib.pvar_get_num().map_or(0, |(_, n)| n) {
+        if let Some((0, o)) = t.lib.pvar_get_info(i, big, StrArg::LEN_ONLY) {
+            if Some(o.bind) == comm_bind {
+                if let Some(dt) = t.datatype(o.datatype) {
+                    pv.push((i, o.name.text().unwrap_or_default(), dt));
+                }
+            }
+        }
+    }
+    (cv, pv)
+}
+
+/// The MPI_Info round trip of [`BindReport::info`] (empty when MPI_Info_create is not
+/// exported).
+fn info_round_trip(t: &Target) -> Vec<String> {
+    let lib = &t.lib;
+    let name = |rc: i32| rc_name(t, rc);
+    let info_null = *t.handles.get("MPI_INFO_NULL").expect("MPI_INFO_NULL");
+    let mut report = Vec::new();
+    if let Some((rc, info)) = lib.info_create() {
+        report.push(format!("create {}", name(rc)));
+        report.push(format!("null {}", info == info_null));
+        let set = lib
+            .info_set(info, "mpit_key", "mpit value")
+            .map(|(rc, _)| name(rc));
+        report.push(format!("set {set:?}"));
+        let n = lib.info_get_nkeys(info).map(|(rc, n)| (name(rc), n));
+        report.push(format!("nkeys {n:?}"));
+        let k = lib.info_get_nthkey(info, 0).map(|(rc, k)| (name(rc), k));
+        report.push(format!("key {k:?}"));
+        let v = lib.info_get_string(info, "mpit_key").map(|(_, v)| v);
+        report.push(format!("value {v:?}"));
+        let f = lib
+            .info_free(info)
+            .map(|(rc, after)| (name(rc), after == info_null));
+        report.push(format!("free {f:?}"));
+    }
+    report
+}
+
+/// A cvar bound to `obj`: allocated, and if that succeeded read and freed (to `cnull`,
+/// MPI_T_CVAR_HANDLE_NULL).
+fn bind_cvar(
+    t: &Target,
+    (i, n, dt): &(i32, String, Datatype),
+    obj: ObjArg,
+    cnull: RawHandle,
+) -> Bound {
+    let lib = &t.lib;
+    let (rc, (h, count)) = lib.cvar_handle_alloc(*i, obj).expect("alloc");
+    let mut b = Bound {
+        kind: "cvar".into(),
+        name: n.clone(),
+        alloc: rc_name(t, rc),
+        count,
+        read: None,
+        value: Vec::new(),
+        overrun: false,
+        free: None,
+        nulled: false,
+    };
+    if succeeded(t, rc) {
+        let (rc, out) = lib
+            .cvar_read(h, count.clamp(0, 1 << 16) as usize * dt.size())
+            .expect("read");
+        (b.read, b.value, b.overrun) = (Some(rc_name(t, rc)), out.bytes, out.overrun);
+        let (rc, after) = lib.cvar_handle_free(h).expect("free");
+        (b.free, b.nulled) = (Some(rc_name(t, rc)), after == cnull);
+    }
+    b
+}
+
+/// A pvar of session `s` bound to `obj`: allocated, and if that succeeded read and freed
+/// (to `pnull`, MPI_T_PVAR_HANDLE_NULL).
+fn bind_pvar(
+    t: &Target,
+    s: RawHandle,
+    (i, n, dt): &(i32, String, Datatype),
+    obj: ObjArg,
+    pnull: RawHandle,
+) -> Bound {
+    let lib = &t.lib;
+    let (rc, (h, count)) = lib.pvar_handle_alloc(s, *i, obj).expect("alloc");
+    let mut b = Bound {
+        kind: "pvar".into(),
+        name: n.clone(),
+        alloc: rc_name(t, rc),
+        count,
+        read: None,
+        value: Vec::new(),
+        overrun: false,
+        free: None,
+        nulled: false,
+    };
+    if succeeded(t, rc) {
+        let (rc, out) = lib
+            .pvar_read(s, h, count.clamp(0, 1 << 16) as usize * dt.size())
+            .expect("read");
+        (b.read, b.value, b.overrun) = (Some(rc_name(t, rc)), out.bytes, out.overrun);
+        let (rc, after) = lib.pvar_handle_free(s, h).expect("free");
+        (b.free, b.nulled) = (Some(rc_name(t, rc)), after == pnull);
+    }
+    b
 }
 
 /// Runs `child_bind_comm` for `lib` in a child process with its family's worker

@@ -11,7 +11,7 @@ use crate::differential::gen::Gen;
 use crate::differential::obs::{Obs, Out, PVAR_FLAGS};
 use crate::differential::op::{Call, Kind, Ref, Sees};
 use crate::differential::HandleKind;
-use mpit_spec::cases::written::{Ops, Value, WrittenExpect, WrittenPred, WrittenRc};
+use mpit_spec::cases::written::{Ops, Pairs, Value, WrittenExpect, WrittenPred, WrittenRc};
 use mpit_spec::cases::StrCheck;
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::TErr;
@@ -48,10 +48,17 @@ pub(super) enum FlagTrue {
     Nonzero,
 }
 
+fn is(v: Value) -> WrittenPred {
+    WrittenPred::Is(v)
+}
+
+fn ops(o: Ops) -> WrittenPred {
+    WrittenPred::Ops(Box::new(o))
+}
+
 /// The diverging call's outputs as `out:` predicates and string checks, into `x`.
 /// `flags`: how a true pvar flag is written: `1`, or `{ne: 0}` for the other reading of
 /// R-PVAR-2 (specs/readings.yaml pvar_flags.nonzero_is_true).
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 pub(super) fn out_expect(
     x: &mut WrittenExpect,
     c: &Call,
@@ -72,9 +79,6 @@ pub(super) fn out_expect(
         }
         return;
     }
-    let out = &mut x.out;
-    let is = |v: Value| WrittenPred::Is(v);
-    let ops = |o: Ops| WrittenPred::Ops(Box::new(o));
     for (name, o) in &m.outs {
         let name = name.as_str();
         // A divergence of the string convention: the entry's other OUT values are one
@@ -86,102 +90,12 @@ pub(super) fn out_expect(
         if c.sees == Sees::NameOnly && name != "name" {
             continue;
         }
+        let out = &mut x.out;
         match o {
-            Out::Str(_) if w.subject == Subject::Item && name == "name" => {
-                x.name = Some(StrCheck::Truncated)
-            }
-            Out::Str(_) if subject_step && c.is_get_info() => match name {
-                "name" => x.name = Some(StrCheck::Truncated),
-                "desc" => x.desc = Some(StrCheck::Truncated),
-                _ => {}
-            },
-            // R-CAT: the number is the library's own; it never decreases.
-            Out::Int(_) if name == "update_number" && w.updates >= 2 => {
-                let rel = d.relation.as_deref().unwrap_or("ge");
-                let earlier = w.var(&format!("u{}", w.updates - 2));
-                if let Some(p) = earlier.and_then(|v| Ops::compare(rel, v)) {
-                    out.push(name, ops(p))
-                }
-            }
-            Out::Int(_) if name == "update_number" => {}
-            // The recorder's calls inside the callbacks: all SUCCESS, in the case
-            // language's raw codes (0 in every ABI).
-            Out::Int(0) if name == "failed_calls" => {
-                if matches!(m.out("count"), Some(Out::Int(n)) if *n > 0) {
-                    out.push("call_rcs", is("MPI_SUCCESS".into()))
-                }
-            }
-            Out::Int(_) if name == "failed_calls" => {}
-            // Lists of a raised event's callbacks: their length and values (the case
-            // language has no list literal: one value, or the range of values).
-            Out::Ints(v) if matches!(c.sees, Sees::Raise(_)) => {
-                if !["tags", "dropped", "dropped_tags", "dropped_at"].contains(&name) {
-                    continue;
-                }
-                let each = match (v.iter().min(), v.iter().max()) {
-                    (Some(lo), Some(hi)) if lo == hi => Some(Ops {
-                        eq: Some((*lo).into()),
-                        ..Ops::default()
-                    }),
-                    (Some(lo), Some(hi)) => Some(Ops {
-                        between: Some(((*lo).into(), (*hi).into())),
-                        ..Ops::default()
-                    }),
-                    _ => None,
-                };
-                out.push(
-                    name,
-                    ops(Ops {
-                        length: Some((v.len() as i64).into()),
-                        each: each.map(Box::new),
-                        ..Ops::default()
-                    }),
-                )
-            }
-            Out::Int(_)
-                if name == "count"
-                    && matches!(
-                        c.sees,
-                        Sees::Alloc {
-                            kind: HandleKind::Pvar,
-                            ..
-                        }
-                    )
-                    && !w.m.declared => {}
-            // R-CAT: a library's categories may gain members; the comparator judges
-            // them by form only, and so does the case.
-            Out::Int(_)
-                if name.starts_with("num_")
-                    && c.is_get_info()
-                    && matches!(c.entry(), Some((Kind::Category, _)))
-                    && !w.m.declared => {}
-            Out::Int(n) => {
-                // In the target's numbering.
-                let v = match (c.sees, name) {
-                    (Sees::Index(k), "index") => w.m.target_index(k, *n as i32).into(),
-                    (Sees::Count(k), "num") => *n + i64::from(w.m.holes(k)),
-                    _ => *n,
-                };
-                out.push(name, is(v.into()))
-            }
-            Out::Handle { null } => {
-                let n: Value = match c.sees {
-                    Sees::Alloc { kind, .. } | Sees::Free { kind, .. } => null_value(kind),
-                    Sees::InfoObject => "MPI_INFO_NULL".into(),
-                    _ => null_value(HandleKind::Cvar),
-                };
-                out.push(
-                    name,
-                    if *null {
-                        is(n)
-                    } else {
-                        ops(Ops {
-                            ne: Some(n),
-                            ..Ops::default()
-                        })
-                    },
-                )
-            }
+            Out::Str(_) => str_check(x, name, c, w, subject_step),
+            Out::Int(n) => int_pred(out, name, *n, c, m, w, d),
+            Out::Ints(v) => list_pred(out, name, v, c),
+            Out::Handle { null } => handle_pred(out, name, *null, c),
             // R-PVAR-2: 0 or 1 (the other reading, any nonzero, is `or_reading:`).
             Out::Flag(b) if PVAR_FLAGS.contains(&name) => out.push(
                 name,
@@ -194,6 +108,7 @@ pub(super) fn out_expect(
                     }),
                 },
             ),
+            Out::Flag(_) => {}
             Out::Enum(None) => out.push(name, is("MPI_T_ENUM_NULL".into())),
             Out::Enum(Some(_)) => out.push(
                 name,
@@ -202,84 +117,224 @@ pub(super) fn out_expect(
                     ..Ops::default()
                 }),
             ),
-            // R-INIT-1: any of the four levels, not necessarily the one asked for.
-            Out::Name(_) if name == "provided" => {
-                let levels = [
-                    "MPI_THREAD_SINGLE",
-                    "MPI_THREAD_FUNNELED",
-                    "MPI_THREAD_SERIALIZED",
-                    "MPI_THREAD_MULTIPLE",
-                ];
-                out.push(
-                    name,
-                    ops(Ops {
-                        one_of: Some(levels.iter().map(|l| Value::from(*l)).collect()),
-                        ..Ops::default()
-                    }),
-                )
-            }
-            Out::Name(s) if name != "datatypes" => {
-                let c = match name {
-                    "verbosity" => format!("MPI_T_VERBOSITY_{s}"),
-                    "bind" => format!("MPI_T_BIND_{s}"),
-                    "scope" => format!("MPI_T_SCOPE_{s}"),
-                    "var_class" => format!("MPI_T_PVAR_CLASS_{s}"),
-                    "ordering" => format!("MPI_T_SOURCE_{s}"),
-                    _ => s.to_string(),
-                };
-                out.push(name, is(c.into()))
-            }
-            Out::Ints(v) if name == "indices" => out.push(
-                name,
-                ops(Ops {
-                    skip: Some((v.len() as i64).into()),
-                    each: Some(Box::new(Ops {
-                        eq: Some(Value::Int(-7)),
-                        ..Ops::default()
-                    })),
-                    ..Ops::default()
-                }),
-            ),
-            Out::Bytes(b) if d.rule == "R-PRESET-1" && b.iter().all(|x| *x == 0) => {
-                out.push(name, is(Value::Int(0)))
-            }
-            // A relation with the library's earlier reading (relations.rs): the case
-            // asks the same of the value it saved then.
-            Out::Bytes(_) if name == "value" && d.relation.is_some() => {
-                let pred = match (d.relation.as_deref(), c.sees) {
-                    (Some("nonneg"), _) => Ops {
-                        ge: Some(Value::Int(0)),
-                        ..Ops::default()
-                    },
-                    (Some("fraction"), _) => Ops {
-                        between: Some((Value::Int(0), Value::Int(1))),
-                        ..Ops::default()
-                    },
-                    (Some(r), Sees::Read(HandleKind::Pvar, Ref::Made(n))) => {
-                        match w.var(&format!("vv{n}")).and_then(|v| Ops::compare(r, v)) {
-                            Some(p) => p,
-                            // No earlier read saved (it failed): nothing to relate to.
-                            None => continue,
-                        }
-                    }
-                    _ => continue,
-                };
-                out.push(name, ops(pred))
-            }
-            // A value the calls determine (a written one, or any of the reference's):
-            // the model's, decoded, for numbers.
-            Out::Bytes(b) if name == "value" => {
-                if let Some(v) = number_pred(g, c, b) {
-                    out.push(name, v)
-                }
-            }
-            _ => {}
+            Out::Name(s) => name_pred(out, name, s),
+            Out::Bytes(b) => bytes_pred(out, name, b, c, w, d, g),
         }
     }
     // Nothing written past the array or buffer the standard sizes (the target engine's
     // `overrun`, which the model never has).
     if matches!(c.sees, Sees::Members(_) | Sees::Read(..)) && m.ok() {
-        out.push("overrun", is(Value::Int(0)));
+        x.out.push("overrun", is(Value::Int(0)));
+    }
+}
+
+/// A string OUT: the name's (and for the subject's `*_get_info`, the description's)
+/// string check; the strings themselves are the library's.
+fn str_check(x: &mut WrittenExpect, name: &str, c: &Call, w: &Writer<'_>, subject_step: bool) {
+    if w.subject == Subject::Item && name == "name" {
+        x.name = Some(StrCheck::Truncated)
+    } else if subject_step && c.is_get_info() {
+        match name {
+            "name" => x.name = Some(StrCheck::Truncated),
+            "desc" => x.desc = Some(StrCheck::Truncated),
+            _ => {}
+        }
+    }
+}
+
+/// An integer OUT: its value in the target's numbering, but for the numbers the
+/// library chooses.
+fn int_pred(
+    out: &mut Pairs<WrittenPred>,
+    name: &str,
+    n: i64,
+    c: &Call,
+    m: &Obs,
+    w: &Writer<'_>,
+    d: &Divergence,
+) {
+    match name {
+        // R-CAT: the number is the library's own; it never decreases.
+        "update_number" if w.updates >= 2 => {
+            let rel = d.relation.as_deref().unwrap_or("ge");
+            let earlier = w.var(&format!("u{}", w.updates - 2));
+            if let Some(p) = earlier.and_then(|v| Ops::compare(rel, v)) {
+                out.push(name, ops(p))
+            }
+        }
+        "update_number" => {}
+        // The recorder's calls inside the callbacks: all SUCCESS, in the case
+        // language's raw codes (0 in every ABI).
+        "failed_calls" if n == 0 => {
+            if matches!(m.out("count"), Some(Out::Int(n)) if *n > 0) {
+                out.push("call_rcs", is("MPI_SUCCESS".into()))
+            }
+        }
+        "failed_calls" => {}
+        "count"
+            if matches!(
+                c.sees,
+                Sees::Alloc {
+                    kind: HandleKind::Pvar,
+                    ..
+                }
+            ) && !w.m.declared => {}
+        // R-CAT: a library's categories may gain members; the comparator judges
+        // them by form only, and so does the case.
+        _ if name.starts_with("num_")
+            && c.is_get_info()
+            && matches!(c.entry(), Some((Kind::Category, _)))
+            && !w.m.declared => {}
+        _ => {
+            // In the target's numbering.
+            let v = match (c.sees, name) {
+                (Sees::Index(k), "index") => w.m.target_index(k, n as i32).into(),
+                (Sees::Count(k), "num") => n + i64::from(w.m.holes(k)),
+                _ => n,
+            };
+            out.push(name, is(v.into()))
+        }
+    }
+}
+
+/// A list OUT: a raised event's callback lists by length and range, and the indices
+/// a category leaves past its count untouched.
+fn list_pred(out: &mut Pairs<WrittenPred>, name: &str, v: &[i64], c: &Call) {
+    if matches!(c.sees, Sees::Raise(_)) {
+        // Lists of a raised event's callbacks: their length and values (the case
+        // language has no list literal: one value, or the range of values).
+        if !["tags", "dropped", "dropped_tags", "dropped_at"].contains(&name) {
+            return;
+        }
+        let each = match (v.iter().min(), v.iter().max()) {
+            (Some(lo), Some(hi)) if lo == hi => Some(Ops {
+                eq: Some((*lo).into()),
+                ..Ops::default()
+            }),
+            (Some(lo), Some(hi)) => Some(Ops {
+                between: Some(((*lo).into(), (*hi).into())),
+                ..Ops::default()
+            }),
+            _ => None,
+        };
+        out.push(
+            name,
+            ops(Ops {
+                length: Some((v.len() as i64).into()),
+                each: each.map(Box::new),
+                ..Ops::default()
+            }),
+        )
+    } else if name == "indices" {
+        out.push(
+            name,
+            ops(Ops {
+                skip: Some((v.len() as i64).into()),
+                each: Some(Box::new(Ops {
+                    eq: Some(Value::Int(-7)),
+                    ..Ops::default()
+                })),
+                ..Ops::default()
+            }),
+        )
+    }
+}
+
+/// A handle OUT: the kind's NULL handle, or not.
+fn handle_pred(out: &mut Pairs<WrittenPred>, name: &str, null: bool, c: &Call) {
+    let n: Value = match c.sees {
+        Sees::Alloc { kind, .. } | Sees::Free { kind, .. } => null_value(kind),
+        Sees::InfoObject => "MPI_INFO_NULL".into(),
+        _ => null_value(HandleKind::Cvar),
+    };
+    out.push(
+        name,
+        if null {
+            is(n)
+        } else {
+            ops(Ops {
+                ne: Some(n),
+                ..Ops::default()
+            })
+        },
+    )
+}
+
+/// A constant OUT, by the name the standard gives it (a datatype list is not asked).
+fn name_pred(out: &mut Pairs<WrittenPred>, name: &str, s: &str) {
+    match name {
+        // R-INIT-1: any of the four levels, not necessarily the one asked for.
+        "provided" => {
+            let levels = [
+                "MPI_THREAD_SINGLE",
+                "MPI_THREAD_FUNNELED",
+                "MPI_THREAD_SERIALIZED",
+                "MPI_THREAD_MULTIPLE",
+            ];
+            out.push(
+                name,
+                ops(Ops {
+                    one_of: Some(levels.iter().map(|l| Value::from(*l)).collect()),
+                    ..Ops::default()
+                }),
+            )
+        }
+        "datatypes" => {}
+        _ => {
+            let c = match name {
+                "verbosity" => format!("MPI_T_VERBOSITY_{s}"),
+                "bind" => format!("MPI_T_BIND_{s}"),
+                "scope" => format!("MPI_T_SCOPE_{s}"),
+                "var_class" => format!("MPI_T_PVAR_CLASS_{s}"),
+                "ordering" => format!("MPI_T_SOURCE_{s}"),
+                _ => s.to_string(),
+            };
+            out.push(name, is(c.into()))
+        }
+    }
+}
+
+/// A read buffer: zeros where R-PRESET-1 diverged, else the `value` the calls
+/// determine or its relation with an earlier reading.
+fn bytes_pred(
+    out: &mut Pairs<WrittenPred>,
+    name: &str,
+    b: &[u8],
+    c: &Call,
+    w: &Writer<'_>,
+    d: &Divergence,
+    g: &Gen,
+) {
+    if d.rule == "R-PRESET-1" && b.iter().all(|x| *x == 0) {
+        out.push(name, is(Value::Int(0)))
+    } else if name == "value" && d.relation.is_some() {
+        // A relation with the library's earlier reading (relations.rs): the case
+        // asks the same of the value it saved then.
+        let pred = match (d.relation.as_deref(), c.sees) {
+            (Some("nonneg"), _) => Ops {
+                ge: Some(Value::Int(0)),
+                ..Ops::default()
+            },
+            (Some("fraction"), _) => Ops {
+                between: Some((Value::Int(0), Value::Int(1))),
+                ..Ops::default()
+            },
+            (Some(r), Sees::Read(HandleKind::Pvar, Ref::Made(n))) => {
+                match w.var(&format!("vv{n}")).and_then(|v| Ops::compare(r, v)) {
+                    Some(p) => p,
+                    // No earlier read saved (it failed): nothing to relate to.
+                    None => return,
+                }
+            }
+            _ => return,
+        };
+        out.push(name, ops(pred))
+    } else if name == "value" {
+        // A value the calls determine (a written one, or any of the reference's):
+        // the model's, decoded, for numbers.
+        if let Some(v) = number_pred(g, c, b) {
+            out.push(name, v)
+        }
     }
 }
 

@@ -68,39 +68,72 @@ fn num(c: &Called<i32>) -> i32 {
     c.map_or(0, |(rc, n)| if rc == 0 { n.max(0) } else { 0 })
 }
 
-/// The entries of a read, its failures and counts, into `inv`.
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
+/// The entries of a read, its failures and counts, into `inv`: each kind in the
+/// order of its indices, kind after kind.
 pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
-    let p = &t.profile;
     let n_cvars = num(&raw.counts.cvars);
     let n_pvars = num(&raw.counts.pvars);
     let n_cats = num(&raw.counts.categories);
     let n_events = num(&raw.counts.events);
     let n_sources = num(&raw.counts.sources);
-    let enum_null = t.predefined.enum_null as RawHandle;
-    let mut enums: Vec<RawHandle> = Vec::new();
-    let mut note_enum = |h: RawHandle| {
-        if h != enum_null && !enums.contains(&h) {
-            enums.push(h);
-        }
+    let mut enums = Enumtypes {
+        null: t.predefined.enum_null as RawHandle,
+        seen: Vec::new(),
     };
-    let dt_name = |raw: u64| {
-        t.datatype(raw)
-            .map_or_else(|| t.describe_datatype(raw), |d| d.spelling().to_string())
-    };
-    let c_name = |prefix: &str, s: Option<&str>, raw: i32| {
-        s.map_or_else(|| format!("unknown({raw})"), |s| format!("{prefix}{s}"))
-    };
-    let failures = &mut inv.failures;
+    cvars(t, raw, n_cvars, &mut enums, inv);
+    pvars(t, raw, n_pvars, &mut enums, inv);
+    categories(t, raw, n_cats, inv);
+    events(t, raw, n_events, &mut enums, inv);
+    sources(t, raw, n_sources, inv);
+    let n_enums = enums.seen.len();
+    enumerations(t, raw, enums.seen, inv);
+    for (k, v) in [
+        ("num_cvars", n_cvars),
+        ("num_pvars", n_pvars),
+        ("num_categories", n_cats),
+        ("num_events", n_events),
+        ("num_sources", n_sources),
+        ("num_enums", n_enums as i32),
+    ] {
+        inv.globals.insert(k.into(), v as i64);
+    }
+}
 
-    for v in raw.cvars.iter().take_while(|v| v.info.index < n_cvars) {
-        let o = match slack(t, &v.info, failures) {
+/// The enumtypes the variables and events name, in the order first named
+/// (MPI_T_ENUM_NULL left out): the enumerations' numbering.
+struct Enumtypes {
+    null: RawHandle,
+    seen: Vec<RawHandle>,
+}
+
+impl Enumtypes {
+    fn note(&mut self, h: RawHandle) {
+        if h != self.null && !self.seen.contains(&h) {
+            self.seen.push(h);
+        }
+    }
+}
+
+/// A datatype by its MPI name, else as the target describes the handle.
+fn dt_name(t: &Target, raw: u64) -> String {
+    t.datatype(raw)
+        .map_or_else(|| t.describe_datatype(raw), |d| d.spelling().to_string())
+}
+
+/// A constant by its MPI name, `unknown(N)` when the profile has none for it.
+fn c_name(prefix: &str, s: Option<&str>, raw: i32) -> String {
+    s.map_or_else(|| format!("unknown({raw})"), |s| format!("{prefix}{s}"))
+}
+
+fn cvars(t: &Target, raw: &RawCatalog, n: i32, enums: &mut Enumtypes, inv: &mut Inventory) {
+    for v in raw.cvars.iter().take_while(|v| v.info.index < n) {
+        let o = match slack(t, &v.info, &mut inv.failures) {
             Got::Entry(o) => o,
             Got::Failed => continue,
             Got::Absent => break,
         };
-        note_enum(o.enumtype);
-        let scope = p.scope.lookup(o.scope as i64);
+        enums.note(o.enumtype);
+        let scope = t.profile.scope.lookup(o.scope as i64);
         let mut e = entry(SubjectKind::Cvar, v.info.index, &o.name, &o.desc);
         e.attrs.insert(
             "scope".into(),
@@ -110,26 +143,29 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
             "writable".into(),
             (!matches!(scope, Some(Scope::Constant | Scope::Readonly))).to_string(),
         );
-        let has_enum = o.enumtype != enum_null;
+        let has_enum = o.enumtype != enums.null;
         common(
             &mut e,
             t,
             o.verbosity,
             o.bind,
-            &dt_name(o.datatype),
+            &dt_name(t, o.datatype),
             has_enum,
         );
         e.vars.insert("enumtype".into(), o.enumtype as i64);
         inv.entries.push(e);
     }
-    for v in raw.pvars.iter().take_while(|v| v.info.index < n_pvars) {
-        let o = match slack(t, &v.info, failures) {
+}
+
+fn pvars(t: &Target, raw: &RawCatalog, n: i32, enums: &mut Enumtypes, inv: &mut Inventory) {
+    for v in raw.pvars.iter().take_while(|v| v.info.index < n) {
+        let o = match slack(t, &v.info, &mut inv.failures) {
             Got::Entry(o) => o,
             Got::Failed => continue,
             Got::Absent => break,
         };
-        note_enum(o.enumtype);
-        let class = p.pvar_class.lookup(o.var_class as i64);
+        enums.note(o.enumtype);
+        let class = t.profile.pvar_class.lookup(o.var_class as i64);
         let mut e = entry(SubjectKind::Pvar, v.info.index, &o.name, &o.desc);
         e.attrs.insert(
             "var_class".into(),
@@ -142,20 +178,25 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
         e.attrs.insert("readonly".into(), flag(o.readonly));
         e.attrs.insert("continuous".into(), flag(o.continuous));
         e.attrs.insert("atomic".into(), flag(o.atomic));
-        let has_enum = o.enumtype != enum_null;
+        let has_enum = o.enumtype != enums.null;
         common(
             &mut e,
             t,
             o.verbosity,
             o.bind,
-            &dt_name(o.datatype),
+            &dt_name(t, o.datatype),
             has_enum,
         );
         e.vars.insert("var_class".into(), o.var_class as i64);
         e.vars.insert("enumtype".into(), o.enumtype as i64);
         inv.entries.push(e);
     }
-    for c in raw.categories.iter().take_while(|c| c.info.index < n_cats) {
+}
+
+/// Categories with their members by kind (`num_cvars`, ... and the member lists).
+fn categories(t: &Target, raw: &RawCatalog, n: i32, inv: &mut Inventory) {
+    let failures = &mut inv.failures;
+    for c in raw.categories.iter().take_while(|c| c.info.index < n) {
         let i = c.info.index;
         let o = match slack(t, &c.info, failures) {
             Got::Entry(o) => o,
@@ -189,28 +230,34 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
         }
         inv.entries.push(e);
     }
-    for v in raw.events.iter().take_while(|v| v.info.index < n_events) {
-        let o = match slack(t, &v.info, failures) {
+}
+
+fn events(t: &Target, raw: &RawCatalog, n: i32, enums: &mut Enumtypes, inv: &mut Inventory) {
+    for v in raw.events.iter().take_while(|v| v.info.index < n) {
+        let o = match slack(t, &v.info, &mut inv.failures) {
             Got::Entry(o) => o,
             Got::Failed => continue,
             Got::Absent => break,
         };
-        note_enum(o.enumtype);
+        enums.note(o.enumtype);
         let mut e = entry(SubjectKind::Event, v.info.index, &o.name, &o.desc);
         let dts: Vec<String> = o
             .datatypes
             .iter()
             .take(o.num_elements.clamp(0, MAX_ELEMENTS) as usize)
-            .map(|d| dt_name(*d))
+            .map(|d| dt_name(t, *d))
             .collect();
-        let has_enum = o.enumtype != enum_null;
+        let has_enum = o.enumtype != enums.null;
         common(&mut e, t, o.verbosity, o.bind, &dts.join(","), has_enum);
         e.vars.insert("num_elements".into(), o.num_elements as i64);
         e.vars.insert("enumtype".into(), o.enumtype as i64);
         inv.entries.push(e);
     }
-    for s in raw.sources.iter().take_while(|s| s.index < n_sources) {
-        let o = match slack(t, s, failures) {
+}
+
+fn sources(t: &Target, raw: &RawCatalog, n: i32, inv: &mut Inventory) {
+    for s in raw.sources.iter().take_while(|s| s.index < n) {
+        let o = match slack(t, s, &mut inv.failures) {
             Got::Entry(o) => o,
             Got::Failed => continue,
             Got::Absent => break,
@@ -219,7 +266,10 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
         e.vars.insert("ordering".into(), o.ordering as i64);
         inv.entries.push(e);
     }
-    let n_enums = enums.len();
+}
+
+/// The enumerations the variables and events named, each followed by its items.
+fn enumerations(t: &Target, raw: &RawCatalog, enums: Vec<RawHandle>, inv: &mut Inventory) {
     for (k, h) in enums.into_iter().enumerate() {
         // Enumerations are numbered in the order the variables name them (their handles
         // differ from one process to the next); one the reader passed over is left out.
@@ -231,7 +281,7 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
         let (num, name) = match got {
             Some((0, (num, name))) => (*num, name),
             Some((rc, _)) => {
-                failures.push(format!(
+                inv.failures.push(format!(
                     "MPI_T_enum_get_info({h:#x}) returned {}",
                     t.rc(*rc)
                 ));
@@ -250,7 +300,8 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
                 continue;
             };
             let Some(Some((0, (value, iname)))) = enum_slack(r) else {
-                failures.push(format!("MPI_T_enum_get_item({ename}, {item}) failed"));
+                inv.failures
+                    .push(format!("MPI_T_enum_get_item({ename}, {item}) failed"));
                 continue;
             };
             let mut it = entry(SubjectKind::Item, item, iname, &StrOut::default());
@@ -261,16 +312,6 @@ pub(super) fn from_read(t: &Target, raw: &RawCatalog, inv: &mut Inventory) {
             it.vars.insert("num_items".into(), num as i64);
             inv.entries.push(it);
         }
-    }
-    for (k, v) in [
-        ("num_cvars", n_cvars),
-        ("num_pvars", n_pvars),
-        ("num_categories", n_cats),
-        ("num_events", n_events),
-        ("num_sources", n_sources),
-        ("num_enums", n_enums as i32),
-    ] {
-        inv.globals.insert(k.into(), v as i64);
     }
 }
 
