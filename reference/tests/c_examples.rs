@@ -193,7 +193,7 @@ fn read_cvar_reads_and_writes() {
     );
 }
 
-/// Example 14.6 reduced to MPI_T (needs the pvar bodies of model/pvar.rs): a started
+/// Example 14.6 reduced to MPI_T (needs the pvar bodies of model/pvar/): a started
 /// counter counts simulated activity and stops counting once stopped.
 #[test]
 fn pvar_queue_reads_a_started_variable() {
