@@ -9,89 +9,26 @@
 //! - a faulty reference run with `--repro` writes reproducers that reproduce with the
 //!   fault and not without it;
 //! - bad input is one line and exit 2.
+//!
+//! Beside it in common/: `repro_findings.rs` (what reports/FINDINGS.md says of the
+//! reproducers) and `c_runs.rs` (a reproducer compiled with a library's wrapper and run).
 
+#[path = "common/c_runs.rs"]
+mod c_runs;
 mod common;
+#[path = "common/repro_findings.rs"]
+mod repro_findings;
 
+use c_runs::{compile, execute, tail, End};
 use common::{reference_lib, repo, run, scratch};
 use mpit_repro::{c_program, pick, Origin};
 use mpit_spec::cases::clauses::Clauses;
 use mpit_spec::cases::Suite;
 use mpit_spec::verdict::Status;
+use repro_findings::{finding_targets, findings_text, markers, published};
 use std::collections::BTreeMap;
-use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-/// `<!-- repro F-N file=F.c from=TARGET case=ID [also=T,..] [reference=not-applicable] -->`
-#[derive(Debug, Clone)]
-struct Marker {
-    finding: String,
-    file: String,
-    from: String,
-    case: String,
-    also: Vec<String>,
-    reference_not_applicable: bool,
-}
-
-fn findings_text() -> String {
-    std::fs::read_to_string(repo().join("reports/FINDINGS.md")).unwrap()
-}
-
-fn markers(text: &str) -> Vec<Marker> {
-    text.lines()
-        .filter_map(|l| {
-            let body = l.trim().strip_prefix("<!-- repro ")?.strip_suffix("-->")?;
-            let mut it = body.split_whitespace();
-            let mut m = Marker {
-                finding: it.next()?.to_string(),
-                file: String::new(),
-                from: String::new(),
-                case: String::new(),
-                also: Vec::new(),
-                reference_not_applicable: false,
-            };
-            for kv in it {
-                let (k, v) = kv.split_once('=')?;
-                match k {
-                    "file" => m.file = v.into(),
-                    "from" => m.from = v.into(),
-                    "case" => m.case = v.into(),
-                    "also" => m.also = v.split(',').map(str::to_string).collect(),
-                    "reference" => m.reference_not_applicable = v == "not-applicable",
-                    other => panic!("unknown key {other} in {l}"),
-                }
-            }
-            Some(m)
-        })
-        .collect()
-}
-
-/// Finding id → the targets its `<!-- finding -->` lines name.
-fn finding_targets(text: &str) -> BTreeMap<String, Vec<String>> {
-    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for l in text.lines() {
-        let Some(body) = l.trim().strip_prefix("<!-- finding ") else {
-            continue;
-        };
-        let mut it = body.split_whitespace();
-        let id = it.next().unwrap().to_string();
-        for kv in it {
-            if let Some(v) = kv.strip_prefix("targets=") {
-                let e = out.entry(id.clone()).or_default();
-                for t in v.split(',') {
-                    if !e.iter().any(|x| x == t) {
-                        e.push(t.to_string());
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-fn published(target: &str) -> PathBuf {
-    repo().join(format!("reports/published/{target}/report.json.gz"))
-}
 
 #[test]
 fn every_finding_has_the_reproducer_repro_writes() {
@@ -210,64 +147,6 @@ fn reproducers_carry_only_what_they_reach() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// How a reproducer ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
-    NotReproduced,
-    Reproduced,
-    /// Died by this signal (a crash finding's evidence).
-    Signal(i32),
-    NotApplicable,
-    Other(i32),
-}
-
-impl End {
-    fn reproduced(self) -> bool {
-        matches!(self, End::Reproduced | End::Signal(_))
-    }
-}
-
-fn compile(target: &str, src: &Path, out: &Path, reference_dir: &Path) -> Result<(), String> {
-    let o = Command::new("bash")
-        .arg(repo().join("scripts/repro-cc.sh"))
-        .args([target, src.to_str().unwrap(), out.to_str().unwrap()])
-        .env("MPIT_REFERENCE_DIR", reference_dir)
-        .output()
-        .expect("run scripts/repro-cc.sh");
-    if o.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&o.stderr).into_owned())
-    }
-}
-
-fn execute(exe: &Path, env: &[(&str, &str)]) -> (End, String) {
-    let mut c = Command::new("timeout");
-    c.arg("120").arg(exe).current_dir(exe.parent().unwrap());
-    c.env_remove("MPIT_REFERENCE_CATALOG")
-        .env_remove("MPIT_REFERENCE_FAULTS");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let o = c.output().expect("run the reproducer");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let end = match (o.status.code(), o.status.signal()) {
-        (Some(0), _) => End::NotReproduced,
-        (Some(1), _) => End::Reproduced,
-        (Some(77), _) => End::NotApplicable,
-        // `timeout` reports a child killed by a signal as 128 + signal.
-        (Some(c), _) if c > 128 && c != 124 => End::Signal(c - 128),
-        (Some(c), _) => End::Other(c),
-        (None, Some(s)) => End::Signal(s),
-        (None, None) => End::Other(-1),
-    };
-    (end, text)
-}
-
 #[test]
 fn reproducers_reproduce_on_the_libraries_they_name() {
     let Some(targets) = common::real_targets() else {
@@ -373,11 +252,6 @@ fn reproducers_reproduce_on_the_libraries_they_name() {
     }
     eprintln!("{}", table.join("\n"));
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
-}
-
-fn tail(s: &str) -> String {
-    let l: Vec<&str> = s.lines().collect();
-    l[l.len().saturating_sub(12)..].join("\n")
 }
 
 #[test]
