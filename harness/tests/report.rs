@@ -8,7 +8,7 @@ use mpit_report::{
     FORMAT_VERSION,
 };
 use mpit_spec::verdict::{Area, Status};
-use report_fixture::{report, result};
+use report_fixture::{html_escape, old_and_new, parse_err, report, result, WAIVERS};
 use serde_json::Value;
 use std::path::Path;
 
@@ -247,14 +247,6 @@ fn html_escapes_and_holds_every_finding() {
     assert!(page.contains("name truncated to 0 chars + NUL; byte 1 untouched"));
 }
 
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
-
 #[test]
 fn write_all_writes_every_file() {
     let d = tmp();
@@ -337,39 +329,6 @@ fn sha256_of_a_file() {
 
 // ---- diff and the baseline gate ----------------------------------------------------------
 
-/// `old` is the synthetic report; `new` changes it in every way a diff must see.
-fn old_and_new() -> (mpit_report::Report, mpit_report::Report) {
-    let old = report();
-    let mut new = old.clone();
-    for x in &mut new.results {
-        match (x.case.as_str(), x.subject.as_str()) {
-            // fail → pass: fixed
-            ("consistency.index.roundtrip", s) if s.starts_with("pvar 1") => {
-                x.status = Status::Pass
-            }
-            // pass → fail: a new fail
-            ("consistency.index.roundtrip", _) => x.status = Status::Fail,
-            // pass → crash: a new crash
-            ("lifecycle.init.nest", _) => x.status = Status::Crash,
-            // warn → pass: changed
-            ("strings.cvar.desc.empty", _) => x.status = Status::Pass,
-            // crash → fail: already bad, changed (not a new fail)
-            ("lifecycle.finalize.extra", _) => x.status = Status::Fail,
-            _ => {}
-        }
-    }
-    new.results.retain(|x| x.case != "events.callback.safety");
-    new.results.push(result(
-        "cvars.write.back",
-        Area::Cvars,
-        "cvar 1 A",
-        Status::Pass,
-        "ok",
-    ));
-    new.summary = mpit_report::Summary::of(&new.results);
-    (old, new)
-}
-
 #[test]
 fn diff_finds_every_kind_of_change() {
     let (old, new) = old_and_new();
@@ -446,34 +405,6 @@ fn diff_command_reads_files() {
 }
 
 // ---- waivers ---------------------------------------------------------------------------
-
-const WAIVERS: &str = "\
-# known deviations
-- case: \"strings.cvar.name.*\"
-  target: \"*/vendor/*\"
-  reason: MPICH#1234, fixed in 4.3
-  expires: 2099-12-31
-- case: lifecycle.finalize.extra
-  target: \"Vendor MPI 4.1*\"
-  reason: \"crash on extra finalize, vendor ticket 77\"
-- case: consistency.index.*
-  subject: \"pvar 1 *\"
-  target: \"*\"
-  reason: index table off by one
-- case: errors.codes.distinct
-  target: \"*\"
-  reason: an old one
-  expires: 2024-01-31
-- case: nosuch.case.*
-  target: \"*\"
-  reason: typo in the case glob
-- case: lifecycle.init.nest
-  target: \"*\"
-  reason: was crashing in 4.0
-- case: pvars.*
-  target: \"*libother*\"
-  reason: another library
-";
 
 #[test]
 fn waivers_apply_and_report() {
@@ -578,12 +509,6 @@ fn run_events_cross_a_pipe() {
         let back: RunEvent = serde_json::from_str(&line).expect("deserialize");
         assert_eq!(back, ev);
     }
-}
-
-fn parse_err(text: &str) -> String {
-    Waivers::parse(text, "w.yaml")
-        .expect_err("must not parse")
-        .to_string()
 }
 
 #[test]

@@ -1,10 +1,12 @@
 //! A synthetic run for the report tests: every status, several areas, evidence with
 //! markup, quotes and non-ASCII, built through the Builder from events as the runner
-//! would send them.
+//! would send them. With it: a copy changed in every way a diff must see
+//! (`old_and_new`), waivers over it (`WAIVERS`, `parse_err`) and the escaping its
+//! report.html must show (`html_escape`).
 
 #![allow(dead_code)]
 
-use mpit_report::{Builder, Host, Report, RunEvent, RunOptions, TargetInfo};
+use mpit_report::{Builder, Host, Report, RunEvent, RunOptions, Summary, TargetInfo, Waivers};
 use mpit_spec::verdict::{Area, CaseResult, Evidence, Level, Oracle, Status};
 use serde_json::json;
 
@@ -237,4 +239,83 @@ pub fn large(n: usize) -> Report {
         stopped_by: None,
     });
     redact(b.finish())
+}
+
+/// `old` is the synthetic report; `new` changes it in every way a diff must see.
+pub fn old_and_new() -> (Report, Report) {
+    let old = report();
+    let mut new = old.clone();
+    for x in &mut new.results {
+        match (x.case.as_str(), x.subject.as_str()) {
+            // fail → pass: fixed
+            ("consistency.index.roundtrip", s) if s.starts_with("pvar 1") => {
+                x.status = Status::Pass
+            }
+            // pass → fail: a new fail
+            ("consistency.index.roundtrip", _) => x.status = Status::Fail,
+            // pass → crash: a new crash
+            ("lifecycle.init.nest", _) => x.status = Status::Crash,
+            // warn → pass: changed
+            ("strings.cvar.desc.empty", _) => x.status = Status::Pass,
+            // crash → fail: already bad, changed (not a new fail)
+            ("lifecycle.finalize.extra", _) => x.status = Status::Fail,
+            _ => {}
+        }
+    }
+    new.results.retain(|x| x.case != "events.callback.safety");
+    new.results.push(result(
+        "cvars.write.back",
+        Area::Cvars,
+        "cvar 1 A",
+        Status::Pass,
+        "ok",
+    ));
+    new.summary = Summary::of(&new.results);
+    (old, new)
+}
+
+/// `s` as report.html escapes it: the five characters of HTML markup.
+pub fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// Waivers over the synthetic run: ones that apply, an expired one, one that matches no
+/// case, one for another library.
+pub const WAIVERS: &str = "\
+# known deviations
+- case: \"strings.cvar.name.*\"
+  target: \"*/vendor/*\"
+  reason: MPICH#1234, fixed in 4.3
+  expires: 2099-12-31
+- case: lifecycle.finalize.extra
+  target: \"Vendor MPI 4.1*\"
+  reason: \"crash on extra finalize, vendor ticket 77\"
+- case: consistency.index.*
+  subject: \"pvar 1 *\"
+  target: \"*\"
+  reason: index table off by one
+- case: errors.codes.distinct
+  target: \"*\"
+  reason: an old one
+  expires: 2024-01-31
+- case: nosuch.case.*
+  target: \"*\"
+  reason: typo in the case glob
+- case: lifecycle.init.nest
+  target: \"*\"
+  reason: was crashing in 4.0
+- case: pvars.*
+  target: \"*libother*\"
+  reason: another library
+";
+
+/// The error of waivers (file `w.yaml`) that must not parse.
+pub fn parse_err(text: &str) -> String {
+    Waivers::parse(text, "w.yaml")
+        .expect_err("must not parse")
+        .to_string()
 }
