@@ -18,7 +18,7 @@ use crate::judge::return_codes::RcLog;
 use crate::target::ffi::{in_flight, page, stdio};
 use crate::target::reading::Guard;
 use crate::target::{catalog, AbiChoice, Target};
-use mpit_process::usage_self;
+use mpit_process::{exit_child, usage_self};
 use mpit_vocab::profile::ReturnCode;
 use mpit_vocab::spec::ThreadLevel;
 use std::collections::BTreeMap;
@@ -196,8 +196,11 @@ fn serve_messages(hello: &Hello, t: &Target) -> Result<(), i32> {
                     send(&FromWorker::Observed { seq, n, obs });
                 }
                 send(&FromWorker::OpsDone { seq });
+                // A sequence's child ends at once: nobody judges its exit (the
+                // supervisor has the whole trace), and the library's exit handlers and
+                // unloading were most of its end.
                 if st.child && st.single_job {
-                    return Ok(());
+                    exit_child(0);
                 }
             }
             ToWorker::Capabilities => {
