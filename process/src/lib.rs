@@ -59,7 +59,7 @@ pub use orphans::{adopt_orphans, sweep_orphans, TAG};
 pub use run::Outcome;
 pub use running::Running;
 pub use tail::{Tail, KEEP_LINES, LINE_CAP};
-pub use zygote::{fork, threads, Forked, ForkedChild};
+pub use zygote::{exit_child, fork, threads, Forked, ForkedChild};
 
 /// Exit codes with a meaning to whoever reads them.
 pub mod exit_code {

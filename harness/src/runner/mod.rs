@@ -142,7 +142,6 @@ pub fn run(cfg: &Config, ctrl_c: Arc<AtomicBool>) -> Result<Report, RunError> {
     Ok(report)
 }
 
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 fn run_until(
     cfg: &Config,
     stop: &Arc<AtomicBool>,
@@ -166,29 +165,7 @@ fn run_until(
         Err(e) => return Err(RunError::Filter(e)),
     };
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let mut setup = pool::Setup {
-        hello: Hello {
-            lib: cfg.lib.clone(),
-            abi: cfg.abi.clone(),
-            force: cfg.force,
-            strict: cfg.strict,
-            // Absolute: a library may change the worker's directory (chdir) before the
-            // worker loads an area's cases.
-            specs: absolute(&cfg.specs),
-            mpi_init: false,
-            single_job: false,
-            base_init: true,
-            skip: Default::default(),
-            env: cfg.env.clone(),
-            page: None,
-            rendezvous: None,
-            zygote: false,
-        },
-        jobs: cfg.jobs.unwrap_or(cores),
-        timeout: cfg.timeout,
-        stop: stop.clone(),
-        zygotes: zygote::Shared::new(cfg.zygote),
-    };
+    let mut setup = setup_for(cfg, stop, cores);
     let after_read = selected.iter().any(|c| c.requires(Require::MpiInit));
     // With two lanes or more, the inventory after MPI_Init (a worker that spends most
     // of its life in MPI_Init: 0.3 s for some libraries) is read beside everything
@@ -199,10 +176,6 @@ fn run_until(
         let setup = setup.clone();
         std::thread::spawn(move || readers::inventory(&setup, true))
     });
-    let join_after = |h: std::thread::JoinHandle<Result<(TargetFacts, Inventory), ReadError>>| {
-        h.join()
-            .unwrap_or_else(|_| Err(ReadError::CannotRun("the inventory reader panicked".into())))
-    };
     let sha = |h: std::thread::JoinHandle<String>| h.join().unwrap_or_default();
     let (facts, before) = match readers::inventory(&setup, false) {
         Ok(x) => x,
@@ -230,64 +203,15 @@ fn run_until(
     // Results before any job: the entries the readers lost, then the plan's skips.
     let mut early: Vec<CaseResult> = readers::lost_results(&before, false, cfg.timeout);
     setup.jobs = cfg.jobs.unwrap_or_else(|| lanes(cores, &facts));
-    let (tx, rx) = mpsc::channel::<CaseResult>();
-    let (jobs, later_jobs, runner, peak) = match after_reader {
-        Some(h) => {
-            let (with_init, without): (Vec<&Case>, Vec<&Case>) =
-                selected.iter().partition(|c| c.requires(Require::MpiInit));
-            let now = plan::jobs(&without, &before, &Ok(Inventory::default()), &mut early);
-            clock.plan(&now);
-            let n_now: usize = now.iter().map(|j| j.subjects.len()).sum();
-            let (later_tx, later_rx) = mpsc::channel::<(Vec<queue::Job>, usize)>();
-            let runner = {
-                let setup = setup.clone();
-                std::thread::spawn(move || pool::run(&setup, now, Some(later_rx), tx))
-            };
-            let after = join_after(h);
-            // The MPI_Init workers' start (the reader's) may wait where the plain one
-            // did not (Open MPI 5.0.11: 1.1 s wall, 0.1 s CPU): more lanes from now on.
-            let want = match (&after, cfg.jobs) {
-                (Ok((f, _)), None) => setup.jobs.max(lanes(cores, f)),
-                _ => setup.jobs,
-            };
-            let after = after
-                .map(|(_, inv)| inv)
-                .map_err(|e| unread(e, cfg.timeout));
-            if let Ok(inv) = &after {
-                early_lost(&mut early, inv, true, cfg.timeout);
-            }
-            let later = plan::jobs(&with_init, &before, &after, &mut early);
-            clock.plan(&later);
-            let n_later: usize = later.iter().map(|j| j.subjects.len()).sum();
-            let _ = later_tx.send((later, want));
-            (n_now, n_later, runner, want)
-        }
-        None => {
-            let after: Result<Inventory, plan::Unread> = if after_read {
-                readers::inventory(&setup, true)
-                    .map(|(f, inv)| {
-                        if cfg.jobs.is_none() {
-                            setup.jobs = setup.jobs.max(lanes(cores, &f));
-                        }
-                        inv
-                    })
-                    .map_err(|e| unread(e, cfg.timeout))
-            } else {
-                Ok(Inventory::default())
-            };
-            if let (Ok(inv), true) = (&after, after_read) {
-                early_lost(&mut early, inv, true, cfg.timeout);
-            }
-            let jobs = plan::jobs(&selected, &before, &after, &mut early);
-            clock.plan(&jobs);
-            let n: usize = jobs.iter().map(|j| j.subjects.len()).sum();
-            let runner = {
-                let setup = setup.clone();
-                std::thread::spawn(move || pool::run(&setup, jobs, None, tx))
-            };
-            (n, 0, runner, setup.jobs)
-        }
-    };
+    let (rx, (jobs, later_jobs, runner, peak)) = start_jobs(
+        cfg,
+        clock,
+        &mut setup,
+        &selected,
+        &before,
+        after_reader,
+        &mut early,
+    );
     let planned = early.len() + jobs + later_jobs + ranks_ids.len();
 
     let mut b = Builder::new();
@@ -334,28 +258,12 @@ fn run_until(
         path: Some(setup.zygotes.path()),
     }));
     // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
-    let launcher = cfg.launcher.as_ref().filter(|_| !ranks_ids.is_empty());
-    if let Some(launcher) =
-        launcher.filter(|_| !outcome.interrupted && !stop.load(Ordering::SeqCst))
-    {
-        if let Some(bar) = &bar {
-            bar.set_message(format!("ranks: {}", launcher.join(" ")));
-        }
-        let results = ranks::run(
-            launcher,
-            &setup.hello,
-            cfg.timeout,
-            stop,
-            &ranks_ids,
-            &alloc_crashed,
-        );
-        for r in results
-            .into_iter()
-            .filter(|r| ranks_ids.contains(&r.case.as_str()))
-        {
-            tick(&bar, cfg.progress, &r);
-            b.event(RunEvent::Result(r));
-        }
+    if !outcome.interrupted && !stop.load(Ordering::SeqCst) {
+        let ranks = Ranks {
+            ids: &ranks_ids,
+            alloc_crashed: &alloc_crashed,
+        };
+        ranks.run(cfg, &setup, stop, &bar, &mut b);
     }
     if let Some(bar) = &bar {
         bar.finish_and_clear();
@@ -375,6 +283,162 @@ fn run_until(
         stopped_by: None,
     });
     Ok(b.finish())
+}
+
+/// The pool's setup for `cfg`: its workers' hello, as many lanes as cores until the
+/// start's facts say more.
+fn setup_for(cfg: &Config, stop: &Arc<AtomicBool>, cores: usize) -> pool::Setup {
+    pool::Setup {
+        hello: Hello {
+            lib: cfg.lib.clone(),
+            abi: cfg.abi.clone(),
+            force: cfg.force,
+            strict: cfg.strict,
+            // Absolute: a library may change the worker's directory (chdir) before the
+            // worker loads an area's cases.
+            specs: absolute(&cfg.specs),
+            mpi_init: false,
+            single_job: false,
+            base_init: true,
+            skip: Default::default(),
+            env: cfg.env.clone(),
+            page: None,
+            rendezvous: None,
+            zygote: false,
+        },
+        jobs: cfg.jobs.unwrap_or(cores),
+        timeout: cfg.timeout,
+        stop: stop.clone(),
+        zygotes: zygote::Shared::new(cfg.zygote),
+    }
+}
+
+/// A running pool.
+type Pool = std::thread::JoinHandle<pool::Outcome>;
+
+/// Plans the jobs and starts the pool: with the MPI_Init inventory read beside it
+/// (`after_reader`), the jobs that need it join the queue when it arrives. The results'
+/// receiver, the subjects planned now and later, the pool, the most lanes at once.
+fn start_jobs(
+    cfg: &Config,
+    clock: &deadline::Clock,
+    setup: &mut pool::Setup,
+    selected: &[&Case],
+    before: &Inventory,
+    after_reader: Option<AfterReader>,
+    early: &mut Vec<CaseResult>,
+) -> (mpsc::Receiver<CaseResult>, (usize, usize, Pool, usize)) {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let after_read = selected.iter().any(|c| c.requires(Require::MpiInit));
+    let (tx, rx) = mpsc::channel::<CaseResult>();
+    let started = match after_reader {
+        Some(h) => {
+            let (with_init, without): (Vec<&Case>, Vec<&Case>) = selected
+                .iter()
+                .copied()
+                .partition(|c| c.requires(Require::MpiInit));
+            let now = plan::jobs(&without, before, &Ok(Inventory::default()), early);
+            clock.plan(&now);
+            let n_now: usize = now.iter().map(|j| j.subjects.len()).sum();
+            let (later_tx, later_rx) = mpsc::channel::<(Vec<queue::Job>, usize)>();
+            let runner = {
+                let setup = setup.clone();
+                std::thread::spawn(move || pool::run(&setup, now, Some(later_rx), tx))
+            };
+            let after = join_after(h);
+            // The MPI_Init workers' start (the reader's) may wait where the plain one
+            // did not (Open MPI 5.0.11: 1.1 s wall, 0.1 s CPU): more lanes from now on.
+            let want = match (&after, cfg.jobs) {
+                (Ok((f, _)), None) => setup.jobs.max(lanes(cores, f)),
+                _ => setup.jobs,
+            };
+            let after = after
+                .map(|(_, inv)| inv)
+                .map_err(|e| unread(e, cfg.timeout));
+            if let Ok(inv) = &after {
+                early_lost(early, inv, true, cfg.timeout);
+            }
+            let later = plan::jobs(&with_init, before, &after, early);
+            clock.plan(&later);
+            let n_later: usize = later.iter().map(|j| j.subjects.len()).sum();
+            let _ = later_tx.send((later, want));
+            (n_now, n_later, runner, want)
+        }
+        None => {
+            let after: Result<Inventory, plan::Unread> = if after_read {
+                readers::inventory(setup, true)
+                    .map(|(f, inv)| {
+                        if cfg.jobs.is_none() {
+                            setup.jobs = setup.jobs.max(lanes(cores, &f));
+                        }
+                        inv
+                    })
+                    .map_err(|e| unread(e, cfg.timeout))
+            } else {
+                Ok(Inventory::default())
+            };
+            if let (Ok(inv), true) = (&after, after_read) {
+                early_lost(early, inv, true, cfg.timeout);
+            }
+            let jobs = plan::jobs(selected, before, &after, early);
+            clock.plan(&jobs);
+            let n: usize = jobs.iter().map(|j| j.subjects.len()).sum();
+            let runner = {
+                let setup = setup.clone();
+                std::thread::spawn(move || pool::run(&setup, jobs, None, tx))
+            };
+            (n, 0, runner, setup.jobs)
+        }
+    };
+    (rx, started)
+}
+
+/// The MPI_Init inventory's reader, run beside the plain one.
+type AfterReader = std::thread::JoinHandle<Result<(TargetFacts, Inventory), ReadError>>;
+
+fn join_after(h: AfterReader) -> Result<(TargetFacts, Inventory), ReadError> {
+    h.join()
+        .unwrap_or_else(|_| Err(ReadError::CannotRun("the inventory reader panicked".into())))
+}
+
+/// The cross-rank check's cases and the pvars whose handle allocation killed a worker.
+struct Ranks<'a> {
+    ids: &'a [&'a str],
+    alloc_crashed: &'a [String],
+}
+
+impl Ranks<'_> {
+    /// Runs the check under `cfg`'s launcher, if any, its results into `b`.
+    fn run(
+        &self,
+        cfg: &Config,
+        setup: &pool::Setup,
+        stop: &Arc<AtomicBool>,
+        bar: &Option<indicatif::ProgressBar>,
+        b: &mut Builder,
+    ) {
+        let Some(launcher) = cfg.launcher.as_ref().filter(|_| !self.ids.is_empty()) else {
+            return;
+        };
+        if let Some(bar) = bar {
+            bar.set_message(format!("ranks: {}", launcher.join(" ")));
+        }
+        let results = ranks::run(
+            launcher,
+            &setup.hello,
+            cfg.timeout,
+            stop,
+            self.ids,
+            self.alloc_crashed,
+        );
+        for r in results
+            .into_iter()
+            .filter(|r| self.ids.contains(&r.case.as_str()))
+        {
+            tick(bar, cfg.progress, &r);
+            b.event(RunEvent::Result(r));
+        }
+    }
 }
 
 /// The results for the entries the inventory's readers lost.

@@ -169,7 +169,6 @@ pub fn run(
 }
 
 /// One lane of the pool: at most one worker at a time.
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 fn lane(
     setup: &Setup,
     q: &Queue,
@@ -209,103 +208,14 @@ fn lane(
                 if let Some(old) = old {
                     quit(old, &mut zygotes, &last);
                 }
-                // A pristine process forked by a zygote, where one may be
-                // (`runner::zygote`): never for MPI_Init.
-                let kind = if job.base_init { INITIALIZED } else { PLAIN };
-                let forked = match job.mpi_init {
-                    true => None,
-                    false => zygotes.fork(kind, fresh, job.case.split('.').next(), &job.skip, None),
-                };
-                if let Some(w) = forked {
-                    Cur::Child {
-                        w,
-                        kind,
-                        single: fresh,
-                    }
-                } else {
-                    let hello = Hello {
-                        mpi_init: job.mpi_init,
-                        single_job: fresh,
-                        base_init: job.base_init,
-                        skip: (*job.skip).clone(),
-                        ..setup.hello.clone()
-                    };
-                    started[0].fetch_add(1, Ordering::SeqCst);
-                    if job.mpi_init {
-                        started[1].fetch_add(1, Ordering::SeqCst);
-                    }
-                    match Worker::start(&hello, setup.timeout, setup.stop.clone()) {
-                        Ok((w, _)) => Cur::Exec(w),
-                        // The library killed or stalled the worker's start (a thread of its
-                        // own, say): the first subject takes the crash, the rest go on.
-                        Err(Start::Died(d)) if d.status != Status::Error => {
-                            let mut r = job.death(0, None, &d, setup.timeout);
-                            r.message = format!("in the worker's start: {}", r.message);
-                            let _ = tx.send(r);
-                            if let Some(rest) = job.rest(1) {
-                                q.push_front(rest);
-                            }
-                            continue;
-                        }
-                        Err(e) => {
-                            for n in 0..job.subjects.len() {
-                                let _ = tx.send(job.result(
-                                    n,
-                                    Status::Error,
-                                    format!("could not start a worker: {e}"),
-                                ));
-                            }
-                            continue;
-                        }
-                    }
+                match worker_for(setup, q, tx, started, &mut zygotes, &job, fresh) {
+                    Some(w) => w,
+                    None => continue,
                 }
             }
         };
-        let w = cur.w();
-        let msg = ToWorkerRef::Job {
-            job: next_job,
-            case: &job.case,
-            subjects: job.subjects.iter().map(|s| s.as_deref()).collect(),
-            inventory: job.inventory.as_deref(),
-        };
-        let mut in_flight = 0usize;
-        let mut done: BTreeSet<usize> = BTreeSet::new();
-        // The last `erroneous` call of the subject in flight (subject, call text, whether
-        // it returned). Once a call has passed arguments the standard leaves undefined,
-        // the behaviour is undefined from there on (R-GEN-3): a corrupted heap may kill
-        // the worker at a later call, or between calls.
-        let mut erroneous: Option<(usize, String, bool)> = None;
-        let outcome: Result<bool, Broke> = (|| {
-            w.send(&msg)?;
-            loop {
-                if stop.load(Ordering::SeqCst) {
-                    return Err(Broke::Interrupted);
-                }
-                match w.next(setup.timeout)? {
-                    FromWorker::Started { n, .. } => in_flight = n,
-                    FromWorker::Erroneous { n, call, .. } => {
-                        erroneous = match (call, erroneous.take()) {
-                            (Some(c), _) => Some((n, c, false)),
-                            (None, Some((m, c, _))) if m == n => Some((m, c, true)),
-                            (None, _) => None,
-                        }
-                    }
-                    FromWorker::Result { n, result, .. } => {
-                        done.insert(n);
-                        let _ = tx.send(*result);
-                    }
-                    FromWorker::Done { log: l, clean, .. } => {
-                        if let Ok(mut g) = log.lock() {
-                            g.merge(&l);
-                        }
-                        return Ok(clean);
-                    }
-                    FromWorker::CannotRun(e) => return Err(Broke::Other(e)),
-                    other => return Err(Broke::Other(format!("unexpected message {other:?}"))),
-                }
-            }
-        })();
-        match outcome {
+        let mut talk = Talk::default();
+        match talk.job(setup, tx, log, cur.w(), &job, next_job) {
             Ok(true) if !job.fresh => {
                 reusable = Some(cur);
                 last = Some(job);
@@ -316,79 +226,7 @@ fn lane(
                     cur.w().kill();
                     break;
                 }
-                // A child whose channel the library took cannot come back on the
-                // rendezvous (it is the zygote's): the subject in flight and the rest
-                // run again on exec'd workers, which can (`runner::zygote`).
-                if let (Cur::Child { .. }, Broke::Taken(t)) = (&cur, &b) {
-                    zygotes.channel_taken(t.call.as_deref());
-                    cur.w().kill();
-                    let n = if done.contains(&in_flight) {
-                        in_flight + 1
-                    } else {
-                        in_flight
-                    };
-                    if let Some(rest) = job.rest(n) {
-                        q.push_front(rest);
-                    }
-                    continue;
-                }
-                let w = cur.w();
-                let what = match &b {
-                    Broke::Timeout => format!("no answer within {:?}", setup.timeout),
-                    _ => String::new(),
-                };
-                let death = w.death(b);
-                // A zygote whose child died goes on forking; an exec'd worker, or a
-                // zygote killed at the deadline, is gone.
-                match cur {
-                    Cur::Child { w, kind, .. } => zygotes.put(kind, w),
-                    Cur::Exec(mut w) => w.kill(),
-                }
-                let status = death.status;
-                let msg = death.message.clone();
-                let n = if done.contains(&in_flight) {
-                    in_flight + 1
-                } else {
-                    in_flight
-                };
-                // Every subject answered, then the worker died before `Done` (a thread
-                // of the library's, say): the death is still the job's.
-                if n >= job.subjects.len() && status != Status::Error {
-                    let after = "(after its last subject)".to_string();
-                    let _ = tx.send(job.death(0, Some(after), &death, setup.timeout));
-                }
-                if n < job.subjects.len() {
-                    let mut text = if what.is_empty() {
-                        msg
-                    } else {
-                        format!("{what}: {msg}")
-                    };
-                    let mut status = status;
-                    // A crash or hang inside a call with an argument the standard leaves
-                    // undefined (R-GEN-3) is reported at the case's level
-                    // (docs/ARCHITECTURE.md, "Verdicts": robustness warns), with the call named.
-                    if let Some((_, call, returned)) =
-                        erroneous.as_ref().filter(|(m, _, _)| *m == n)
-                    {
-                        if matches!(status, Status::Crash | Status::Timeout) {
-                            let at = if *returned { "after" } else { "inside" };
-                            text = format!(
-                                "{} {at} {call}, whose argument the standard leaves \
-                                 undefined (R-GEN-3): {text}",
-                                status.as_str()
-                            );
-                            status = if setup.hello.strict {
-                                Status::Fail
-                            } else {
-                                Status::Warn
-                            };
-                        }
-                    }
-                    let mut r = job.result(n, status, text);
-                    r.evidence.push(death.evidence(setup.timeout));
-                    let _ = tx.send(r);
-                }
-                if let Some(rest) = job.rest(n + 1) {
+                if let Some(rest) = talk.broke(setup, tx, &mut zygotes, cur, &job, b) {
                     q.push_front(rest);
                 }
             }
@@ -398,6 +236,208 @@ fn lane(
         quit(w, &mut zygotes, &last);
     }
     zygotes.quit();
+}
+
+/// A pristine worker for `job`: forked by a zygote where one may be
+/// (`runner::zygote`: never for MPI_Init), else exec'd. `None`: the job's results (or
+/// its first subject's crash in the worker's start) are sent, and its rest requeued.
+fn worker_for(
+    setup: &Setup,
+    q: &Queue,
+    tx: &Sender<CaseResult>,
+    started: &[AtomicU64; 2],
+    zygotes: &mut Zygotes,
+    job: &Job,
+    fresh: bool,
+) -> Option<Cur> {
+    let kind = if job.base_init { INITIALIZED } else { PLAIN };
+    let forked = match job.mpi_init {
+        true => None,
+        false => zygotes.fork(kind, fresh, job.case.split('.').next(), &job.skip, None),
+    };
+    if let Some(w) = forked {
+        return Some(Cur::Child {
+            w,
+            kind,
+            single: fresh,
+        });
+    }
+    let hello = Hello {
+        mpi_init: job.mpi_init,
+        single_job: fresh,
+        base_init: job.base_init,
+        skip: (*job.skip).clone(),
+        ..setup.hello.clone()
+    };
+    started[0].fetch_add(1, Ordering::SeqCst);
+    if job.mpi_init {
+        started[1].fetch_add(1, Ordering::SeqCst);
+    }
+    match Worker::start(&hello, setup.timeout, setup.stop.clone()) {
+        Ok((w, _)) => Some(Cur::Exec(w)),
+        // The library killed or stalled the worker's start (a thread of its
+        // own, say): the first subject takes the crash, the rest go on.
+        Err(Start::Died(d)) if d.status != Status::Error => {
+            let mut r = job.death(0, None, &d, setup.timeout);
+            r.message = format!("in the worker's start: {}", r.message);
+            let _ = tx.send(r);
+            if let Some(rest) = job.rest(1) {
+                q.push_front(rest);
+            }
+            None
+        }
+        Err(e) => {
+            for n in 0..job.subjects.len() {
+                let _ =
+                    tx.send(job.result(n, Status::Error, format!("could not start a worker: {e}")));
+            }
+            None
+        }
+    }
+}
+
+/// What a lane heard of the job in flight.
+#[derive(Default)]
+struct Talk {
+    /// The subject in flight.
+    in_flight: usize,
+    /// The subjects answered.
+    done: BTreeSet<usize>,
+    /// The last `erroneous` call of the subject in flight (subject, call text, whether
+    /// it returned). Once a call has passed arguments the standard leaves undefined,
+    /// the behaviour is undefined from there on (R-GEN-3): a corrupted heap may kill
+    /// the worker at a later call, or between calls.
+    erroneous: Option<(usize, String, bool)>,
+}
+
+impl Talk {
+    /// Sends `job` to `w` and relays its results until `Done`: whether the worker is
+    /// clean (reusable).
+    fn job(
+        &mut self,
+        setup: &Setup,
+        tx: &Sender<CaseResult>,
+        log: &Mutex<RcLog>,
+        w: &mut Worker,
+        job: &Job,
+        id: u64,
+    ) -> Result<bool, Broke> {
+        let msg = ToWorkerRef::Job {
+            job: id,
+            case: &job.case,
+            subjects: job.subjects.iter().map(|s| s.as_deref()).collect(),
+            inventory: job.inventory.as_deref(),
+        };
+        w.send(&msg)?;
+        loop {
+            if setup.stop.load(Ordering::SeqCst) {
+                return Err(Broke::Interrupted);
+            }
+            match w.next(setup.timeout)? {
+                FromWorker::Started { n, .. } => self.in_flight = n,
+                FromWorker::Erroneous { n, call, .. } => {
+                    self.erroneous = match (call, self.erroneous.take()) {
+                        (Some(c), _) => Some((n, c, false)),
+                        (None, Some((m, c, _))) if m == n => Some((m, c, true)),
+                        (None, _) => None,
+                    }
+                }
+                FromWorker::Result { n, result, .. } => {
+                    self.done.insert(n);
+                    let _ = tx.send(*result);
+                }
+                FromWorker::Done { log: l, clean, .. } => {
+                    if let Ok(mut g) = log.lock() {
+                        g.merge(&l);
+                    }
+                    return Ok(clean);
+                }
+                FromWorker::CannotRun(e) => return Err(Broke::Other(e)),
+                other => return Err(Broke::Other(format!("unexpected message {other:?}"))),
+            }
+        }
+    }
+
+    /// The first subject not answered.
+    fn next_subject(&self) -> usize {
+        if self.done.contains(&self.in_flight) {
+            self.in_flight + 1
+        } else {
+            self.in_flight
+        }
+    }
+
+    /// The worker broke off `job`: the subject in flight takes its death; what is
+    /// returned goes back on the queue.
+    fn broke(
+        &self,
+        setup: &Setup,
+        tx: &Sender<CaseResult>,
+        zygotes: &mut Zygotes,
+        mut cur: Cur,
+        job: &Job,
+        b: Broke,
+    ) -> Option<Job> {
+        // A child whose channel the library took cannot come back on the
+        // rendezvous (it is the zygote's): the subject in flight and the rest
+        // run again on exec'd workers, which can (`runner::zygote`).
+        if let (Cur::Child { .. }, Broke::Taken(t)) = (&cur, &b) {
+            zygotes.channel_taken(t.call.as_deref());
+            cur.w().kill();
+            return job.rest(self.next_subject());
+        }
+        let w = cur.w();
+        let what = match &b {
+            Broke::Timeout => format!("no answer within {:?}", setup.timeout),
+            _ => String::new(),
+        };
+        let death = w.death(b);
+        // A zygote whose child died goes on forking; an exec'd worker, or a
+        // zygote killed at the deadline, is gone.
+        match cur {
+            Cur::Child { w, kind, .. } => zygotes.put(kind, w),
+            Cur::Exec(mut w) => w.kill(),
+        }
+        let status = death.status;
+        let msg = death.message.clone();
+        let n = self.next_subject();
+        // Every subject answered, then the worker died before `Done` (a thread
+        // of the library's, say): the death is still the job's.
+        if n >= job.subjects.len() && status != Status::Error {
+            let after = "(after its last subject)".to_string();
+            let _ = tx.send(job.death(0, Some(after), &death, setup.timeout));
+        }
+        if n < job.subjects.len() {
+            let mut text = if what.is_empty() {
+                msg
+            } else {
+                format!("{what}: {msg}")
+            };
+            let mut status = status;
+            // A crash or hang inside a call with an argument the standard leaves
+            // undefined (R-GEN-3) is reported at the case's level
+            // (docs/ARCHITECTURE.md, "Verdicts": robustness warns), with the call named.
+            if let Some((_, call, returned)) = self.erroneous.as_ref().filter(|(m, _, _)| *m == n) {
+                if matches!(status, Status::Crash | Status::Timeout) {
+                    let at = if *returned { "after" } else { "inside" };
+                    text = format!(
+                        "{} {at} {call}, whose argument the standard leaves \
+                         undefined (R-GEN-3): {text}",
+                        status.as_str()
+                    );
+                    status = if setup.hello.strict {
+                        Status::Fail
+                    } else {
+                        Status::Warn
+                    };
+                }
+            }
+            let mut r = job.result(n, status, text);
+            r.evidence.push(death.evidence(setup.timeout));
+            let _ = tx.send(r);
+        }
+        job.rest(n + 1)
+    }
 }
 
 /// A lane's current worker: exec'd, or a zygote's child (the zygote with it).

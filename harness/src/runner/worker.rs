@@ -13,7 +13,7 @@ use crate::differential::Mirror;
 use crate::exec::{self, Ctx};
 use crate::judge::inventory::{self, Inventory};
 use crate::judge::return_codes::RcLog;
-use mpit_process::usage_self;
+use mpit_process::{exit_child, usage_self};
 use mpit_report::exit_code;
 use mpit_spec::cases::Suite;
 use mpit_target::ffi::{in_flight, page, stdio};
@@ -53,231 +53,13 @@ fn calling(call: &str) {
 }
 
 /// Serves until `Quit` or end of input; returns the exit code.
-#[allow(clippy::too_many_lines)] // still over clippy.toml's 150 lines: to be split
 pub fn serve(hello: &Hello) -> i32 {
-    // The call in flight goes to the supervisor's page, mapped before the library can
-    // touch the descriptor that brought it.
-    if let Some(fd) = hello.page {
-        if let Err(e) = page::attach(fd) {
-            eprintln!("mpit-conform worker: cannot map its page: {e}");
-            return 2;
-        }
-    }
-    // The protocol leaves fds 0 and 1 before the library can touch them.
-    if let Err(e) = stdio::take_protocol(hello.rendezvous.as_deref()) {
-        eprintln!("mpit-conform worker: cannot set up its channel: {e}");
-        return 2;
-    }
-    // A crash or abort inside a vendor call names the call (ffi::in_flight).
-    in_flight::install();
-    // The cases of each area, loaded when a job of that area first comes.
-    let mut areas: BTreeMap<String, Suite> = BTreeMap::new();
-    let abi: AbiChoice = match hello.abi.parse() {
-        Ok(a) => a,
-        Err(e) => {
-            send(&FromWorker::CannotRun(e));
-            return 2;
-        }
-    };
-    calling("dlopen (loading the library and detecting its ABI)");
-    let t = match Target::open(&hello.lib, &abi, hello.force) {
+    let t = match start(hello) {
         Ok(t) => t,
-        Err(e) => {
-            send(&FromWorker::CannotRun(e.to_string()));
-            return 2;
-        }
+        Err(code) => return code,
     };
-    if hello.mpi_init {
-        calling("MPI_Init");
-        match t.lib.mpi_init() {
-            Some((rc, ())) if t.rc(rc) == ReturnCode::Success => {}
-            Some((rc, ())) => {
-                send(&FromWorker::CannotRun(format!(
-                    "MPI_Init returned {}",
-                    t.rc(rc)
-                )));
-                return 2;
-            }
-            None => {
-                send(&FromWorker::CannotRun("MPI_Init is not exported".into()));
-                return 2;
-            }
-        }
-    }
-    // The base init (see `Hello::base_init`): cases nest inside it.
-    if hello.base_init {
-        let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
-        calling("MPI_T_init_thread(MPI_THREAD_SINGLE)");
-        match t.lib.init_thread(single) {
-            Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
-            Some((rc, _)) => {
-                send(&FromWorker::CannotRun(format!(
-                    "MPI_T_init_thread returned {}",
-                    t.rc(rc)
-                )));
-                return 2;
-            }
-            None => {
-                send(&FromWorker::CannotRun(
-                    "MPI_T_init_thread is not exported".into(),
-                ));
-                return 2;
-            }
-        }
-    }
-    let facts = facts(&t);
-    in_flight::set(None);
-    send(&FromWorker::Ready(Box::new(facts)));
-    let mut own: Option<Inventory> = None;
-    let mut mirror: Option<Mirror> = None;
-    // The catalog entries the supervisor lost in its readers: reading them again here
-    // would only die the same way.
-    // Not announced: the supervisor waits for a job's results then, and a crash names
-    // the spot through the in-flight marker all the same.
-    let own_read = |t: &Target| inventory::read_guarded(t, &mut Guard::new(&hello.skip, &|_| {}));
-    // A zygote's child serves as a fresh worker would, one job or until `Quit`.
-    let mut single_job = hello.single_job;
-    // A child forked with its first message (`Fork::then`) serves it, then reads on.
-    let mut then: Option<ToWorker> = None;
-    let mut child = false;
-    let mut lines = BufReader::new(stdio::Input).lines();
-    loop {
-        let msg: ToWorker = match then.take() {
-            Some(m) => m,
-            None => match lines.next() {
-                None => break,
-                Some(Err(_)) => orphaned(),
-                Some(Ok(line)) => match serde_json::from_str(&line) {
-                    Ok(m) => m,
-                    Err(_) => continue,
-                },
-            },
-        };
-        match msg {
-            ToWorker::Quit => break,
-            ToWorker::Fork {
-                single_job: one,
-                area,
-                then: first,
-            } => {
-                if !hello.zygote {
-                    send(&FromWorker::CannotRun(
-                        "Fork to a worker that is no zygote".into(),
-                    ));
-                    return 2;
-                }
-                // The cases are parsed once, in the zygote, for every child.
-                if let Some(area) = area.filter(|a| !areas.contains_key(a)) {
-                    if let Ok(s) = Suite::load_area(&hello.specs, &area) {
-                        areas.insert(area, s);
-                    }
-                }
-                if zygote::fork(&send, first.is_none()) {
-                    single_job = one;
-                    child = true;
-                    then = first.map(|m| *m);
-                }
-            }
-            ToWorker::Mirror(m) => mirror = Some(*m),
-            ToWorker::Ops { seq, ops } => {
-                let Some(m) = &mirror else {
-                    send(&FromWorker::CannotRun("Ops before Mirror".into()));
-                    return 2;
-                };
-                let mut e = TargetEngine::new(&t, m);
-                for (n, op) in ops.iter().enumerate() {
-                    let obs = Box::new(e.call(op));
-                    send(&FromWorker::Observed { seq, n, obs });
-                }
-                send(&FromWorker::OpsDone { seq });
-                if child && single_job {
-                    break;
-                }
-            }
-            ToWorker::Capabilities => {
-                let step = |s| send(&FromWorker::Probe(Box::new(s)));
-                capability_probe::run(&t, &step, &calling);
-                in_flight::set(None);
-                send(&FromWorker::ProbeDone);
-            }
-            ToWorker::Catalog { skip } => {
-                let g = Guard::new(&skip, &calling);
-                let d = catalog::read_guarded(&t, hello.mpi_init, g);
-                send(&FromWorker::Catalog(Box::new(d)));
-            }
-            ToWorker::Inventory { skip } => {
-                let i = inventory::read_guarded(&t, &mut Guard::new(&skip, &calling));
-                send(&FromWorker::Inventory(Box::new(i)));
-            }
-            ToWorker::Job {
-                job,
-                case,
-                subjects,
-                inventory: given,
-            } => {
-                // Borrowed, not cloned per job: a large catalog made the copy O(catalog)
-                // for each of O(catalog) jobs.
-                let given_inv;
-                let inv: &Inventory = match given {
-                    Some(i) => {
-                        given_inv = *i;
-                        &given_inv
-                    }
-                    // Under the base init, reading is a query like any other.
-                    None => own.get_or_insert_with(|| own_read(&t)),
-                };
-                let mut log = RcLog::default();
-                let current = std::cell::Cell::new(0usize);
-                let erroneous = |call: Option<&str>| {
-                    send(&FromWorker::Erroneous {
-                        job,
-                        n: current.get(),
-                        call: call.map(str::to_string),
-                    })
-                };
-                let ctx = Ctx {
-                    t: &t,
-                    inv,
-                    strict: hello.strict,
-                    mpi_version: t.lib.get_version().map(|(_, v)| v),
-                    erroneous: Some(&erroneous),
-                };
-                let area = case.split('.').next().unwrap_or_default().to_string();
-                if !areas.contains_key(&area) {
-                    match Suite::load_area(&hello.specs, &area) {
-                        Ok(s) => {
-                            areas.insert(area.clone(), s);
-                        }
-                        Err(e) => {
-                            send(&FromWorker::CannotRun(e.to_string()));
-                            return 2;
-                        }
-                    }
-                }
-                let Some(c) = areas.get(&area).and_then(|s| s.get(&case)) else {
-                    send(&FromWorker::CannotRun(format!("unknown case {case}")));
-                    return 2;
-                };
-                for (n, s) in subjects.iter().enumerate() {
-                    current.set(n);
-                    send(&FromWorker::Started { job, n });
-                    let result = exec::run(&ctx, c, s.as_ref(), &mut log);
-                    send(&FromWorker::Result {
-                        job,
-                        n,
-                        result: Box::new(result),
-                    });
-                }
-                // Reusable when the base init is intact: MPI_T still answers a query.
-                let clean = !single_job
-                    && hello.base_init
-                    && matches!(t.lib.cvar_get_num(), Some((rc, _)) if t.rc(rc) == ReturnCode::Success);
-                send(&FromWorker::Done { job, log, clean });
-                if single_job {
-                    break;
-                }
-            }
-        }
+    if let Err(code) = serve_messages(hello, &t) {
+        return code;
     }
     // Leave MPI as a program should (R-FIN-4 is about MPI_T; MPI wants its finalize),
     // unless a case already finalized it.
@@ -288,6 +70,243 @@ pub fn serve(hello: &Hello) -> i32 {
     // Left set: what runs from here on is the library's exit.
     in_flight::set(Some(AT_EXIT));
     0
+}
+
+/// The worker's start: its page and channel, the library loaded, MPI_Init and the base
+/// init when asked, then `Ready`. `Err`: the exit code (the supervisor was told why).
+fn start(hello: &Hello) -> Result<Target, i32> {
+    // The call in flight goes to the supervisor's page, mapped before the library can
+    // touch the descriptor that brought it.
+    if let Some(fd) = hello.page {
+        if let Err(e) = page::attach(fd) {
+            eprintln!("mpit-conform worker: cannot map its page: {e}");
+            return Err(2);
+        }
+    }
+    // The protocol leaves fds 0 and 1 before the library can touch them.
+    if let Err(e) = stdio::take_protocol(hello.rendezvous.as_deref()) {
+        eprintln!("mpit-conform worker: cannot set up its channel: {e}");
+        return Err(2);
+    }
+    // A crash or abort inside a vendor call names the call (ffi::in_flight).
+    in_flight::install();
+    let cannot = |why: String| {
+        send(&FromWorker::CannotRun(why));
+        2
+    };
+    let abi: AbiChoice = hello.abi.parse().map_err(cannot)?;
+    calling("dlopen (loading the library and detecting its ABI)");
+    let t = Target::open(&hello.lib, &abi, hello.force).map_err(|e| cannot(e.to_string()))?;
+    if hello.mpi_init {
+        calling("MPI_Init");
+        match t.lib.mpi_init() {
+            Some((rc, ())) if t.rc(rc) == ReturnCode::Success => {}
+            Some((rc, ())) => return Err(cannot(format!("MPI_Init returned {}", t.rc(rc)))),
+            None => return Err(cannot("MPI_Init is not exported".into())),
+        }
+    }
+    // The base init (see `Hello::base_init`): cases nest inside it.
+    if hello.base_init {
+        let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
+        calling("MPI_T_init_thread(MPI_THREAD_SINGLE)");
+        match t.lib.init_thread(single) {
+            Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
+            Some((rc, _)) => {
+                return Err(cannot(format!("MPI_T_init_thread returned {}", t.rc(rc))))
+            }
+            None => return Err(cannot("MPI_T_init_thread is not exported".into())),
+        }
+    }
+    let facts = facts(&t);
+    in_flight::set(None);
+    send(&FromWorker::Ready(Box::new(facts)));
+    Ok(t)
+}
+
+/// What a worker keeps between messages.
+struct State {
+    /// The cases of each area, loaded when a job of that area first comes.
+    areas: BTreeMap<String, Suite>,
+    own: Option<Inventory>,
+    mirror: Option<Mirror>,
+    /// A zygote's child serves as a fresh worker would, one job or until `Quit`.
+    single_job: bool,
+    /// A zygote's child.
+    child: bool,
+}
+
+/// The messages, until `Quit` or end of input; `Err`: the exit code.
+fn serve_messages(hello: &Hello, t: &Target) -> Result<(), i32> {
+    let mut st = State {
+        areas: BTreeMap::new(),
+        own: None,
+        mirror: None,
+        single_job: hello.single_job,
+        child: false,
+    };
+    // A child forked with its first message (`Fork::then`) serves it, then reads on.
+    let mut then: Option<ToWorker> = None;
+    let mut lines = BufReader::new(stdio::Input).lines();
+    loop {
+        let msg: ToWorker = match then.take() {
+            Some(m) => m,
+            None => match lines.next() {
+                None => return Ok(()),
+                Some(Err(_)) => orphaned(),
+                Some(Ok(line)) => match serde_json::from_str(&line) {
+                    Ok(m) => m,
+                    Err(_) => continue,
+                },
+            },
+        };
+        match msg {
+            ToWorker::Quit => return Ok(()),
+            ToWorker::Fork {
+                single_job: one,
+                area,
+                then: first,
+            } => {
+                if !hello.zygote {
+                    send(&FromWorker::CannotRun(
+                        "Fork to a worker that is no zygote".into(),
+                    ));
+                    return Err(2);
+                }
+                // The cases are parsed once, in the zygote, for every child.
+                if let Some(area) = area.filter(|a| !st.areas.contains_key(a)) {
+                    if let Ok(s) = Suite::load_area(&hello.specs, &area) {
+                        st.areas.insert(area, s);
+                    }
+                }
+                if zygote::fork(&send, first.is_none()) {
+                    st.single_job = one;
+                    st.child = true;
+                    then = first.map(|m| *m);
+                }
+            }
+            ToWorker::Mirror(m) => st.mirror = Some(*m),
+            ToWorker::Ops { seq, ops } => {
+                let Some(m) = &st.mirror else {
+                    send(&FromWorker::CannotRun("Ops before Mirror".into()));
+                    return Err(2);
+                };
+                let mut e = TargetEngine::new(t, m);
+                for (n, op) in ops.iter().enumerate() {
+                    let obs = Box::new(e.call(op));
+                    send(&FromWorker::Observed { seq, n, obs });
+                }
+                send(&FromWorker::OpsDone { seq });
+                // A sequence's child ends at once: nobody judges its exit (the
+                // supervisor has the whole trace), and the library's exit handlers and
+                // unloading were most of its end.
+                if st.child && st.single_job {
+                    exit_child(0);
+                }
+            }
+            ToWorker::Capabilities => {
+                let step = |s| send(&FromWorker::Probe(Box::new(s)));
+                capability_probe::run(t, &step, &calling);
+                in_flight::set(None);
+                send(&FromWorker::ProbeDone);
+            }
+            ToWorker::Catalog { skip } => {
+                let g = Guard::new(&skip, &calling);
+                let d = catalog::read_guarded(t, hello.mpi_init, g);
+                send(&FromWorker::Catalog(Box::new(d)));
+            }
+            ToWorker::Inventory { skip } => {
+                let i = inventory::read_guarded(t, &mut Guard::new(&skip, &calling));
+                send(&FromWorker::Inventory(Box::new(i)));
+            }
+            ToWorker::Job {
+                job,
+                case,
+                subjects,
+                inventory: given,
+            } => {
+                job_run(hello, t, &mut st, job, &case, &subjects, given)?;
+                if st.single_job {
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// One `Job`: its subjects in order, a `Result` each, then `Done`; `Err`: the exit code.
+fn job_run(
+    hello: &Hello,
+    t: &Target,
+    st: &mut State,
+    job: u64,
+    case: &str,
+    subjects: &[Option<inventory::Entry>],
+    given: Option<Box<Inventory>>,
+) -> Result<(), i32> {
+    // The catalog entries the supervisor lost in its readers: reading them again here
+    // would only die the same way.
+    // Not announced: the supervisor waits for a job's results then, and a crash names
+    // the spot through the in-flight marker all the same.
+    let own_read = |t: &Target| inventory::read_guarded(t, &mut Guard::new(&hello.skip, &|_| {}));
+    // Borrowed, not cloned per job: a large catalog made the copy O(catalog)
+    // for each of O(catalog) jobs.
+    let given_inv;
+    let inv: &Inventory = match given {
+        Some(i) => {
+            given_inv = *i;
+            &given_inv
+        }
+        // Under the base init, reading is a query like any other.
+        None => st.own.get_or_insert_with(|| own_read(t)),
+    };
+    let mut log = RcLog::default();
+    let current = std::cell::Cell::new(0usize);
+    let erroneous = |call: Option<&str>| {
+        send(&FromWorker::Erroneous {
+            job,
+            n: current.get(),
+            call: call.map(str::to_string),
+        })
+    };
+    let ctx = Ctx {
+        t,
+        inv,
+        strict: hello.strict,
+        mpi_version: t.lib.get_version().map(|(_, v)| v),
+        erroneous: Some(&erroneous),
+    };
+    let area = case.split('.').next().unwrap_or_default().to_string();
+    if !st.areas.contains_key(&area) {
+        match Suite::load_area(&hello.specs, &area) {
+            Ok(s) => {
+                st.areas.insert(area.clone(), s);
+            }
+            Err(e) => {
+                send(&FromWorker::CannotRun(e.to_string()));
+                return Err(2);
+            }
+        }
+    }
+    let Some(c) = st.areas.get(&area).and_then(|s| s.get(case)) else {
+        send(&FromWorker::CannotRun(format!("unknown case {case}")));
+        return Err(2);
+    };
+    for (n, s) in subjects.iter().enumerate() {
+        current.set(n);
+        send(&FromWorker::Started { job, n });
+        let result = exec::run(&ctx, c, s.as_ref(), &mut log);
+        send(&FromWorker::Result {
+            job,
+            n,
+            result: Box::new(result),
+        });
+    }
+    // Reusable when the base init is intact: MPI_T still answers a query.
+    let clean = !st.single_job
+        && hello.base_init
+        && matches!(t.lib.cvar_get_num(), Some((rc, _)) if t.rc(rc) == ReturnCode::Success);
+    send(&FromWorker::Done { job, log, clean });
+    Ok(())
 }
 
 fn facts(t: &Target) -> TargetFacts {

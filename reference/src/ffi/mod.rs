@@ -47,12 +47,12 @@ pub(crate) use args::{
 
 use crate::faults::{Fault, Faults};
 use crate::model::{BoundObject, InfoHandle, Model};
-use mpit_vocab::catalog::Catalog;
+use mpit_vocab::catalog::{Catalog, Variations};
 use mpit_vocab::profile::{AbiProfile, CompleteTables, HandleValue, HandleWidth};
 use mpit_vocab::spec::{Datatype, TErr, TResult};
-use std::ffi::c_int;
+use std::ffi::{c_int, OsString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 /// Emits `PMPI_<name>` with the body and `<name>` calling it (R-GEN-8: a tool that
 /// interposes `<name>` reaches the implementation through `PMPI_<name>`).
@@ -101,13 +101,51 @@ fn build_model() -> Result<Model, String> {
         Ok(s) => Faults::parse(&s).map_err(|e| e.to_string())?,
         Err(_) => Faults::none(),
     };
-    let cat = match std::env::var_os(crate::ENV_CATALOG) {
-        Some(p) if !p.is_empty() => {
-            Catalog::load(std::path::Path::new(&p)).map_err(|e| e.to_string())?
-        }
-        _ => Catalog::default_catalog(),
+    let cat = catalog()?;
+    let v = faults.variations();
+    let cat = match v == Variations::default() {
+        true => cat,
+        false => Arc::new(Catalog::clone(&cat).varied(v)),
     };
-    Ok(Model::new(cat.varied(faults.variations()), faults))
+    Ok(Model::new(cat, faults))
+}
+
+/// The catalog `MPIT_REFERENCE_CATALOG` names (the compiled-in one without it), parsed
+/// once per process and kept with the variable's value it was read for: the model of
+/// each initialization starts from it as from a fresh parse (the catalog is never
+/// changed; values, handles and sessions are the model's, MPI-4.1 §15.3.6). Parsing it
+/// was most of a pristine process's work: [`parse_early`] parses it at the first MPI
+/// query, so that processes forked afterwards (the harness's zygotes) inherit it.
+fn catalog() -> Result<Arc<Catalog>, String> {
+    type Parsed = (Option<OsString>, Result<Arc<Catalog>, String>);
+    static PARSED: Mutex<Option<Parsed>> = Mutex::new(None);
+    let key = std::env::var_os(crate::ENV_CATALOG).filter(|p| !p.is_empty());
+    let mut g = PARSED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, cat)) = g.as_ref().filter(|(k, _)| *k == key) {
+        return cat.clone();
+    }
+    let cat = match &key {
+        Some(p) => Catalog::load(std::path::Path::new(p)).map_err(|e| e.to_string()),
+        None => Ok(Catalog::default_catalog()),
+    }
+    .map(Arc::new);
+    *g = Some((key, cat.clone()));
+    cat
+}
+
+/// Parses the catalog ([`catalog`]; an error is reported by the first
+/// `MPI_T_init_thread` as before) and the ABI profile ([`abi`]) now, once. Called by
+/// `MPI_Get_version` and `MPI_Get_library_version`, the queries a tool makes before
+/// anything else.
+pub(crate) fn parse_early() {
+    static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !DONE.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        // Whatever happens here is the first MPI_T_init_thread's to report.
+        let _ = catch_unwind(|| {
+            abi();
+            catalog()
+        });
+    }
 }
 
 /// The model in `slot`, built if needed. The initialization calls (`report`) print a

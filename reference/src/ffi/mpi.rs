@@ -81,6 +81,7 @@ export! {
     /// Reports MPI 4.1, the version of the MPI_T chapter the reference implements.
     fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
         mpi_guard(|| {
+            crate::ffi::parse_early();
             arg(version)?;
             arg(subversion)?;
             // SAFETY: both checked non-NULL; OUT ints per the signature.
@@ -98,6 +99,7 @@ export! {
     /// length without the NUL.
     fn MPI_Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
         mpi_guard(|| {
+            crate::ffi::parse_early();
             arg(version)?;
             arg(resultlen)?;
             let s = library_version();
