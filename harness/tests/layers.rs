@@ -269,20 +269,7 @@ fn submodules_form_no_cycle() {
     let mut subs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (root, within, f) in &files {
         let rel = f.strip_prefix(root).expect("under src");
-        let mut parts: Vec<String> = rel
-            .with_extension("")
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().to_string())
-            .collect();
-        if let Some(w) = within {
-            if !["capabilities", "exit_code", "lib"].contains(&parts[0].as_str()) {
-                parts.insert(0, w.to_string());
-            }
-        }
-        let parts: Vec<String> = match parts.last().map(String::as_str) {
-            Some("mod") => parts[..parts.len() - 1].to_vec(),
-            _ => parts,
-        };
+        let parts = module_path(rel, *within);
         // A test module in a file of its own (`mod tests;`) is test code too.
         if parts.len() < 2 || parts.last().is_some_and(|p| p == "tests") {
             continue;
