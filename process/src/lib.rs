@@ -74,6 +74,27 @@ pub fn default_sigpipe() {
     sys::default_sigpipe()
 }
 
+/// `print!` to stdout, but a reader that went away (`mpit-conform catalog | head`) is no
+/// error: what it no longer reads is lost, and the command goes on to its report files
+/// and its exit code (`println!` would panic on the broken pipe). The binaries'
+/// (`mpit-conform`, `xtask`) one way to print, beside [`default_sigpipe`].
+#[macro_export]
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
+/// [`out!`] with a newline, as `println!`.
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+
 /// Writes `line` and a newline to a child's stdin (or another channel to it, such as a
 /// socket) and flushes it. A child that has ended (a library thread crashed it, it
 /// exited after its last answer) makes this an error (EPIPE) for the caller to report as

@@ -6,7 +6,7 @@
 use crate::bench::soak::SoakOptions;
 use crate::bench::{self, LibSpec, Options, Settings};
 use anyhow::{bail, Result};
-use mpit_process::{ctrl_c, Cmd};
+use mpit_process::{ctrl_c, outln, Cmd};
 use mpit_report::exit_code;
 use std::path::PathBuf;
 use std::time::Duration;

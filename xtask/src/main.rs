@@ -11,22 +11,6 @@
 
 #![forbid(unsafe_code)]
 
-/// `print!` to stdout; a reader that went away is no error.
-macro_rules! out {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($t)*);
-    }};
-}
-
-/// [`out!`] with a newline.
-macro_rules! outln {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
-    }};
-}
-
 mod abi_probe;
 mod abi_tags;
 mod bench;
@@ -37,7 +21,7 @@ use anyhow::{bail, Context, Result};
 use bench::child;
 use clap::{Parser, Subcommand};
 use mpit_conform::runner::worker;
-use mpit_process::{adopt_orphans, default_sigpipe};
+use mpit_process::{adopt_orphans, default_sigpipe, out};
 use mpit_report::exit_code;
 use std::path::PathBuf;
 use std::process::ExitCode;

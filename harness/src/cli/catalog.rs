@@ -3,6 +3,7 @@
 use super::{request, TargetArgs};
 use anyhow::{anyhow, Result};
 use mpit_conform::runner::readers::{self, ReadError};
+use mpit_process::outln;
 use mpit_target::catalog::{count_line, CatalogDump};
 
 /// Reads the catalog in worker processes (the only kind of process that loads vendor

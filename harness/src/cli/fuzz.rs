@@ -10,7 +10,7 @@ use mpit_conform::differential::Mode;
 use mpit_conform::workflows::fuzz_props;
 use mpit_conform::workflows::replay::{self, Replay};
 use mpit_conform::workflows::replayed::Replayed;
-use mpit_process::on_ctrl_c;
+use mpit_process::{on_ctrl_c, outln};
 use mpit_report::exit_code;
 use mpit_target::LINKED_REFERENCE;
 use std::path::{Path, PathBuf};

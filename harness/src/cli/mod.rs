@@ -2,24 +2,6 @@
 //! and the reports. Exit codes: 0 nothing unexpected, 1 an unexpected fail / crash /
 //! timeout, 2 could not run (bad input, library not loadable).
 
-/// `print!` to stdout, but a reader that went away (`mpit-conform catalog | head`) is no
-/// error: what it no longer reads is lost, and the command goes on to its report files
-/// and its exit code (`println!` would panic on the broken pipe).
-macro_rules! out {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = write!(std::io::stdout(), $($t)*);
-    }};
-}
-
-/// [`out!`] with a newline, as `println!`.
-macro_rules! outln {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($t)*);
-    }};
-}
-
 mod build_repro;
 mod catalog;
 mod fuzz;
@@ -31,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use mpit_conform::runner::pool::Setup;
 use mpit_conform::runner::{ranks, worker};
-use mpit_process::adopt_orphans;
+use mpit_process::{adopt_orphans, out, outln};
 use mpit_reference::faults::hostile::HostileFault;
 use mpit_reference::faults::Faults;
 use mpit_reference::faults::ProcessFault;

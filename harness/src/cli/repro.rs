@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use mpit_conform::runner::{self, Config};
-use mpit_process::on_ctrl_c;
+use mpit_process::{on_ctrl_c, out};
 use mpit_report::exit_code;
 use mpit_report::json;
 use mpit_report::{read_history, Report};

@@ -7,7 +7,7 @@ use mpit_conform::coverage;
 use mpit_conform::runner::usage::{open_fds, RunUsage};
 use mpit_conform::runner::{self, Config, Progress};
 use mpit_conform::workflows::model_check;
-use mpit_process::on_ctrl_c;
+use mpit_process::{on_ctrl_c, out, outln};
 use mpit_report::diff::diff;
 use mpit_report::exit_code;
 use mpit_report::json;
