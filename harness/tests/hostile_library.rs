@@ -297,12 +297,43 @@ fn a_library_that_starts_a_thread_at_init_keeps_only_the_plain_zygote() {
 }
 
 #[test]
+fn a_library_that_refuses_mpi_init_after_a_fork_gets_exec_d_mpi_init_workers() {
+    // The first MPI_Init job's child aborts in MPI_Init: MPI_Init children are switched
+    // off for the run, that job and the later ones run on exec'd MPI_Init workers, the
+    // other jobs still fork, and the verdicts are the clean run's.
+    same_verdicts_as_clean("forked-mpi-init", &[]);
+    let r = faulty_run("forked-mpi-init-path", "forked-mpi-init", &[]);
+    let path = workers_path(&r.report);
+    assert!(
+        path.starts_with("fork+exec: MPI_Init in forked children off")
+            && !path.contains("zygote off"),
+        "{path}"
+    );
+    let n = |r: &Value, k: &str| r[k].as_u64().unwrap_or(0);
+    assert_eq!(n(&r.report, "workers_forked_mpi_init"), 0);
+    assert!(n(&r.report, "workers_started_mpi_init") > 5, "{path}");
+    assert!(n(&r.report, "workers_forked") > 50, "{path}");
+    // The clean run forks its MPI_Init workers: one exec'd, the inventory reader.
+    assert!(n(&clean().report, "workers_forked_mpi_init") > 5);
+    assert_eq!(n(&clean().report, "workers_started_mpi_init"), 1);
+    // A manual case that calls MPI_Init in a step dies there in a plain zygote's
+    // child: the case runs again exec'd, and passes as it does there.
+    let only = ["--case", "lifecycle.mpi.*"];
+    let r = faulty_run("forked-mpi-init-step", "forked-mpi-init", &only);
+    let path = workers_path(&r.report);
+    assert!(path.contains("a child died in MPI_Init"), "{path}");
+    assert_eq!(count(&r.report, "crash"), 0, "{path}");
+    assert!(count(&r.report, "pass") >= 4, "{path}");
+}
+
+#[test]
 fn exec_d_workers_give_the_verdicts_of_forked_ones() {
     // `--no-zygote` keeps the exec'd path of before zygotes; the clean run forks.
     let r = faulty_run("no-zygote", "", &["--no-zygote"]);
     assert_eq!(r.out.status.code(), Some(0));
     assert_eq!(workers_path(&r.report), "exec");
     assert_eq!(r.report["workers_forked"], 0);
+    assert_eq!(r.report["workers_forked_mpi_init"], 0);
     assert_eq!(verdicts(&r.report), verdicts(&clean().report));
 }
 
@@ -326,6 +357,7 @@ fn every_hostile_fault_has_its_test() {
         "rlimits",
         "thread-at-load",
         "thread-at-init",
+        "forked-mpi-init",
     ];
     every_fault_is_tested("--hostile", &tested);
 }

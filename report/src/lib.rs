@@ -169,6 +169,9 @@ pub struct WorkerCount {
     /// Workers forked by a zygote, besides those started.
     #[serde(default)]
     pub forked: u64,
+    /// Of those, the ones that called MPI_Init after the fork.
+    #[serde(default)]
+    pub forked_mpi_init: u64,
     /// `fork`, `exec`, or `fork+exec: <why a zygote was switched off>`.
     #[serde(default)]
     pub path: Option<String>,
@@ -315,6 +318,9 @@ pub struct Report {
     /// older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_forked: Option<u64>,
+    /// Of those, the ones that called MPI_Init after the fork; absent in older reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers_forked_mpi_init: Option<u64>,
     /// How the workers were made: `exec`, `fork`, or `fork+exec: <why a zygote was
     /// switched off>` (a library that started a thread, say); absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -431,6 +437,7 @@ impl Builder {
             workers_started: self.workers.as_ref().map(|w| w.started),
             workers_started_mpi_init: self.workers.as_ref().map(|w| w.with_mpi_init),
             workers_forked: self.workers.as_ref().map(|w| w.forked),
+            workers_forked_mpi_init: self.workers.as_ref().map(|w| w.forked_mpi_init),
             workers_path: self.workers.as_ref().and_then(|w| w.path.clone()),
             capabilities: self.capabilities,
             model_check: None,

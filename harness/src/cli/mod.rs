@@ -277,8 +277,10 @@ fn version_line() -> &'static str {
 pub struct WorkersArgs {
     /// How pristine workers are made: `fork` (default), from a zygote per library that
     /// has loaded the library once (and one with MPI_T initialized), or `exec`, a fresh
-    /// exec of this binary each. MPI_Init workers are always exec'd; a library that
-    /// starts a thread falls back to exec (report.json `workers_path` says so).
+    /// exec of this binary each. An MPI_Init worker is a child of the zygote without
+    /// MPI_T that calls MPI_Init after the fork; a library that starts a thread, or
+    /// dies in MPI_Init after a fork, falls back to exec (report.json `workers_path`
+    /// says so).
     #[arg(long, value_enum, default_value = "fork")]
     pub workers: WorkersPath,
     /// Same as `--workers exec`.

@@ -11,7 +11,7 @@
 //! announced call starts it anew.
 
 use super::channel::{self, Channel, Heard};
-use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker, CHILD_END};
+use super::protocol::{FromWorker, Hello, MpiInitChild, TargetFacts, ToWorker, CHILD_END};
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use mpit_spec::verdict::{Evidence, Status};
 use mpit_target::ffi::in_flight;
@@ -502,12 +502,14 @@ impl Worker {
     /// A zygote forks a child that serves from now on (`runner::zygote`); the error
     /// says why not (the zygote is then of no more use).
     /// With `then`, the child serves it at once and this does not wait: a `NoFork`
-    /// comes instead of the first answer.
+    /// comes instead of the first answer. With `mpi_init`, this also waits for the
+    /// child's MPI_Init (`Fork::mpi_init`).
     pub fn fork(
         &mut self,
         single_job: bool,
         area: Option<&str>,
         then: Option<&ToWorker>,
+        mpi_init: Option<MpiInitChild>,
         timeout: Duration,
     ) -> Result<(), String> {
         self.output.clear();
@@ -515,20 +517,29 @@ impl Worker {
             single_job,
             area: area.map(str::to_string),
             then: then.map(|m| Box::new(m.clone())),
+            mpi_init: mpi_init.clone(),
         };
         if then.is_some() {
             self.child = Some(false);
             return self.send(&fork).map_err(|b| self.explain(b));
         }
-        match self.send(&fork).and_then(|()| self.next(timeout)) {
-            Ok(FromWorker::Forked { .. }) => {
-                self.child = Some(false);
-                Ok(())
+        self.send(&fork).map_err(|b| self.explain(b))?;
+        // The zygote's `Forked` and the child's `MpiInitialized`, in either order.
+        let (mut forked, mut initialized) = (false, mpi_init.is_none());
+        while !(forked && initialized) {
+            match self.next(timeout) {
+                Ok(FromWorker::Forked { .. }) => {
+                    self.child = Some(false);
+                    forked = true;
+                }
+                Ok(FromWorker::MpiInitialized) => initialized = true,
+                Ok(FromWorker::NoFork(why)) => return Err(why),
+                Ok(FromWorker::CannotRun(why)) => return Err(format!("the child: {why}")),
+                Ok(other) => return Err(format!("unexpected answer to Fork: {other:?}")),
+                Err(b) => return Err(self.explain(b)),
             }
-            Ok(FromWorker::NoFork(why)) => Err(why),
-            Ok(other) => Err(format!("unexpected answer to Fork: {other:?}")),
-            Err(b) => Err(self.explain(b)),
         }
+        Ok(())
     }
 
     /// Ends a zygote's child: tells it to quit (unless it ends by itself after a

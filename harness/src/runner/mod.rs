@@ -255,6 +255,7 @@ fn run_until(
         started: outcome.workers_started + readers,
         with_mpi_init: outcome.workers_started_mpi_init + u64::from(after_read),
         forked: outcome.workers_forked,
+        forked_mpi_init: outcome.workers_forked_mpi_init,
         path: Some(setup.zygotes.path()),
     }));
     // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.

@@ -161,6 +161,7 @@ pub fn jobs(
                 names: n.to_vec(),
                 fresh: c.needs_fresh_process() || c.init == InitMode::Manual,
                 mpi_init,
+                calls_mpi_init: c.calls_mpi_init(),
                 base_init: c.init == InitMode::Auto,
                 skip: skips[usize::from(mpi_init)].clone(),
                 inventory: (c.init == InitMode::Manual).then(|| {

@@ -97,6 +97,8 @@ pub struct Outcome {
     pub workers_started_mpi_init: u64,
     /// Workers forked by a zygote (not counted in `workers_started`; the zygotes are).
     pub workers_forked: u64,
+    /// Of those, the ones that called MPI_Init.
+    pub workers_forked_mpi_init: u64,
 }
 
 /// Runs every job; results go to `tx` as they arrive. Stops early when `setup.stop` is
@@ -165,6 +167,7 @@ pub fn run(
             + setup.zygotes.started.load(Ordering::SeqCst),
         workers_started_mpi_init: started[1].load(Ordering::SeqCst),
         workers_forked: setup.zygotes.forked.load(Ordering::SeqCst),
+        workers_forked_mpi_init: setup.zygotes.forked_mpi_init.load(Ordering::SeqCst),
     }
 }
 
@@ -238,8 +241,8 @@ fn lane(
     zygotes.quit();
 }
 
-/// A pristine worker for `job`: forked by a zygote where one may be
-/// (`runner::zygote`: never for MPI_Init), else exec'd. `None`: the job's results (or
+/// A pristine worker for `job`: forked by a zygote where one may be (an MPI_Init job's
+/// child calls MPI_Init after the fork: `runner::zygote`), else exec'd. `None`: the job's results (or
 /// its first subject's crash in the worker's start) are sent, and its rest requeued.
 fn worker_for(
     setup: &Setup,
@@ -250,10 +253,16 @@ fn worker_for(
     job: &Job,
     fresh: bool,
 ) -> Option<Cur> {
-    let kind = if job.base_init { INITIALIZED } else { PLAIN };
-    let forked = match job.mpi_init {
+    // An MPI_Init job's child makes its own base init, after MPI_Init (MpiInitChild).
+    let kind = match job.base_init && !job.mpi_init {
+        true => INITIALIZED,
+        false => PLAIN,
+    };
+    let area = job.case.split('.').next();
+    let mpi_init = job.mpi_init.then_some(job.base_init);
+    let forked = match job.calls_mpi_init && zygotes.mpi_init_is_off() {
         true => None,
-        false => zygotes.fork(kind, fresh, job.case.split('.').next(), &job.skip, None),
+        false => zygotes.fork(kind, fresh, area, (&job.skip, mpi_init), None),
     };
     if let Some(w) = forked {
         return Some(Cur::Child {
@@ -392,6 +401,16 @@ impl Talk {
             _ => String::new(),
         };
         let death = w.death(b);
+        // A child that died or stalled in MPI_Init may have met a library that
+        // refuses a fork: the subject in flight and the rest run again on exec'd
+        // workers, which judge it.
+        if let (Cur::Child { .. }, true) = (&cur, in_mpi_init(&death)) {
+            zygotes.mpi_init_off(format!("a child died in MPI_Init: {}", death.message));
+            if let Cur::Child { w, kind, .. } = cur {
+                zygotes.put(kind, w);
+            }
+            return job.rest(self.next_subject());
+        }
         // A zygote whose child died goes on forking; an exec'd worker, or a
         // zygote killed at the deadline, is gone.
         match cur {
@@ -438,6 +457,12 @@ impl Talk {
         }
         job.rest(n + 1)
     }
+}
+
+/// A worker's death in MPI_Init or MPI_Init_thread (crash or timeout).
+fn in_mpi_init(d: &Death) -> bool {
+    matches!(d.status, Status::Crash | Status::Timeout)
+        && d.call.as_deref().is_some_and(|c| c.starts_with("MPI_Init"))
 }
 
 /// A lane's current worker: exec'd, or a zygote's child (the zygote with it).

@@ -82,6 +82,19 @@ impl Hello {
     }
 }
 
+/// A zygote's child that becomes an MPI_Init worker (`ToWorker::Fork::mpi_init`). It is
+/// forked by the zygote without MPI_T initialized, so that it calls MPI_Init and the
+/// base init in the exec'd worker's order: Open MPI 4.1.4 numbers its control variables
+/// differently when MPI_T was initialized before MPI_Init, and the inventory the job
+/// is given was read in that order.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MpiInitChild {
+    /// The child's `Hello::skip`.
+    pub skip: BTreeSet<String>,
+    /// The child's `Hello::base_init`.
+    pub base_init: bool,
+}
+
 /// Supervisor → worker, one per line on stdin.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum ToWorker {
@@ -119,12 +132,17 @@ pub enum ToWorker {
     /// `NoFork`). `area`: the cases to parse before forking, once for every child.
     /// With `then`, the child serves that message first (and the zygote sends no
     /// `Forked`: the child's answers may come before it): one line per sequence.
+    /// With `mpi_init`, the child starts as an exec'd MPI_Init worker does (MPI_Init,
+    /// then the base init) and answers `MpiInitialized`; the zygote itself never calls
+    /// MPI_Init.
     Fork {
         single_job: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         area: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         then: Option<Box<ToWorker>>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mpi_init: Option<MpiInitChild>,
     },
     /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.
@@ -221,6 +239,8 @@ pub enum FromWorker {
     },
     /// A zygote did not fork (a thread of the library's, say): why.
     NoFork(String),
+    /// A child forked with `Fork::mpi_init`: its MPI_Init returned `MPI_SUCCESS`.
+    MpiInitialized,
     /// A zygote's child ended (reaped with wait4): its exit code or signal.
     ChildEnded {
         #[serde(default)]

@@ -26,6 +26,8 @@ pub struct Job {
     /// Needs a process of its own (and MPI_Init when `mpi_init`).
     pub fresh: bool,
     pub mpi_init: bool,
+    /// Calls MPI_Init, before its steps (`mpi_init`) or in one of them.
+    pub calls_mpi_init: bool,
     /// The worker holds a base MPI_T init (see `Hello::base_init`).
     pub base_init: bool,
     /// Sent along when the worker must not read its own (shared, as `subjects`).

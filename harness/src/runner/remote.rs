@@ -90,7 +90,13 @@ impl Remote {
         let kind = if base_init { INITIALIZED } else { PLAIN };
         if let Some(z) = self.zygotes.as_mut() {
             let before = self.shared.started.load(Ordering::SeqCst);
-            let w = z.fork(kind, then.is_some(), None, &Default::default(), then);
+            let w = z.fork(
+                kind,
+                then.is_some(),
+                None,
+                (&Default::default(), None),
+                then,
+            );
             self.started += self.shared.started.load(Ordering::SeqCst) - before;
             if let Some(w) = w {
                 return Ok((w, Some(kind)));

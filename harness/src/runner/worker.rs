@@ -5,7 +5,7 @@
 //! prints goes to stderr, which the supervisor keeps the tail of.
 
 use super::capability_probe;
-use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
+use super::protocol::{FromWorker, Hello, MpiInitChild, TargetFacts, ToWorker};
 use super::zygote;
 use crate::differential::engine::Engine;
 use crate::differential::target::TargetEngine;
@@ -58,7 +58,9 @@ pub fn serve(hello: &Hello) -> i32 {
         Ok(t) => t,
         Err(code) => return code,
     };
-    if let Err(code) = serve_messages(hello, &t) {
+    // A zygote's child forked for an MPI_Init job becomes an MPI_Init worker.
+    let mut hello = hello.clone();
+    if let Err(code) = serve_messages(&mut hello, &t) {
         return code;
     }
     // Leave MPI as a program should (R-FIN-4 is about MPI_T; MPI wants its finalize),
@@ -99,28 +101,60 @@ fn start(hello: &Hello) -> Result<Target, i32> {
     let t = Target::open(&hello.lib, &abi, hello.force).map_err(|e| cannot(e.to_string()))?;
     if hello.mpi_init {
         calling("MPI_Init");
-        match t.lib.mpi_init() {
-            Some((rc, ())) if t.rc(rc) == ReturnCode::Success => {}
-            Some((rc, ())) => return Err(cannot(format!("MPI_Init returned {}", t.rc(rc)))),
-            None => return Err(cannot("MPI_Init is not exported".into())),
-        }
+        mpi_init(&t).map_err(cannot)?;
     }
     // The base init (see `Hello::base_init`): cases nest inside it.
     if hello.base_init {
-        let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
-        calling("MPI_T_init_thread(MPI_THREAD_SINGLE)");
-        match t.lib.init_thread(single) {
-            Some((rc, _)) if t.rc(rc) == ReturnCode::Success => {}
-            Some((rc, _)) => {
-                return Err(cannot(format!("MPI_T_init_thread returned {}", t.rc(rc))))
-            }
-            None => return Err(cannot("MPI_T_init_thread is not exported".into())),
-        }
+        calling(BASE_INIT);
+        base_init(&t).map_err(cannot)?;
     }
     let facts = facts(&t);
     in_flight::set(None);
     send(&FromWorker::Ready(Box::new(facts)));
     Ok(t)
+}
+
+const BASE_INIT: &str = "MPI_T_init_thread(MPI_THREAD_SINGLE)";
+
+/// The base init; `Err`: why it did not succeed.
+fn base_init(t: &Target) -> Result<(), String> {
+    let single = t.profile.thread_level.num(ThreadLevel::Single).unwrap_or(0) as i32;
+    match t.lib.init_thread(single) {
+        Some((rc, _)) if t.rc(rc) == ReturnCode::Success => Ok(()),
+        Some((rc, _)) => Err(format!("MPI_T_init_thread returned {}", t.rc(rc))),
+        None => Err("MPI_T_init_thread is not exported".into()),
+    }
+}
+
+/// MPI_Init (singleton); `Err`: why it did not succeed.
+fn mpi_init(t: &Target) -> Result<(), String> {
+    match t.lib.mpi_init() {
+        Some((rc, ())) if t.rc(rc) == ReturnCode::Success => Ok(()),
+        Some((rc, ())) => Err(format!("MPI_Init returned {}", t.rc(rc))),
+        None => Err("MPI_Init is not exported".into()),
+    }
+}
+
+/// A zygote's child forked for an MPI_Init job: MPI_Init and the base init as an
+/// exec'd MPI_Init worker's start makes them, then `MpiInitialized`. Not announced
+/// with `Calling` (the zygote's `Forked` is on the same channel, in no set order): the
+/// page names the call if the library dies in it, and the supervisor runs such a job
+/// on an exec'd worker.
+fn child_mpi_init(t: &Target, hello: &mut Hello, c: MpiInitChild) -> Result<(), i32> {
+    (hello.skip, hello.mpi_init, hello.base_init) = (c.skip, true, c.base_init);
+    in_flight::set(Some("MPI_Init"));
+    let mut started = mpi_init(t);
+    if c.base_init && started.is_ok() {
+        in_flight::set(Some(BASE_INIT));
+        started = base_init(t);
+    }
+    if let Err(why) = started {
+        send(&FromWorker::CannotRun(why));
+        return Err(2);
+    }
+    in_flight::set(None);
+    send(&FromWorker::MpiInitialized);
+    Ok(())
 }
 
 /// What a worker keeps between messages.
@@ -136,7 +170,7 @@ struct State {
 }
 
 /// The messages, until `Quit` or end of input; `Err`: the exit code.
-fn serve_messages(hello: &Hello, t: &Target) -> Result<(), i32> {
+fn serve_messages(hello: &mut Hello, t: &Target) -> Result<(), i32> {
     let mut st = State {
         areas: BTreeMap::new(),
         own: None,
@@ -165,6 +199,7 @@ fn serve_messages(hello: &Hello, t: &Target) -> Result<(), i32> {
                 single_job: one,
                 area,
                 then: first,
+                mpi_init,
             } => {
                 if !hello.zygote {
                     send(&FromWorker::CannotRun(
@@ -182,6 +217,9 @@ fn serve_messages(hello: &Hello, t: &Target) -> Result<(), i32> {
                     st.single_job = one;
                     st.child = true;
                     then = first.map(|m| *m);
+                    if let Some(c) = mpi_init {
+                        child_mpi_init(t, hello, c)?;
+                    }
                 }
             }
             ToWorker::Mirror(m) => st.mirror = Some(*m),

@@ -11,13 +11,16 @@
 //!
 //! Fork only while the zygote runs one thread (`/proc/self/task`, checked before each
 //! fork): a library that started a thread gets exec'd workers as before, and the
-//! report says so (`workers_path`). Never after MPI_Init: MPI_Init jobs stay exec'd
-//! workers. A zygote that cannot start, refuses to fork, or whose child lost its
-//! channel to the library switches that kind of zygote off for the rest of the run;
-//! the job goes to an exec'd worker, so the verdicts are the exec'd path's.
+//! report says so (`workers_path`). Never after MPI_Init: a zygote never calls it; an
+//! MPI_Init job's child is forked by the zygote without MPI_T initialized and calls
+//! MPI_Init, then the base init, in the exec'd worker's order (`MpiInitChild`). A zygote that cannot
+//! start, refuses to fork, or whose child lost its channel to the library switches
+//! that kind of zygote off for the rest of the run, and a child whose MPI_Init fails,
+//! dies or stalls switches MPI_Init children off; the job goes to an exec'd worker, so
+//! the verdicts are the exec'd path's.
 
 use super::child::Worker;
-use super::protocol::{FromWorker, Hello, ToWorker, CHILD_END};
+use super::protocol::{FromWorker, Hello, MpiInitChild, ToWorker, CHILD_END};
 use mpit_process::{fork as fork_process, Ended, Forked};
 use mpit_target::ffi::{in_flight, page, stdio};
 use std::collections::BTreeSet;
@@ -74,10 +77,14 @@ pub struct Shared {
     pub enabled: bool,
     /// A kind switched off for the rest of the run.
     off: [AtomicBool; 2],
+    /// MPI_Init in forked children switched off for the rest of the run.
+    mpi_init_off: AtomicBool,
     /// Why, one line each.
     notes: Mutex<BTreeSet<String>>,
     /// Children forked.
     pub forked: AtomicU64,
+    /// Of those, the ones that called MPI_Init.
+    pub forked_mpi_init: AtomicU64,
     /// Zygotes started (exec'd workers themselves).
     pub started: AtomicU64,
 }
@@ -96,6 +103,14 @@ impl Shared {
         let name = ["plain", "initialized"][kind];
         if let Ok(mut n) = self.notes.lock() {
             n.insert(format!("{name} zygote off: {why}"));
+        }
+    }
+
+    /// Switches MPI_Init in forked children off for the rest of the run, saying why.
+    fn mpi_init_off(&self, why: String) {
+        self.mpi_init_off.store(true, Ordering::SeqCst);
+        if let Ok(mut n) = self.notes.lock() {
+            n.insert(format!("MPI_Init in forked children off: {why}"));
         }
     }
 
@@ -154,16 +169,22 @@ impl Zygotes {
     }
 
     /// A zygote of `kind` with a fresh child forked, which serves the next messages
-    /// (one job when `single_job`); `None`: run the job on an exec'd worker.
+    /// (one job when `single_job`; when `mpi_init`, after its MPI_Init and, if true,
+    /// the base init, `skip` then being the child's own); `None`: run the job on an
+    /// exec'd worker.
     pub fn fork(
         &mut self,
         kind: usize,
         single_job: bool,
         area: Option<&str>,
-        skip: &BTreeSet<String>,
+        (skip, mpi_init): (&BTreeSet<String>, Option<bool>),
         then: Option<&ToWorker>,
     ) -> Option<Worker> {
-        if !self.shared.enabled || self.shared.off[kind].load(Ordering::SeqCst) {
+        // `mpi_init`: the job's base init, which its child makes after MPI_Init.
+        if !self.shared.enabled
+            || self.shared.off[kind].load(Ordering::SeqCst)
+            || (mpi_init.is_some() && self.mpi_init_is_off())
+        {
             return None;
         }
         let idle = match self.idle[kind].take() {
@@ -174,15 +195,18 @@ impl Zygotes {
             other => other.map(|(w, _)| w),
         };
         let mut w = match idle {
-            Some(w) if &self.skips[kind] == skip => w,
+            // An MPI_Init child takes its `skip` in the `Fork`: any zygote will do.
+            Some(w) if mpi_init.is_some() || &self.skips[kind] == skip => w,
             _ => {
-                self.skips[kind] = skip.clone();
+                if mpi_init.is_none() {
+                    self.skips[kind] = skip.clone();
+                }
                 let hello = Hello {
                     zygote: true,
                     mpi_init: false,
                     single_job: false,
                     base_init: kind == INITIALIZED,
-                    skip: skip.clone(),
+                    skip: self.skips[kind].clone(),
                     ..self.hello.clone()
                 };
                 self.shared.started.fetch_add(1, Ordering::SeqCst);
@@ -201,10 +225,22 @@ impl Zygotes {
                 }
             }
         };
-        match w.fork(single_job, area, then, self.timeout) {
+        let child = mpi_init.map(|base_init| MpiInitChild {
+            skip: skip.clone(),
+            base_init,
+        });
+        match w.fork(single_job, area, then, child, self.timeout) {
             Ok(()) => {
                 self.shared.forked.fetch_add(1, Ordering::SeqCst);
+                if mpi_init.is_some() {
+                    self.shared.forked_mpi_init.fetch_add(1, Ordering::SeqCst);
+                }
                 Some(w)
+            }
+            Err(why) if mpi_init.is_some() => {
+                self.shared.mpi_init_off(why);
+                w.kill();
+                None
             }
             Err(why) => {
                 self.shared.off(kind, why);
@@ -225,6 +261,17 @@ impl Zygotes {
     /// its end is awaited at the next fork, while the supervisor does other work.
     pub fn put_ending(&mut self, kind: usize, w: Worker) {
         self.idle[kind] = Some((w, true));
+    }
+
+    /// A child died or stalled in MPI_Init: no more MPI_Init in forked children this
+    /// run (a library that detects the fork, say).
+    pub fn mpi_init_off(&self, why: String) {
+        self.shared.mpi_init_off(why);
+    }
+
+    /// Whether MPI_Init in forked children is off for the rest of the run.
+    pub fn mpi_init_is_off(&self) -> bool {
+        self.shared.mpi_init_off.load(Ordering::SeqCst)
     }
 
     /// The library took a child's channel: no more zygotes of either kind this run.

@@ -43,6 +43,7 @@ hostile_faults! {
     Rlimits = "rlimits", "the first MPI_T_init_thread lowers the soft limits on open files (to 64) and on the stack (to 1 MiB)";
     ThreadAtLoad = "thread-at-load", "loading the library (its constructor, in the cdylib) starts a thread that sleeps for good, as libraries with a progress or monitoring thread do: a process with it must not fork (zygotes fall back to exec'd workers)";
     ThreadAtInit = "thread-at-init", "the first MPI_T_init_thread starts a thread that sleeps for good: a process with MPI_T initialized must not fork (the initialized zygote falls back to exec'd workers)";
+    ForkedMpiInit = "forked-mpi-init", "MPI_Init aborts in a process other than the one that first queried the library's version, as a library that records its process when it starts and refuses a fork does: MPI_Init jobs fall back from zygotes' children to exec'd workers";
 }
 
 impl HostileFault {

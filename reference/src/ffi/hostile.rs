@@ -35,6 +35,9 @@ pub(crate) fn strike(p: Point) {
         on.contains(&HostileFault::HandlersExit) || on.contains(&HostileFault::HandlersReraise);
     let blocked = on.contains(&HostileFault::SignalsBlocked);
     match p {
+        Point::VersionQuery | Point::MpiInit if on.contains(&HostileFault::ForkedMpiInit) => {
+            forked_mpi_init(p)
+        }
         Point::InitThread => first_init(on),
         Point::CvarGetInfo(CRASHING_CVAR) if handlers || blocked => segv(),
         Point::CvarGetInfo(HANGING_CVAR) if blocked || on.contains(&HostileFault::LeaveGroup) => {
@@ -43,6 +46,17 @@ pub(crate) fn strike(p: Point) {
         Point::PvarSessionFree if handlers => bus(),
         Point::CvarHandleFree if handlers => std::process::abort(),
         _ => {}
+    }
+}
+
+/// `forked-mpi-init`: the process that first queried the version is the library's;
+/// MPI_Init in another one (a fork's child) aborts.
+fn forked_mpi_init(p: Point) {
+    static FIRST: OnceLock<u32> = OnceLock::new();
+    let first = *FIRST.get_or_init(std::process::id);
+    if matches!(p, Point::MpiInit) && first != std::process::id() {
+        eprintln!("mpit-reference: MPI_Init in a forked process (forked-mpi-init)");
+        std::process::abort();
     }
 }
 
@@ -83,8 +97,8 @@ fn first_init(on: &BTreeSet<HostileFault>) {
             }
             HostileFault::Rlimits => lower_limits(),
             HostileFault::ThreadAtInit => sleeping_thread(),
-            // At load, not here (`at_load`).
-            HostileFault::ThreadAtLoad => {}
+            // At load, not here (`at_load`); at MPI_Init (`forked_mpi_init`).
+            HostileFault::ThreadAtLoad | HostileFault::ForkedMpiInit => {}
         }
     }
 }

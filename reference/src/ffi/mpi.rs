@@ -4,6 +4,7 @@
 //! `mpivars` and Intel's `impi_info` import besides MPI_T: MPI_Type_get_name and
 //! MPI_Abort.
 
+use super::process::{self, Point};
 use super::{
     abi, c_name, export, lock, model_in, put, put_mpi_handle, put_string, read_mpi_handle,
 };
@@ -82,6 +83,7 @@ export! {
     fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
         mpi_guard(|| {
             crate::ffi::parse_early();
+            process::strike(Point::VersionQuery);
             arg(version)?;
             arg(subversion)?;
             // SAFETY: both checked non-NULL; OUT ints per the signature.
@@ -100,6 +102,7 @@ export! {
     fn MPI_Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
         mpi_guard(|| {
             crate::ffi::parse_early();
+            process::strike(Point::VersionQuery);
             arg(version)?;
             arg(resultlen)?;
             let s = library_version();
@@ -167,6 +170,7 @@ export! {
     /// Makes the `appears: mpi_init` entries visible (R-CVAR-1: appended).
     fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
         let _ = (argc, argv);
+        process::strike(Point::MpiInit);
         with_model(true, |m| m.mpi_init().map_err(|_| MpiErr::Other))
     }
 }

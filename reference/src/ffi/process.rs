@@ -12,6 +12,9 @@ use std::time::Duration;
 /// Where a process fault can strike.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Point {
+    /// `MPI_Get_version` or `MPI_Get_library_version`.
+    VersionQuery,
+    MpiInit,
     InitThread,
     CvarGetInfo(i32),
     PvarSessionFree,

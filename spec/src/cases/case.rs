@@ -145,4 +145,10 @@ impl Case {
     pub fn needs_fresh_process(&self) -> bool {
         self.requires(Require::MpiInit) || self.requires(Require::FreshProcess)
     }
+    /// Cases whose process calls MPI_Init or MPI_Init_thread: before its steps, or in
+    /// one of them.
+    pub fn calls_mpi_init(&self) -> bool {
+        self.requires(Require::MpiInit)
+            || self.steps.iter().any(|s| s.exercises() == Some("mpi_init"))
+    }
 }

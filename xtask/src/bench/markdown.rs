@@ -169,7 +169,7 @@ fn per_library(o: &mut String, b: &Bench) {
         "Walls in seconds, medians; `{jobs_label}` cells give one value per -j. Floor (a): a \
          fresh process opens the library, MPI_T_init_thread, reads every entry's info, \
          MPI_T_finalize. (b): the same inside MPI_Init/MPI_Finalize. Floor-bound: (a) × plain \
-         workers + (b) × MPI_Init workers the run started, over min(workers at once, cores) (-j auto: the run's own choice, in report.json's `options.jobs`). Overhead: \
+         workers + (b) × MPI_Init workers the run started or forked, over min(workers at once, cores) (-j auto: the run's own choice, in report.json's `options.jobs`). Overhead: \
          (suite wall − floor-bound) / results.\n"
     );
     let _ = writeln!(

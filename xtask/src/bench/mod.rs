@@ -440,7 +440,8 @@ pub fn derive(f: &mut LibFigures, cores: usize) {
         }
         .min(cores)
         .max(1) as f64;
-        let bound = (plain * a + run.workers_mpi_init as f64 * b) / lanes;
+        let mpi_init = (run.workers_mpi_init + run.workers_forked_mpi_init) as f64;
+        let bound = (plain * a + mpi_init * b) / lanes;
         let results = run.results.max(1) as f64;
         s.floor_bound_ms = Some(bound);
         s.ratio = (bound > 0.0).then(|| s.wall_ms.median / bound);

@@ -24,6 +24,8 @@ struct ReportHead {
     workers_started: Option<u64>,
     #[serde(default)]
     workers_started_mpi_init: Option<u64>,
+    #[serde(default)]
+    workers_forked_mpi_init: Option<u64>,
     options: HeadOptions,
     summary: HeadSummary,
 }
@@ -50,6 +52,9 @@ pub struct SuiteRun {
     pub worker_rss_kb: u64,
     pub workers_started: u64,
     pub workers_mpi_init: u64,
+    /// MPI_Init workers a zygote forked (they pay MPI_Init, not the exec and dlopen).
+    #[serde(default)]
+    pub workers_forked_mpi_init: u64,
     /// The most workers the run had at once (its report's `options.jobs`: `-j`, or
     /// what the run chose without it).
     #[serde(default)]
@@ -160,6 +165,7 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
         worker_rss_kb: usage.workers.maxrss_kb,
         workers_started: report.workers_started.unwrap_or(0),
         workers_mpi_init: report.workers_started_mpi_init.unwrap_or(0),
+        workers_forked_mpi_init: report.workers_forked_mpi_init.unwrap_or(0),
         lanes: report.options.jobs,
         results: report.summary.total,
         by_status: report
