@@ -149,9 +149,15 @@ impl Channel {
     /// and then ended left its last lines there.
     pub fn accept(&mut self, page: &impl Fn() -> Record) {
         let Some(l) = &self.rendezvous else { return };
-        let Ok((s, _)) = l.accept() else { return };
+        // The worker counts a reconnection on its page before it connects: read first,
+        // since an accept(2) that finds nothing still allocates and frees a socket and
+        // its file (most of the supervisor's kernel time per line in fuzz-props).
         let rec = page();
-        if rec.reconnects <= self.current || s.set_nonblocking(false).is_err() {
+        if rec.reconnects <= self.current {
+            return;
+        }
+        let Ok((s, _)) = l.accept() else { return };
+        if s.set_nonblocking(false).is_err() {
             return;
         }
         let sent = rec.taken.map_or(0, |t| t.sent);

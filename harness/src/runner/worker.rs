@@ -12,7 +12,7 @@ use crate::differential::target::TargetEngine;
 use crate::differential::Mirror;
 use crate::exec::{self, Ctx};
 use crate::judge::inventory::{self, Inventory};
-use crate::judge::return_codes::RcLog;
+use crate::judge::return_codes::{RcLog, Table};
 use mpit_process::{exit_child, usage_self};
 use mpit_report::exit_code;
 use mpit_spec::cases::Suite;
@@ -58,6 +58,9 @@ pub fn serve(hello: &Hello) -> i32 {
         Ok(t) => t,
         Err(code) => return code,
     };
+    if hello.zygote {
+        warm_up();
+    }
     // A zygote's child forked for an MPI_Init job becomes an MPI_Init worker.
     let mut hello = hello.clone();
     if let Err(code) = serve_messages(&mut hello, &t) {
@@ -155,6 +158,15 @@ fn child_mpi_init(t: &Target, hello: &mut Hello, c: MpiInitChild) -> Result<(), 
     in_flight::set(None);
     send(&FromWorker::MpiInitialized);
     Ok(())
+}
+
+/// Parses in a zygote what each of its children would otherwise parse again: the
+/// tables the cases and the judges read once per process (the standard ABI's handle
+/// names, the return-code table, the readings), from YAML compiled into the binary.
+fn warm_up() {
+    let _ = mpit_spec::cases::expr::constant_kind("MPI_COMM_WORLD");
+    let _ = Table::shared();
+    let _ = mpit_spec::readings::all();
 }
 
 /// What a worker keeps between messages.
