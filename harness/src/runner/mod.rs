@@ -7,6 +7,7 @@ pub mod capability_probe;
 mod channel;
 pub mod child;
 pub mod deadline;
+pub mod death;
 pub mod plan;
 pub mod pool;
 pub mod protocol;

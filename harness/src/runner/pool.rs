@@ -53,7 +53,8 @@ impl Job {
     }
 }
 
-pub use super::child::{signal_name, Broke, Death, Start, Worker};
+pub use super::child::{signal_name, Broke, Start, Worker};
+pub use super::death::Death;
 
 /// What the pool needs to start workers.
 #[derive(Clone)]

@@ -5,7 +5,8 @@
 //! pass over that spot and reads the rest, and the lost spot becomes a result of its
 //! own (`lost_results`) and the reason every case that would have run on it is skipped.
 
-use super::child::{call_in_flight, evidence, Broke, Death, Start, Worker};
+use super::child::{Broke, Start, Worker};
+use super::death::{call_in_flight, evidence, Death};
 use super::pool::Setup;
 use super::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
 use crate::judge::inventory::Inventory;

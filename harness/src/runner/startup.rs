@@ -4,7 +4,7 @@
 //! crash or timeout, with the call named and the library's last output, and every
 //! other selected case is a `skip` that says why it did not run.
 
-use super::child::Death;
+use super::death::Death;
 use super::protocol::TargetFacts;
 use super::{run_options, target_info, Config};
 use crate::judge::inventory::Inventory;

@@ -15,7 +15,9 @@ use crate::judge::inventory::{self, Inventory};
 use crate::judge::return_codes::{RcLog, Table};
 use mpit_process::{exit_child, usage_self};
 use mpit_report::exit_code;
+use mpit_spec::cases::expr::constant_kind;
 use mpit_spec::cases::Suite;
+use mpit_spec::readings;
 use mpit_target::ffi::{in_flight, page, stdio};
 use mpit_target::reading::Guard;
 use mpit_target::{catalog, AbiChoice, Target};
@@ -164,9 +166,9 @@ fn child_mpi_init(t: &Target, hello: &mut Hello, c: MpiInitChild) -> Result<(), 
 /// tables the cases and the judges read once per process (the standard ABI's handle
 /// names, the return-code table, the readings), from YAML compiled into the binary.
 fn warm_up() {
-    let _ = mpit_spec::cases::expr::constant_kind("MPI_COMM_WORLD");
+    let _ = constant_kind("MPI_COMM_WORLD");
     let _ = Table::shared();
-    let _ = mpit_spec::readings::all();
+    let _ = readings::all();
 }
 
 /// What a worker keeps between messages.

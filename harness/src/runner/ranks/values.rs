@@ -355,7 +355,7 @@ fn note(rank: i32, call: &str, out: serde_json::Value) -> Evidence {
 mod tests {
     use super::super::launch::Ended;
     use super::*;
-    use crate::runner::child;
+    use crate::runner::death;
     use mpit_spec::verdict::{Area, CaseMeta, Level, Oracle};
 
     fn rank(r: i32, samples: Vec<Sample>) -> (String, RankDump) {
@@ -482,7 +482,7 @@ mod tests {
                 Status::Crash,
                 "worker killed by SIGSEGV".into(),
             );
-            r.evidence.push(child::evidence(
+            r.evidence.push(death::evidence(
                 call.into(),
                 Status::Crash,
                 &[],
