@@ -44,8 +44,9 @@ fn call_of(d: &Value) -> &str {
     d["evidence"][0]["call"].as_str().unwrap_or_default()
 }
 
-/// The verdicts of the clean run, whatever the fault did to the process.
-fn same_verdicts_as_clean(fault: &str, extra: &[&str]) {
+/// The verdicts of the clean run, whatever the fault did to the process; the run, for
+/// what else its test checks.
+fn same_verdicts_as_clean(fault: &str, extra: &[&str]) -> Run {
     let r = faulty_run(fault, fault, extra);
     assert_eq!(
         r.out.status.code(),
@@ -57,6 +58,7 @@ fn same_verdicts_as_clean(fault: &str, extra: &[&str]) {
     let (got, want) = (verdicts(&r.report), verdicts(&clean.report));
     let moved: Vec<_> = got.symmetric_difference(&want).take(5).collect();
     assert!(moved.is_empty(), "{fault}: verdicts moved: {moved:?}");
+    r
 }
 
 #[test]
@@ -265,8 +267,7 @@ fn a_library_that_starts_a_thread_when_loaded_gets_exec_d_workers() {
     // A process with a second thread must not fork (MPI-4.1 §15.3 says nothing of it;
     // POSIX fork copies only the calling thread): both zygotes fall back, the verdicts
     // are the clean run's, and the report says which path was taken.
-    same_verdicts_as_clean("thread-at-load", &[]);
-    let r = faulty_run("thread-at-load-path", "thread-at-load", &[]);
+    let r = same_verdicts_as_clean("thread-at-load", &[]);
     let path = workers_path(&r.report);
     assert!(
         path.starts_with("fork+exec:")
@@ -282,8 +283,7 @@ fn a_library_that_starts_a_thread_when_loaded_gets_exec_d_workers() {
 
 #[test]
 fn a_library_that_starts_a_thread_at_init_keeps_only_the_plain_zygote() {
-    same_verdicts_as_clean("thread-at-init", &[]);
-    let r = faulty_run("thread-at-init-path", "thread-at-init", &[]);
+    let r = same_verdicts_as_clean("thread-at-init", &[]);
     let path = workers_path(&r.report);
     assert!(
         path.contains("initialized zygote off") && !path.contains("plain zygote off"),
@@ -301,8 +301,7 @@ fn a_library_that_refuses_mpi_init_after_a_fork_gets_exec_d_mpi_init_workers() {
     // The first MPI_Init job's child aborts in MPI_Init: MPI_Init children are switched
     // off for the run, that job and the later ones run on exec'd MPI_Init workers, the
     // other jobs still fork, and the verdicts are the clean run's.
-    same_verdicts_as_clean("forked-mpi-init", &[]);
-    let r = faulty_run("forked-mpi-init-path", "forked-mpi-init", &[]);
+    let r = same_verdicts_as_clean("forked-mpi-init", &[]);
     let path = workers_path(&r.report);
     assert!(
         path.starts_with("fork+exec: MPI_Init in forked children off")

@@ -6,7 +6,7 @@
 
 use super::protocol::{FromWorker, Hello, ToWorkerRef};
 use super::queue::{fresh_first, Job, Queue};
-use super::zygote::{Shared, Zygotes, INITIALIZED, PLAIN};
+use super::zygote::{self, Shared, Zygotes};
 use crate::judge::return_codes::RcLog;
 use mpit_spec::verdict::{CaseMeta, CaseResult, Oracle, Status};
 use std::collections::BTreeSet;
@@ -243,8 +243,9 @@ fn lane(
 }
 
 /// A pristine worker for `job`: forked by a zygote where one may be (an MPI_Init job's
-/// child calls MPI_Init after the fork: `runner::zygote`), else exec'd. `None`: the job's results (or
-/// its first subject's crash in the worker's start) are sent, and its rest requeued.
+/// child calls MPI_Init after the fork: `runner::zygote`), else exec'd. `None`: the
+/// job's results (or its first subject's crash in the worker's start) are sent, and
+/// its rest requeued.
 fn worker_for(
     setup: &Setup,
     q: &Queue,
@@ -254,18 +255,8 @@ fn worker_for(
     job: &Job,
     fresh: bool,
 ) -> Option<Cur> {
-    // An MPI_Init job's child makes its own base init, after MPI_Init (MpiInitChild).
-    let kind = match job.base_init && !job.mpi_init {
-        true => INITIALIZED,
-        false => PLAIN,
-    };
-    let area = job.case.split('.').next();
-    let mpi_init = job.mpi_init.then_some(job.base_init);
-    let forked = match job.calls_mpi_init && zygotes.mpi_init_is_off() {
-        true => None,
-        false => zygotes.fork(kind, fresh, area, (&job.skip, mpi_init), None),
-    };
-    if let Some(w) = forked {
+    let kind = zygote::kind_for(job);
+    if let Some(w) = zygotes.fork(kind, fresh, Some(job), None) {
         return Some(Cur::Child {
             w,
             kind,

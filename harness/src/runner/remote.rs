@@ -90,13 +90,7 @@ impl Remote {
         let kind = if base_init { INITIALIZED } else { PLAIN };
         if let Some(z) = self.zygotes.as_mut() {
             let before = self.shared.started.load(Ordering::SeqCst);
-            let w = z.fork(
-                kind,
-                then.is_some(),
-                None,
-                (&Default::default(), None),
-                then,
-            );
+            let w = z.fork(kind, then.is_some(), None, then);
             self.started += self.shared.started.load(Ordering::SeqCst) - before;
             if let Some(w) = w {
                 return Ok((w, Some(kind)));

@@ -104,22 +104,27 @@ fn start(hello: &Hello) -> Result<Target, i32> {
     let abi: AbiChoice = hello.abi.parse().map_err(cannot)?;
     calling("dlopen (loading the library and detecting its ABI)");
     let t = Target::open(&hello.lib, &abi, hello.force).map_err(|e| cannot(e.to_string()))?;
-    if hello.mpi_init {
-        calling("MPI_Init");
-        mpi_init(&t).map_err(cannot)?;
-    }
-    // The base init (see `Hello::base_init`): cases nest inside it.
-    if hello.base_init {
-        calling(BASE_INIT);
-        base_init(&t).map_err(cannot)?;
-    }
+    inits(&t, hello, &calling).map_err(cannot)?;
     let facts = facts(&t);
     in_flight::set(None);
     send(&FromWorker::Ready(Box::new(facts)));
     Ok(t)
 }
 
-const BASE_INIT: &str = "MPI_T_init_thread(MPI_THREAD_SINGLE)";
+/// MPI_Init when `hello.mpi_init`, then the base init when `hello.base_init` (see
+/// `Hello::base_init`: cases nest inside it), each marked as the call in flight first;
+/// `Err`: why one did not succeed.
+fn inits(t: &Target, hello: &Hello, mark: &dyn Fn(&str)) -> Result<(), String> {
+    if hello.mpi_init {
+        mark("MPI_Init");
+        mpi_init(t)?;
+    }
+    if hello.base_init {
+        mark("MPI_T_init_thread(MPI_THREAD_SINGLE)");
+        base_init(t)?;
+    }
+    Ok(())
+}
 
 /// The base init; `Err`: why it did not succeed.
 fn base_init(t: &Target) -> Result<(), String> {
@@ -147,13 +152,7 @@ fn mpi_init(t: &Target) -> Result<(), String> {
 /// on an exec'd worker.
 fn child_mpi_init(t: &Target, hello: &mut Hello, c: MpiInitChild) -> Result<(), i32> {
     (hello.skip, hello.mpi_init, hello.base_init) = (c.skip, true, c.base_init);
-    in_flight::set(Some("MPI_Init"));
-    let mut started = mpi_init(t);
-    if c.base_init && started.is_ok() {
-        in_flight::set(Some(BASE_INIT));
-        started = base_init(t);
-    }
-    if let Err(why) = started {
+    if let Err(why) = inits(t, hello, &|call| in_flight::set(Some(call))) {
         send(&FromWorker::CannotRun(why));
         return Err(2);
     }

@@ -21,6 +21,7 @@
 
 use super::child::Worker;
 use super::protocol::{FromWorker, Hello, MpiInitChild, ToWorker, CHILD_END};
+use super::queue::Job;
 use mpit_process::{fork as fork_process, Ended, Forked};
 use mpit_target::ffi::{in_flight, page, stdio};
 use std::collections::BTreeSet;
@@ -65,10 +66,20 @@ pub fn fork(send: &dyn Fn(&FromWorker), forked: bool) -> bool {
     }
 }
 
-/// The two kinds: MPI_T not initialized (`init: manual` cases, fuzz-props' lifecycle
-/// mode), and held initialized (the base init of `init: auto` cases).
+/// The two kinds: MPI_T not initialized (`init: manual` cases, MPI_Init jobs,
+/// fuzz-props' lifecycle mode), and held initialized (the base init of `init: auto`
+/// cases).
 pub const PLAIN: usize = 0;
 pub const INITIALIZED: usize = 1;
+
+/// The kind of zygote whose children serve `job`: an MPI_Init job's child makes its
+/// own base init, after MPI_Init (`MpiInitChild`).
+pub fn kind_for(job: &Job) -> usize {
+    match job.base_init && !job.mpi_init {
+        true => INITIALIZED,
+        false => PLAIN,
+    }
+}
 
 /// What the lanes of a run share about zygotes.
 #[derive(Default)]
@@ -169,21 +180,25 @@ impl Zygotes {
     }
 
     /// A zygote of `kind` with a fresh child forked, which serves the next messages
-    /// (one job when `single_job`; when `mpi_init`, after its MPI_Init and, if true,
-    /// the base init, `skip` then being the child's own); `None`: run the job on an
-    /// exec'd worker.
+    /// (one job when `single_job`): for `job`, with its area parsed in the zygote and
+    /// its `skip`, and for an MPI_Init job after the child's MPI_Init (and its base
+    /// init); `None`: run the job on an exec'd worker.
     pub fn fork(
         &mut self,
         kind: usize,
         single_job: bool,
-        area: Option<&str>,
-        (skip, mpi_init): (&BTreeSet<String>, Option<bool>),
+        job: Option<&Job>,
         then: Option<&ToWorker>,
     ) -> Option<Worker> {
-        // `mpi_init`: the job's base init, which its child makes after MPI_Init.
+        static NO_SKIP: BTreeSet<String> = BTreeSet::new();
+        let area = job.and_then(|j| j.case.split('.').next());
+        let skip = job.map_or(&NO_SKIP, |j| &*j.skip);
+        // `Some(base_init)`: the child starts with MPI_Init, then the base init if true.
+        let mpi_init = job.and_then(|j| j.mpi_init.then_some(j.base_init));
+        let calls_mpi_init = job.is_some_and(|j| j.calls_mpi_init);
         if !self.shared.enabled
             || self.shared.off[kind].load(Ordering::SeqCst)
-            || (mpi_init.is_some() && self.mpi_init_is_off())
+            || (calls_mpi_init && self.mpi_init_is_off())
         {
             return None;
         }
@@ -270,7 +285,7 @@ impl Zygotes {
     }
 
     /// Whether MPI_Init in forked children is off for the rest of the run.
-    pub fn mpi_init_is_off(&self) -> bool {
+    fn mpi_init_is_off(&self) -> bool {
         self.shared.mpi_init_off.load(Ordering::SeqCst)
     }
 

@@ -25,6 +25,23 @@ pub struct Bound {
     pub nulled: bool,
 }
 
+impl Bound {
+    /// A handle allocation's answer, before any read or free.
+    fn allocated(kind: &str, name: &str, alloc: String, count: i32) -> Bound {
+        Bound {
+            kind: kind.into(),
+            name: name.into(),
+            alloc,
+            count,
+            read: None,
+            value: Vec::new(),
+            overrun: false,
+            free: None,
+            nulled: false,
+        }
+    }
+}
+
 /// The child's whole report.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct BindReport {
@@ -210,17 +227,7 @@ fn bind_cvar(
 ) -> Bound {
     let lib = &t.lib;
     let (rc, (h, count)) = lib.cvar_handle_alloc(*i, obj).expect("alloc");
-    let mut b = Bound {
-        kind: "cvar".into(),
-        name: n.clone(),
-        alloc: rc_name(t, rc),
-        count,
-        read: None,
-        value: Vec::new(),
-        overrun: false,
-        free: None,
-        nulled: false,
-    };
+    let mut b = Bound::allocated("cvar", n, rc_name(t, rc), count);
     if succeeded(t, rc) {
         let (rc, out) = lib
             .cvar_read(h, count.clamp(0, 1 << 16) as usize * dt.size())
@@ -243,17 +250,7 @@ fn bind_pvar(
 ) -> Bound {
     let lib = &t.lib;
     let (rc, (h, count)) = lib.pvar_handle_alloc(s, *i, obj).expect("alloc");
-    let mut b = Bound {
-        kind: "pvar".into(),
-        name: n.clone(),
-        alloc: rc_name(t, rc),
-        count,
-        read: None,
-        value: Vec::new(),
-        overrun: false,
-        free: None,
-        nulled: false,
-    };
+    let mut b = Bound::allocated("pvar", n, rc_name(t, rc), count);
     if succeeded(t, rc) {
         let (rc, out) = lib
             .pvar_read(s, h, count.clamp(0, 1 << 16) as usize * dt.size())

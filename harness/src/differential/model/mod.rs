@@ -286,24 +286,11 @@ impl ModelEngine {
         match c.func {
             CvarHandleAlloc => {
                 let r = m.cvar_handle_alloc(index, BoundObject::None);
-                let o = Obs::rc(rc(&r));
-                match r {
-                    Ok((h, count)) => {
-                        self.made(HandleKind::Cvar, h.0, index, count);
-                        o.with("handle", Out::Handle { null: h.0 == 0 })
-                            .with("count", Out::Int(count.into()))
-                    }
-                    Err(_) => o,
-                }
+                self.alloc_obs(HandleKind::Cvar, index, r.map(|(h, n)| (h.0, n)))
             }
             CvarHandleFree => {
                 let h = CvarHandle(self.handle(HandleKind::Cvar, c.handle("handle")));
-                let r = self.model.cvar_handle_free(h);
-                let o = Obs::rc(rc(&r));
-                match r {
-                    Ok(h) => o.with("handle", Out::Handle { null: h.0 == 0 }),
-                    Err(_) => o,
-                }
+                freed_obs("handle", self.model.cvar_handle_free(h).map(|h| h.0))
             }
             CvarRead => {
                 let r = c.handle("handle");
@@ -340,34 +327,17 @@ impl ModelEngine {
             }
             PvarSessionFree => {
                 let r = self.model.pvar_session_free(self.session(c));
-                let o = Obs::rc(rc(&r));
-                match r {
-                    Ok(s) => o.with("session", Out::Handle { null: s.0 == 0 }),
-                    Err(_) => o,
-                }
+                freed_obs("session", r.map(|s| s.0))
             }
             PvarHandleAlloc => {
                 let s = self.session(c);
                 let r = self.model.pvar_handle_alloc(s, index, BoundObject::None);
-                let o = Obs::rc(rc(&r));
-                match r {
-                    Ok((h, count)) => {
-                        self.made(HandleKind::Pvar, h.0, index, count);
-                        o.with("handle", Out::Handle { null: h.0 == 0 })
-                            .with("count", Out::Int(count.into()))
-                    }
-                    Err(_) => o,
-                }
+                self.alloc_obs(HandleKind::Pvar, index, r.map(|(h, n)| (h.0, n)))
             }
             PvarHandleFree => {
                 let s = self.session(c);
                 let h = PvarHandle(self.handle(HandleKind::Pvar, c.handle("handle")));
-                let r = self.model.pvar_handle_free(s, h);
-                let o = Obs::rc(rc(&r));
-                match r {
-                    Ok(h) => o.with("handle", Out::Handle { null: h.0 == 0 }),
-                    Err(_) => o,
-                }
+                freed_obs("handle", self.model.pvar_handle_free(s, h).map(|h| h.0))
             }
             PvarStart | PvarStop | PvarReset => {
                 let (s, t) = (self.session(c), self.pvar_target(c.handle("handle")));
@@ -408,6 +378,20 @@ impl ModelEngine {
 
     fn session(&self, c: &Call) -> Session {
         Session(self.handle(HandleKind::Session, c.handle("session")))
+    }
+
+    /// A handle allocation's answer: the handle (kept for the calls that name it) and
+    /// its count.
+    fn alloc_obs(&mut self, k: HandleKind, index: i32, r: TResult<(u64, i32)>) -> Obs {
+        let o = Obs::rc(rc(&r));
+        match r {
+            Ok((h, count)) => {
+                self.made(k, h, index, count);
+                o.with("handle", Out::Handle { null: h == 0 })
+                    .with("count", Out::Int(count.into()))
+            }
+            Err(_) => o,
+        }
     }
 
     fn read_obs(&mut self, k: HandleKind, r: super::Ref, res: TResult<Vec<u8>>) -> Obs {
@@ -525,6 +509,15 @@ impl ModelEngine {
                     .with("max_ticks", Out::Int(v.max_ticks)),
             },
         }
+    }
+}
+
+/// A free's answer: the handle it set (`out`, the `_NULL` constant on success).
+fn freed_obs(out: &'static str, r: TResult<u64>) -> Obs {
+    let o = Obs::rc(rc(&r));
+    match r {
+        Ok(h) => o.with(out, Out::Handle { null: h == 0 }),
+        Err(_) => o,
     }
 }
 

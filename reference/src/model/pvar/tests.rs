@@ -32,6 +32,19 @@ fn alloc(m: &mut Model, s: Session, name: &str, class: PvarClass) -> PvarHandle 
     m.pvar_handle_alloc(s, i, BoundObject::None).unwrap().0
 }
 
+/// After MPI_Init, a session with a handle on every pvar (bound to MPI_COMM_WORLD), in
+/// index order.
+fn every_pvar_bound() -> (Model, Session, Vec<PvarHandle>) {
+    let mut m = model(Faults::none());
+    m.mpi_init().unwrap();
+    let s = m.pvar_session_create().unwrap();
+    let n = m.pvar_get_num().unwrap();
+    let hs = (0..n)
+        .map(|i| m.pvar_handle_alloc(s, i, BoundObject::CommWorld).unwrap().0)
+        .collect();
+    (m, s, hs)
+}
+
 /// Element `e` of a handle's value as f64.
 fn num(m: &Model, s: Session, h: PvarHandle, e: usize) -> f64 {
     m.pvar_read_value(s, One(h)).unwrap().elem_f64(e).unwrap()

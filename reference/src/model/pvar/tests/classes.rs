@@ -1,7 +1,7 @@
 //! R-PCLASS and R-PSTART-1: what a handle of each class reads as the simulated world
 //! moves, started, stopped, continuous and reset; and the simulation is deterministic.
 
-use super::{alloc, idx, model, num};
+use super::{alloc, every_pvar_bound, idx, model, num};
 use crate::faults::Faults;
 use crate::model::{BoundObject, Model, PvarHandle, PvarTarget};
 use mpit_vocab::spec::{Datatype, PvarClass, TErr};
@@ -222,13 +222,7 @@ fn r_type_2_char_pvar_is_a_string() {
 #[test]
 fn simulation_is_deterministic() {
     let run = || {
-        let mut m = model(Faults::none());
-        m.mpi_init().unwrap();
-        let s = m.pvar_session_create().unwrap();
-        let n = m.pvar_get_num().unwrap();
-        let hs: Vec<_> = (0..n)
-            .map(|i| m.pvar_handle_alloc(s, i, BoundObject::CommWorld).unwrap().0)
-            .collect();
+        let (mut m, s, hs) = every_pvar_bound();
         m.pvar_start(s, All).unwrap();
         let mut out = Vec::new();
         for _ in 0..30 {

@@ -1,8 +1,7 @@
 //! R-PCLASS over random start/stop/reset/simulate/read sequences (proptest).
 
-use super::model;
-use crate::faults::Faults;
-use crate::model::{BoundObject, Model, PvarTarget};
+use super::every_pvar_bound;
+use crate::model::{Model, PvarTarget};
 use mpit_vocab::spec::PvarClass;
 use mpit_vocab::value::Value;
 use proptest::prelude::*;
@@ -41,13 +40,8 @@ proptest! {
     /// non-continuous handles do not move.
     #[test]
     fn class_invariants_hold(ops in proptest::collection::vec(op(), 1..60)) {
-        let mut m = model(Faults::none());
-        m.mpi_init().unwrap();
-        let s = m.pvar_session_create().unwrap();
-        let n = m.pvar_get_num().unwrap();
-        let hs: Vec<_> = (0..n)
-            .map(|i| m.pvar_handle_alloc(s, i, BoundObject::CommWorld).unwrap().0)
-            .collect();
+        let (mut m, s, hs) = every_pvar_bound();
+        let n = hs.len() as i32;
         let infos: Vec<_> = (0..n).map(|i| m.pvar_get_info(i).unwrap()).collect();
         let read = |m: &Model| -> Vec<Value> {
             hs.iter().map(|h| m.pvar_read_value(s, One(*h)).unwrap()).collect()
