@@ -182,7 +182,8 @@ fn lane(
     // Workers started: all, and those with MPI_Init.
     started: &[AtomicU64; 2],
 ) {
-    let mut reusable: Option<Cur> = None;
+    // The reusable worker, and whether it has made an erroneous call.
+    let mut reusable: Option<(Cur, bool)> = None;
     // The job the reusable worker served last: a death at its exit is that job's.
     let mut last: Option<Job> = None;
     let mut zygotes = Zygotes::new(
@@ -191,8 +192,13 @@ fn lane(
         setup.stop.clone(),
         setup.zygotes.clone(),
     );
-    let quit = |w: Cur, zygotes: &mut Zygotes, job: &Option<Job>| {
-        if let (Some(d), Some(job)) = (w.end(zygotes), job) {
+    // A worker that made a call with an argument the standard leaves undefined ends
+    // unjudged (R-GEN-3 in specs/clauses.yaml: invalid parameter values give undefined
+    // behaviour, from that call on; the call itself was judged). After `pvars.session.double_free`
+    // a heap it corrupted killed Open MPI 4.1.4's and 5.0.11's workers at their exit
+    // in some runs only ("corrupted double-linked list").
+    let quit = |w: Cur, zygotes: &mut Zygotes, job: &Option<Job>, erroneous: bool| {
+        if let (Some(d), Some(job), false) = (w.end(zygotes), job, erroneous) {
             let at_exit = "(at the worker's exit)".to_string();
             let _ = tx.send(job.death(0, Some(at_exit), &d, setup.timeout));
         }
@@ -206,25 +212,27 @@ fn lane(
             break;
         };
         next_job += 1;
-        let mut cur = match (job.fresh || !job.base_init, reusable.take()) {
+        let (mut cur, tainted) = match (job.fresh || !job.base_init, reusable.take()) {
             (false, Some(w)) => w,
             (fresh, old) => {
-                if let Some(old) = old {
-                    quit(old, &mut zygotes, &last);
+                if let Some((old, tainted)) = old {
+                    quit(old, &mut zygotes, &last, tainted);
                 }
                 match worker_for(setup, q, tx, started, &mut zygotes, &job, fresh) {
-                    Some(w) => w,
+                    Some(w) => (w, false),
                     None => continue,
                 }
             }
         };
         let mut talk = Talk::default();
-        match talk.job(setup, tx, log, cur.w(), &job, next_job) {
+        let result = talk.job(setup, tx, log, cur.w(), &job, next_job);
+        let tainted = tainted || talk.erroneous.is_some();
+        match result {
             Ok(true) if !job.fresh => {
-                reusable = Some(cur);
+                reusable = Some((cur, tainted));
                 last = Some(job);
             }
-            Ok(_) => quit(cur, &mut zygotes, &Some(job)),
+            Ok(_) => quit(cur, &mut zygotes, &Some(job), tainted),
             Err(b) => {
                 if stop.load(Ordering::SeqCst) {
                     cur.w().kill();
@@ -236,8 +244,8 @@ fn lane(
             }
         }
     }
-    if let Some(w) = reusable {
-        quit(w, &mut zygotes, &last);
+    if let Some((w, tainted)) = reusable {
+        quit(w, &mut zygotes, &last, tainted);
     }
     zygotes.quit();
 }
