@@ -165,7 +165,8 @@ enum Cmd {
         #[arg(long)]
         exact: bool,
         /// With --exact: `CASE:STATUS,STATUS`, a change of CASE between two of these
-        /// statuses does not count (a result the library makes nondeterministic).
+        /// statuses does not count (a result the library makes nondeterministic);
+        /// `absent` for a result only some runs have (a crash at a worker's exit).
         #[arg(long, value_name = "CASE:STATUSES", requires = "exact")]
         allow: Vec<String>,
     },

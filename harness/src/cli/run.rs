@@ -347,8 +347,8 @@ fn labeled_reports(args: &[String]) -> Result<(Vec<Report>, Vec<String>)> {
     Ok((reports, labels))
 }
 
-/// `diff --allow CASE:STATUS,STATUS` arguments.
-pub fn allowed(args: &[String]) -> Result<Vec<(String, Vec<Status>)>> {
+/// `diff --allow CASE:STATUS,STATUS` arguments (`absent`: no such result, `None`).
+pub fn allowed(args: &[String]) -> Result<Vec<(String, Vec<Option<Status>>)>> {
     args.iter()
         .map(|a| {
             let Some((case, list)) = a.rsplit_once(':') else {
@@ -356,9 +356,11 @@ pub fn allowed(args: &[String]) -> Result<Vec<(String, Vec<Status>)>> {
             };
             let statuses = list
                 .split(',')
-                .map(|s| {
-                    serde_json::from_value(serde_json::json!(s))
-                        .map_err(|_| anyhow::anyhow!("--allow {a:?}: {s:?} is no status"))
+                .map(|s| match s {
+                    "absent" => Ok(None),
+                    s => serde_json::from_value(serde_json::json!(s))
+                        .map(Some)
+                        .map_err(|_| anyhow::anyhow!("--allow {a:?}: {s:?} is no status")),
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok((case.to_string(), statuses))

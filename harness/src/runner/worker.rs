@@ -191,6 +191,17 @@ fn serve_messages(hello: &mut Hello, t: &Target) -> Result<(), i32> {
         single_job: hello.single_job,
         child: false,
     };
+    let r = serve_loop(hello, t, &mut st);
+    // A zygote's child does not free what it inherited: each free writes a chunk
+    // header into a page shared with the zygote, which the kernel then copies (most of
+    // a forked worker's page faults were these copies, for memory about to vanish).
+    if st.child {
+        std::mem::forget(st);
+    }
+    r
+}
+
+fn serve_loop(hello: &mut Hello, t: &Target, st: &mut State) -> Result<(), i32> {
     // A child forked with its first message (`Fork::then`) serves it, then reads on.
     let mut then: Option<ToWorker> = None;
     let mut lines = BufReader::new(stdio::Input).lines();
@@ -275,7 +286,7 @@ fn serve_messages(hello: &mut Hello, t: &Target) -> Result<(), i32> {
                 subjects,
                 inventory: given,
             } => {
-                job_run(hello, t, &mut st, job, &case, &subjects, given)?;
+                job_run(hello, t, st, job, &case, &subjects, given)?;
                 if st.single_job {
                     return Ok(());
                 }
