@@ -177,6 +177,18 @@ fn a_crash_at_the_workers_exit_is_the_last_jobs() {
         && x["evidence"][0]["call"]
             .as_str()
             .is_some_and(|c| c.starts_with("exit ("))));
+    // A worker that made a call the standard leaves undefined (R-GEN-3) served no other
+    // job, and its exit is not judged: no such result names a case with an erroneous step.
+    let suite = mpit_spec::cases::Suite::load(&mpit_spec::specs::Source::Bundled).expect("cases");
+    let erroneous: Vec<&str> = suite
+        .cases
+        .iter()
+        .filter(|c| c.steps.iter().any(|s| s.erroneous))
+        .map(|c| c.id.as_str())
+        .collect();
+    assert!(erroneous.len() > 20, "{erroneous:?}");
+    let named: Vec<&str> = at_exit.iter().filter_map(|x| x["case"].as_str()).collect();
+    assert!(named.iter().all(|c| !erroneous.contains(c)), "{named:?}");
     // Everything else is judged as without the fault.
     assert!(count(&r.report, "pass") > 1000);
 }

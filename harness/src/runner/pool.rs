@@ -182,8 +182,7 @@ fn lane(
     // Workers started: all, and those with MPI_Init.
     started: &[AtomicU64; 2],
 ) {
-    // The reusable worker, and whether it has made an erroneous call.
-    let mut reusable: Option<(Cur, bool)> = None;
+    let mut reusable: Option<Cur> = None;
     // The job the reusable worker served last: a death at its exit is that job's.
     let mut last: Option<Job> = None;
     let mut zygotes = Zygotes::new(
@@ -192,11 +191,11 @@ fn lane(
         setup.stop.clone(),
         setup.zygotes.clone(),
     );
-    // A worker that made a call with an argument the standard leaves undefined ends
-    // unjudged (R-GEN-3 in specs/clauses.yaml: invalid parameter values give undefined
-    // behaviour, from that call on; the call itself was judged). After `pvars.session.double_free`
-    // a heap it corrupted killed Open MPI 4.1.4's and 5.0.11's workers at their exit
-    // in some runs only ("corrupted double-linked list").
+    // `erroneous`: the worker made a call with an argument the standard leaves undefined
+    // (R-GEN-3 in specs/clauses.yaml: the behaviour is undefined from that call on; the
+    // call itself was judged). It serves no other job, and its exit is not judged: after
+    // `pvars.session.double_free` a heap it corrupted killed Open MPI 4.1.4's and
+    // 5.0.11's workers at their exit in some runs only ("corrupted double-linked list").
     let quit = |w: Cur, zygotes: &mut Zygotes, job: &Option<Job>, erroneous: bool| {
         if let (Some(d), Some(job), false) = (w.end(zygotes), job, erroneous) {
             let at_exit = "(at the worker's exit)".to_string();
@@ -212,27 +211,27 @@ fn lane(
             break;
         };
         next_job += 1;
-        let (mut cur, tainted) = match (job.fresh || !job.base_init, reusable.take()) {
+        let mut cur = match (job.fresh || !job.base_init, reusable.take()) {
             (false, Some(w)) => w,
             (fresh, old) => {
-                if let Some((old, tainted)) = old {
-                    quit(old, &mut zygotes, &last, tainted);
+                if let Some(old) = old {
+                    quit(old, &mut zygotes, &last, false);
                 }
                 match worker_for(setup, q, tx, started, &mut zygotes, &job, fresh) {
-                    Some(w) => (w, false),
+                    Some(w) => w,
                     None => continue,
                 }
             }
         };
         let mut talk = Talk::default();
         let result = talk.job(setup, tx, log, cur.w(), &job, next_job);
-        let tainted = tainted || talk.erroneous.is_some();
+        let erroneous = talk.erroneous.is_some();
         match result {
-            Ok(true) if !job.fresh => {
-                reusable = Some((cur, tainted));
+            Ok(true) if !job.fresh && !erroneous => {
+                reusable = Some(cur);
                 last = Some(job);
             }
-            Ok(_) => quit(cur, &mut zygotes, &Some(job), tainted),
+            Ok(_) => quit(cur, &mut zygotes, &Some(job), erroneous),
             Err(b) => {
                 if stop.load(Ordering::SeqCst) {
                     cur.w().kill();
@@ -244,8 +243,8 @@ fn lane(
             }
         }
     }
-    if let Some((w, tainted)) = reusable {
-        quit(w, &mut zygotes, &last, tainted);
+    if let Some(w) = reusable {
+        quit(w, &mut zygotes, &last, false);
     }
     zygotes.quit();
 }

@@ -9,7 +9,7 @@ use crate::differential::op::Call;
 use crate::differential::Mirror;
 use crate::runner::pool::{Broke, Worker};
 use crate::runner::protocol::{FromWorker, Hello, TargetFacts, ToWorker};
-use crate::runner::zygote::{Shared, Zygotes, INITIALIZED, PLAIN};
+use crate::runner::zygote::{self, Shared, Zygotes};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -87,7 +87,7 @@ impl Remote {
         base_init: bool,
         then: Option<&ToWorker>,
     ) -> Result<(Worker, Option<usize>), EngineError> {
-        let kind = if base_init { INITIALIZED } else { PLAIN };
+        let kind = zygote::kind(base_init, false);
         if let Some(z) = self.zygotes.as_mut() {
             let before = self.shared.started.load(Ordering::SeqCst);
             let w = z.fork(kind, then.is_some(), None, then);

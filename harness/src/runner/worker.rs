@@ -192,9 +192,10 @@ fn serve_messages(hello: &mut Hello, t: &Target) -> Result<(), i32> {
         child: false,
     };
     let r = serve_loop(hello, t, &mut st);
-    // A zygote's child does not free what it inherited: each free writes a chunk
-    // header into a page shared with the zygote, which the kernel then copies (most of
-    // a forked worker's page faults were these copies, for memory about to vanish).
+    // A zygote's child frees none of its state as it ends: most of it was inherited,
+    // and each free writes a chunk header into a page shared with the zygote, which the
+    // kernel then copies (most of a forked worker's page faults were these copies, for
+    // memory about to vanish).
     if st.child {
         std::mem::forget(st);
     }

@@ -72,13 +72,19 @@ pub fn fork(send: &dyn Fn(&FromWorker), forked: bool) -> bool {
 pub const PLAIN: usize = 0;
 pub const INITIALIZED: usize = 1;
 
-/// The kind of zygote whose children serve `job`: an MPI_Init job's child makes its
-/// own base init, after MPI_Init (`MpiInitChild`).
-pub fn kind_for(job: &Job) -> usize {
-    match job.base_init && !job.mpi_init {
+/// The kind of zygote whose children serve a worker with or without the base init and
+/// MPI_Init: an MPI_Init worker's child makes its own base init, after MPI_Init
+/// (`MpiInitChild`).
+pub fn kind(base_init: bool, mpi_init: bool) -> usize {
+    match base_init && !mpi_init {
         true => INITIALIZED,
         false => PLAIN,
     }
+}
+
+/// The kind of zygote whose children serve `job` ([`kind`]).
+pub fn kind_for(job: &Job) -> usize {
+    kind(job.base_init, job.mpi_init)
 }
 
 /// What the lanes of a run share about zygotes.
