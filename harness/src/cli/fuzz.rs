@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 pub struct FuzzPropsArgs {
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Sequences to generate (split across the modes: most with MPI_T held
+    /// Sequences each search generates (split across the modes: most with MPI_T held
     /// initialized, a quarter from an uninitialized fresh process, and with
     /// --robustness half as many with invalid arguments).
     #[arg(long, default_value_t = 256)]
@@ -27,6 +27,11 @@ pub struct FuzzPropsArgs {
     /// The random seed (printed; the same seed on the same library repeats the run).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Searches side by side, each with its own seed and workers and all of --cases
+    /// (default: the number of cores). The first uses --seed: it is the search `-j 1`
+    /// makes, and the others add sequences; another's seed is printed with its failure.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
     /// Longest sequence generated.
     #[arg(long, default_value_t = 24)]
     pub max_len: usize,
@@ -125,6 +130,7 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
         time_limit: a.time_limit,
         out: a.out.clone(),
         forks: a.workers.forks(),
+        jobs: jobs(a),
     };
     let out = fuzz_props::run(&setup, &o, &mut |s| print_start(s, a, &lib), &mut |run| {
         print_mode(run, a, &lib)
@@ -147,13 +153,25 @@ pub fn fuzz_props(a: &FuzzPropsArgs) -> Result<u8> {
     })
 }
 
+/// `-j`, else the cores this process may use.
+fn jobs(a: &FuzzPropsArgs) -> usize {
+    a.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    )
+}
+
 fn print_start(s: &fuzz_props::Start, a: &FuzzPropsArgs, lib: &Path) {
     for l in s.left_out {
         eprintln!("fuzz-props: not read, left out: {l}");
     }
     let m = s.mirror;
+    let streams = match jobs(a) {
+        1 => String::new(),
+        n => format!(", {n} searches side by side"),
+    };
     outln!(
-        "fuzz-props: {} (seed {}); catalog {}: {} cvars, {} pvars, {} categories, {} events, {} sources",
+        "fuzz-props: {} (seed {}{streams}); catalog {}: {} cvars, {} pvars, {} categories, {} events, {} sources",
         lib.display(),
         a.seed,
         m.source,
@@ -205,6 +223,12 @@ fn print_mode(run: &fuzz_props::ModeRun, a: &FuzzPropsArgs, lib: &Path) {
     }
     if let Some(found) = &f.failure {
         print_found(found);
+        if let Some((k, seed)) = run.found_by {
+            outln!(
+                "    found by search {} (seed {seed}: `--seed {seed} -j 1` repeats it)",
+                k + 1
+            );
+        }
     }
     if let Some((path, replayed)) = &run.case {
         outln!(

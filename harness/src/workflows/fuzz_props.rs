@@ -5,11 +5,13 @@
 
 use super::mirror::{mirror, remote};
 use super::replayed::{self, Replayed};
+use super::streams;
 use super::WorkflowError;
 use crate::differential::compare::Known;
-use crate::differential::props::{self, Findings, Search};
+use crate::differential::props::{Findings, Search};
 use crate::differential::{Mirror, Mode};
 use crate::runner::pool::Setup;
+use crate::runner::remote::Remote;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -31,6 +33,8 @@ pub struct Options {
     pub out: PathBuf,
     /// Fresh workers forked from zygotes (`--workers fork`), else exec'd.
     pub forks: bool,
+    /// Searches side by side, each on its own workers ([`super::streams`]).
+    pub jobs: usize,
 }
 
 /// The judged catalog, before the first mode.
@@ -55,6 +59,8 @@ pub struct ModeRun {
     pub known_hits: u64,
     /// The failure's case, written, and its replay.
     pub case: Option<(PathBuf, Replayed)>,
+    /// With several streams, the one whose failure this is and its seed.
+    pub found_by: Option<(usize, u64)>,
 }
 
 /// The run's tally.
@@ -120,7 +126,9 @@ pub fn run(
         avoided,
         left_out: &left_out,
     });
-    let mut r = remote(setup, &m).with_zygotes(o.forks);
+    let mut remotes: Vec<Remote> = (0..o.jobs.max(1))
+        .map(|_| remote(setup, &m).with_zygotes(o.forks))
+        .collect();
     let mut out = Outcome::default();
     for (mode, cases) in modes(o) {
         let cfg = Search {
@@ -132,15 +140,11 @@ pub fn run(
             known: known.clone(),
             time_limit: o.time_limit.map(Duration::from_secs),
         };
-        let (before, forked_before) = (r.started, r.forked().0);
-        let findings = props::search(m.clone(), &cfg, &mut r).map_err(WorkflowError::of)?;
-        let workers = r.started - before;
-        let forked = r.forked();
-        let forked = (forked.0 - forked_before, forked.1);
+        let run = streams::search(&m, &cfg, &mut remotes).map_err(WorkflowError::of)?;
+        let findings = run.findings;
+        let seed = run.found_by.map_or(o.seed, |(_, s)| s);
         let case = match &findings.failure {
-            Some(found) => Some(replayed::write_and_replay(
-                found, &m, o.seed, &o.out, setup,
-            )?),
+            Some(found) => Some(replayed::write_and_replay(found, &m, seed, &o.out, setup)?),
             None => None,
         };
         out.warnings += findings.warnings.len();
@@ -152,10 +156,11 @@ pub fn run(
         on_mode(&ModeRun {
             mode,
             findings,
-            workers,
-            forked,
-            known_hits: cfg.known.hits.get(),
+            workers: run.workers,
+            forked: run.forked,
+            known_hits: run.known_hits,
             case,
+            found_by: run.found_by.filter(|_| remotes.len() > 1),
         });
         if setup.stop.load(Ordering::SeqCst) {
             return Err(WorkflowError("interrupted".into()));

@@ -10,13 +10,15 @@
 //! - [`model_check`]: `run --model-check`, the reference serving the library's catalog
 //!   on the same YAML cases.
 //!
-//! The mirror both searches judge against is [`mirror`]'s.
+//! The mirror both searches judge against is [`mirror`]'s; fuzz-props' searches run
+//! side by side as [`streams`].
 
 pub mod fuzz_props;
 mod mirror;
 pub mod model_check;
 pub mod replay;
 pub mod replayed;
+pub mod streams;
 
 /// Why a workflow could not run: one line (the CLI adds `mpit-conform: error: `).
 #[derive(Debug, thiserror::Error)]

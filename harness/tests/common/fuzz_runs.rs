@@ -1,3 +1,4 @@
+#![allow(dead_code)] // each test binary that includes this file uses part of it
 //! The differential oracle's commands on the reference, for harness/tests/differential.rs:
 //! `fuzz-props` and the `run --case-file` that replays a written case, with a reference
 //! fault or none; how many sequences a search ran; how many a fault may take to be found
@@ -5,8 +6,14 @@
 
 use crate::common::{run, stdout};
 
+/// `mpit-conform fuzz-props` on `lib` with `fault` or none: its exit code and output.
+/// One search (`-j 1`) unless `extra` gives `-j`: the seeds and budgets of these tests
+/// are a single search's, and the fault sweep runs two at once itself.
 pub fn fuzz_props(lib: &str, fault: Option<&str>, extra: &[&str], out: &str) -> (i32, String) {
     let mut args = vec!["fuzz-props", "--lib", lib, "--timeout", "3", "--out", out];
+    if !extra.contains(&"-j") {
+        args.extend(["-j", "1"]);
+    }
     args.extend_from_slice(extra);
     let env: Vec<(&str, &str)> = fault
         .map(|f| vec![("MPIT_REFERENCE_FAULTS", f)])

@@ -259,7 +259,14 @@ pub fn markdown(c: &Compare) -> String {
             f.workers_path.replace('|', "/")
         );
     }
-    s.push_str("\n## fuzz-props (sequences/s)\n\n| library | held fork | held exec | ratio | lifecycle fork | lifecycle exec | ratio | lifecycle ms/sequence fork / exec | floor (a) ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    let searches = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let _ = write!(
+        s,
+        "\n## fuzz-props (sequences/s)\n\n`fuzz-props` at its default `-j`: {searches} \
+         search(es) side by side, each of the whole `--cases`; a rate is all the searches' \
+         sequences over the mode's wall time, and ms/sequence its inverse.\n\n"
+    );
+    s.push_str("| library | held fork | held exec | ratio | lifecycle fork | lifecycle exec | ratio | lifecycle ms/sequence fork / exec | floor (a) ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for l in &c.libs {
         let (f, e) = (&l.fork, &l.exec);
         let per = |r: f64| {

@@ -23,7 +23,7 @@ mod strings;
 mod tests;
 
 use super::gen::Gen;
-use super::obs::{Obs, Trace};
+use super::obs::{Died, Obs, Trace};
 use super::op::{Call, Ref, A};
 use super::HandleKind;
 use determined::{track, Determined};
@@ -191,6 +191,39 @@ impl Known {
     }
 }
 
+/// The worker died in `cx`'s call. R-GEN-3 (MPI-4.1 §15.3.10, "the behavior of the
+/// implementation is undefined"): after a call with arguments the standard leaves
+/// undefined, what follows is undefined too, so a death in a later call is judged at
+/// that call's level, as the suite's runner judges a crash after an `erroneous` step
+/// (`runner/pool.rs`: warn, fail under `--strict`), and the message names it.
+fn death(
+    cx: &Ctx,
+    ops: &[Call],
+    undefined: Option<(usize, Level)>,
+    how: &Died,
+    m: &Obs,
+    passed_over: Vec<(usize, String, ReturnCode)>,
+) -> Divergence {
+    let t = Obs::rc(ReturnCode::Success);
+    let short = how.to_string();
+    let short = short.split(" in MPI_T_").next().unwrap_or_default();
+    let short = short.split("; library output").next().unwrap_or_default();
+    let mut what = format!("the worker died in {} ({short})", cx.op.function());
+    let mut level = cx.level;
+    if let Some((k, l)) = undefined.filter(|_| level == Level::Must) {
+        level = l;
+        what.push_str(&format!(
+            " after call {} ({}), whose arguments the standard leaves undefined (R-GEN-3)",
+            k + 1,
+            ops[k].function()
+        ));
+    }
+    let mut d = cx.div("R-GEN-1", level, what, m, &t);
+    d.actual = how.to_string();
+    d.passed_over = passed_over;
+    d
+}
+
 /// Compares two traces of `ops`, run from the state `start`.
 pub fn compare(start: &Gen, ops: &[Call], model: &Trace, target: &Trace) -> Option<Divergence> {
     compare_known(start, ops, model, target, &Known::default())
@@ -207,6 +240,9 @@ pub fn compare_known(
     let mut g = start.clone();
     let mut det = Determined::default();
     let mut passed_over = Vec::new();
+    // The first call whose arguments the standard leaves undefined (any level but
+    // MUST, as the written case marks it `erroneous`), and its level.
+    let mut undefined: Option<(usize, Level)> = None;
     for (step, op) in ops.iter().enumerate() {
         let level = g.level(op);
         let cx = Ctx { step, op, level };
@@ -215,21 +251,11 @@ pub fn compare_known(
         };
         if let Some((at, how)) = &target.died {
             if *at == step {
-                let t = Obs::rc(ReturnCode::Success);
-                let short = how.to_string();
-                let short = short.split(" in MPI_T_").next().unwrap_or_default();
-                let short = short.split("; library output").next().unwrap_or_default();
-                let mut d = cx.div(
-                    "R-GEN-1",
-                    level,
-                    format!("the worker died in {} ({short})", op.function()),
-                    m,
-                    &t,
-                );
-                d.actual = how.to_string();
-                d.passed_over = passed_over;
-                return Some(d);
+                return Some(death(&cx, ops, undefined, how, m, passed_over));
             }
+        }
+        if level != Level::Must && undefined.is_none() {
+            undefined = Some((step, level));
         }
         // A trace that ends early without the process dying is the harness's failure,
         // never an agreement: say so rather than pass the rest unjudged.

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::differential::gen::make;
-use crate::differential::obs::Out;
+use crate::differential::obs::{self, Out};
 use crate::differential::op::{Act, Kind, Mode, Str};
 use crate::differential::{props, Mirror};
 use mpit_vocab::catalog::Catalog;
@@ -306,4 +306,44 @@ fn an_out_named_on_one_side_only_is_a_vocabulary_divergence_not_a_pass() {
         d.what.contains("vocabulary") && d.what.contains("scope"),
         "{d:?}"
     );
+}
+
+/// R-GEN-3: a death after a call whose arguments the standard leaves undefined (a
+/// MPI_T_finalize beyond the initializations, SHOULD) is judged at that call's level,
+/// as the suite's runner judges a crash after an `erroneous` step (MPICH 5.0.2 aborts
+/// in the MPI_T_pvar_get_num after it); the same death after valid calls is a MUST.
+#[test]
+fn a_death_after_an_undefined_call_is_judged_at_that_calls_level() {
+    let g = Gen::new(
+        start().mirror().clone(),
+        Mode {
+            robustness: false,
+            lifecycle: true,
+        },
+    );
+    let died = |ops: &[Call]| {
+        let m = props::run_model(&g, ops);
+        let mut t = m.clone();
+        let last = ops.len() - 1;
+        t.obs.truncate(last);
+        t.died = Some((last, obs::Died::Crash("exit(1) inside the library".into())));
+        compare(&g, ops, &m, &t).expect("a divergence")
+    };
+    let init = make::init_thread(ThreadLevel::Multiple);
+    let extra = [init.clone(), make::finalize(), make::finalize()];
+    let d = died(&[extra.as_slice(), &[make::get_num(Kind::Pvar)]].concat());
+    assert_eq!(
+        (d.rule.as_str(), d.level),
+        ("R-GEN-1", Level::Should),
+        "{d:?}"
+    );
+    assert!(d.what.contains("after call 3 (MPI_T_finalize)"), "{d:?}");
+    let valid = [init, make::finalize(), make::get_num(Kind::Pvar)];
+    let d = died(&valid);
+    assert_eq!(
+        (d.rule.as_str(), d.level),
+        ("R-GEN-1", Level::Must),
+        "{d:?}"
+    );
+    assert!(!d.what.contains("R-GEN-3"), "{d:?}");
 }
