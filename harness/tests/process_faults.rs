@@ -212,6 +212,15 @@ fn max_time_bounds_a_run_and_still_writes_the_report() {
     assert_eq!(r.report["interrupted"], true);
     assert_eq!(r.report["stopped_by"], "--max-time 3s");
     assert!(count(&r.report, "timeout") >= 1);
+    // A subject that had its verdict before the deadline gets no `timeout` beside it:
+    // what came back is told apart from what did not (the report's own results).
+    let all = results(&r.report);
+    let keys: std::collections::BTreeSet<_> = all
+        .iter()
+        .map(|x| (x["case"].to_string(), x["subject"].to_string()))
+        .collect();
+    assert_eq!(keys.len(), all.len(), "a (case, subject) twice");
+    assert!(all.iter().any(|x| x["status"] != "timeout"), "{all:?}");
 }
 
 #[test]

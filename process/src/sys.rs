@@ -2,7 +2,8 @@
 //! child ended? without reaping it), wait4(2) (reaping, with the child's rusage),
 //! getrusage(2), SIGPIPE's action and per-thread mask (signal(2), pthread_sigmask(3)),
 //! prctl(2) `PR_SET_CHILD_SUBREAPER` (orphans come back to this process), getpgid(2),
-//! and fcntl(2) `FD_CLOEXEC` (a descriptor passed to one child). std reaps with waitpid,
+//! fcntl(2) `FD_CLOEXEC` (a descriptor passed to one child), and mallopt(3)
+//! `M_ARENA_MAX`. std reaps with waitpid,
 //! offers no rusage and signals a child's leader only, never its group.
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
@@ -216,4 +217,16 @@ pub(crate) fn exit_now(code: i32) -> ! {
         libc::fflush(std::ptr::null_mut());
         libc::_exit(code)
     }
+}
+
+/// mallopt(3) `M_ARENA_MAX`: at most `n` malloc arenas from now on (glibc only).
+pub(crate) fn limit_malloc_arenas(n: i32) {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt(3) takes two integers and touches no memory of ours; it changes
+    // the allocator's policy for arenas not yet created.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, n);
+    }
+    #[cfg(not(target_env = "gnu"))]
+    let _ = n;
 }

@@ -420,7 +420,10 @@ impl Builder {
     /// Without a `Finished` event the run did not end normally: it is marked interrupted.
     pub fn finish(self) -> Report {
         let mut results = self.results;
-        results.sort_by(result_order);
+        // Unstable: no scratch copy of the results at the run's peak of memory (7.7 MB
+        // of Open MPI 4.1.4's 29,000); results of one (case, subject) come in any order
+        // from parallel workers anyway.
+        results.sort_unstable_by(result_order);
         Report {
             format_version: FORMAT_VERSION,
             tool: Tool::default(),

@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use mpit_conform::runner::pool::Setup;
 use mpit_conform::runner::{ranks, worker};
-use mpit_process::{adopt_orphans, out, outln};
+use mpit_process::{adopt_orphans, limit_malloc_arenas, out, outln};
 use mpit_reference::faults::hostile::HostileFault;
 use mpit_reference::faults::Faults;
 use mpit_reference::faults::ProcessFault;
@@ -322,6 +322,7 @@ pub fn main() -> Result<u8> {
     );
     if !worker {
         let _ = adopt_orphans();
+        limit_malloc_arenas();
     }
     match cli.cmd {
         Some(Cmd::SuiteWorker { hello }) => {

@@ -23,9 +23,8 @@ pub struct Clock {
     max: Option<Duration>,
     /// Dropped with the clock: the watcher ends.
     _quit: Sender<()>,
-    /// What was planned and what came back (kept only under a deadline).
+    /// What was planned (kept only under a deadline); what came back is the report's.
     planned: Mutex<Vec<Job>>,
-    finished: Mutex<HashSet<(String, String)>>,
 }
 
 impl Clock {
@@ -55,7 +54,6 @@ impl Clock {
             max,
             _quit: quit,
             planned: Mutex::new(Vec::new()),
-            finished: Mutex::new(HashSet::new()),
         }
     }
 
@@ -73,25 +71,22 @@ impl Clock {
         }
     }
 
-    /// A result came back.
-    pub fn done(&self, r: &CaseResult) {
-        if self.max.is_some() {
-            if let Ok(mut f) = self.finished.lock() {
-                f.insert((r.case.clone(), r.subject.clone()));
-            }
-        }
-    }
-
     /// Completes a report the deadline cut short: a `timeout` for each planned subject
     /// without a result.
     pub fn finish_late(&self, report: &mut Report) {
         let Some(max) = self.max else { return };
-        let finished = self.finished.lock().map(|f| f.clone()).unwrap_or_default();
         let planned = self.planned.lock().map(|p| p.clone()).unwrap_or_default();
         let why = format!("--max-time {}", humantime::format_duration(max));
+        // What came back is in the report: no copy of its keys is kept during the run.
+        let finished: HashSet<(&str, &str)> = report
+            .results
+            .iter()
+            .map(|r| (r.case.as_str(), r.subject.as_str()))
+            .collect();
+        let mut late = Vec::new();
         for job in &planned {
             for name in &job.names {
-                if finished.contains(&(job.case.clone(), name.clone())) {
+                if finished.contains(&(job.case.as_str(), name.as_str())) {
                     continue;
                 }
                 let meta = CaseMeta {
@@ -101,7 +96,7 @@ impl Clock {
                     clause: &job.clause,
                     oracle: Oracle::Spec,
                 };
-                report.results.push(CaseResult::new(
+                late.push(CaseResult::new(
                     meta,
                     name.clone(),
                     Status::Timeout,
@@ -109,7 +104,8 @@ impl Clock {
                 ));
             }
         }
-        report.results.sort_by(result_order);
+        report.results.extend(late);
+        report.results.sort_unstable_by(result_order);
         report.summary = Summary::of(&report.results);
         report.interrupted = true;
         report.stopped_by = Some(why);

@@ -233,7 +233,6 @@ fn run_until(
     let mut alloc_crashed: Vec<String> = Vec::new();
     for r in rx {
         tick(&bar, cfg.progress, &r);
-        clock.done(&r);
         if let Some(a) = ranks::values::crashed_alloc(&r) {
             if !alloc_crashed.contains(&a) {
                 alloc_crashed.push(a);
