@@ -45,6 +45,10 @@ pub struct StrObs {
     /// The bytes written there, in the order of `stray` (target only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stray_bytes: Vec<u8>,
+    /// The model only: its string was read from the library with bytes that are not
+    /// UTF-8 (kept as U+FFFD), so the bytes and length it predicts are not the library's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inexact: bool,
 }
 
 /// An OUT parameter's name: an engine's literal, borrowed (no allocation per call

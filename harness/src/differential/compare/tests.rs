@@ -347,3 +347,63 @@ fn a_death_after_an_undefined_call_is_judged_at_that_calls_level() {
     );
     assert!(!d.what.contains("R-GEN-3"), "{d:?}");
 }
+
+/// A description read from the library with a byte that is not UTF-8 (Intel MPI 2021.19:
+/// the Latin-1 ® of `I_MPI_COMPATIBILITY`'s) reaches the mirror as U+FFFD, three bytes
+/// for one: the model's bytes and length are then not the library's, and the
+/// comparator leaves that string to the suite. An exact one is still judged.
+#[test]
+fn a_string_the_mirror_holds_inexactly_is_not_judged_by_its_bytes() {
+    let run = |desc: &str| {
+        let mut c = Catalog::default_catalog();
+        c.cvars[0].desc = Some(desc.to_string());
+        let g = Gen::new(
+            Arc::new(Mirror::of_catalog(c, "vendor".into())),
+            Mode {
+                robustness: false,
+                lifecycle: false,
+            },
+        );
+        let ops = info();
+        let m = props::run_model(&g, &ops);
+        // The library's bytes: the character as one byte (Latin-1), the length so.
+        let lib: Vec<u8> = desc
+            .chars()
+            .flat_map(|ch| match ch {
+                char::REPLACEMENT_CHARACTER => vec![0xAE],
+                ch => ch.to_string().into_bytes(),
+            })
+            .collect();
+        let mut t = m.clone();
+        for (k, o) in &mut t.obs[0].outs {
+            if let (true, Out::Str(s)) = (k == "desc", o) {
+                let mut buf = vec![0u8; 64];
+                buf[..lib.len()].copy_from_slice(&lib);
+                s.buf = Some(buf);
+                s.len = Some(lib.len() as i32 + 1);
+            }
+        }
+        compare(&g, &ops, &m, &t)
+    };
+    assert_eq!(run("The Intel\u{FFFD} MPI Library"), None);
+    let d = run("The Intel(R) MPI Library\u{7f}").map(|d| d.rule);
+    assert_eq!(d, None, "the same bytes both sides agree");
+    // Exact on the model's side, other bytes on the library's: judged.
+    let mut c = Catalog::default_catalog();
+    c.cvars[0].desc = Some("The Intel MPI Library".into());
+    let g = Gen::new(
+        Arc::new(Mirror::of_catalog(c, "vendor".into())),
+        Mode {
+            robustness: false,
+            lifecycle: false,
+        },
+    );
+    let m = props::run_model(&g, &info());
+    let mut t = m.clone();
+    for (k, o) in &mut t.obs[0].outs {
+        if let (true, Out::Str(s)) = (k == "desc", o) {
+            s.len = s.len.map(|l| l - 2);
+        }
+    }
+    assert!(compare(&g, &info(), &m, &t).is_some());
+}

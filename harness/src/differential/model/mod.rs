@@ -55,6 +55,9 @@ fn string_out(text: &str, a: Str, desc: bool, faults: &Faults) -> Out {
         len: o.len,
         stray: Vec::new(),
         stray_bytes: Vec::new(),
+        // The mirror holds a catalog read as UTF-8: a byte that is not became U+FFFD
+        // (three bytes), so neither the bytes nor the length are the library's.
+        inexact: text.contains(char::REPLACEMENT_CHARACTER),
     })
 }
 

@@ -70,6 +70,7 @@ fn str_out(o: &StrOut) -> Out {
         len: o.len,
         stray: o.stray.clone(),
         stray_bytes: o.stray_bytes.clone(),
+        inexact: false,
     })
 }
 
@@ -106,6 +107,7 @@ pub fn str_of(v: &mut Vals, k: &str) -> Out {
             len: s.len,
             stray: s.stray,
             stray_bytes: s.stray_bytes,
+            inexact: false,
         }),
         _ => str_out(&StrOut::default()),
     }
