@@ -160,6 +160,20 @@ pub struct Findings {
     pub failure: Option<Found>,
 }
 
+impl Findings {
+    /// Keeps a divergence below the failing level: one per (rule, function), at most
+    /// 100 (a library that breaks one rule everywhere would otherwise fill the report).
+    pub fn warn(&mut self, d: Divergence) {
+        let seen = self
+            .warnings
+            .iter()
+            .any(|w| w.rule == d.rule && w.function == d.function);
+        if self.warnings.len() < 100 && !seen {
+            self.warnings.push(d);
+        }
+    }
+}
+
 /// Whether a divergence fails the run (else it warns).
 pub fn fails(d: &Divergence, strict: bool) -> bool {
     strict || d.level == Level::Must
@@ -238,14 +252,7 @@ pub fn search(
                 Err(TestCaseError::fail(d.what.clone()))
             }
             Some(d) => {
-                if f.warnings.len() < 100
-                    && !f
-                        .warnings
-                        .iter()
-                        .any(|w| w.rule == d.rule && w.function == d.function)
-                {
-                    f.warnings.push(d);
-                }
+                f.warn(d);
                 Ok(())
             }
             None => Ok(()),

@@ -11,7 +11,6 @@
 //! sequences. Splitting one budget instead was tried: with two streams the default
 //! budget missed a corpus bug (upstream-mpich-7954) that the single search finds.
 
-use crate::differential::compare::Divergence;
 use crate::differential::engine::EngineError;
 use crate::differential::props::{self, Findings, Search};
 use crate::differential::Mirror;
@@ -70,16 +69,14 @@ pub fn search(
         known_hits: 0,
         found_by: None,
     };
+    let mut paths: Vec<String> = Vec::new();
     for (k, ((run, hits), r)) in runs.into_iter().zip(remotes.iter()).enumerate() {
         let f = run?;
-        let (started, forked) = r.forked();
+        let (forked, path) = r.forked();
         merged.workers += r.started - before[k].0;
-        merged.forked.0 += started - before[k].1;
-        if !merged.forked.1.split("; ").any(|p| p == forked) {
-            if !merged.forked.1.is_empty() {
-                merged.forked.1.push_str("; ");
-            }
-            merged.forked.1.push_str(&forked);
+        merged.forked.0 += forked - before[k].1;
+        if !paths.contains(&path) {
+            paths.push(path);
         }
         merged.known_hits += hits;
         if f.failure.is_some() && merged.found_by.is_none() {
@@ -87,31 +84,23 @@ pub fn search(
         }
         absorb(&mut merged.findings, f);
     }
+    merged.forked.1 = paths.join("; ");
     Ok(merged)
 }
 
 /// Adds a stream's findings to the mode's: counts summed, the longest stream's time
-/// (they ran at once), warnings one per (rule, function) as a single search keeps
-/// them, the first stream's failure.
+/// (they ran at once), warnings kept as one search keeps them, the first stream's failure.
 fn absorb(into: &mut Findings, f: Findings) {
     into.sequences += f.sequences;
     into.ops += f.ops;
     into.calls += f.calls;
     into.elapsed = into.elapsed.max(f.elapsed);
     for w in f.warnings {
-        if into.warnings.len() < 100 && !seen(&into.warnings, &w) {
-            into.warnings.push(w);
-        }
+        into.warn(w);
     }
     if into.failure.is_none() {
         into.failure = f.failure;
     }
-}
-
-fn seen(warnings: &[Divergence], w: &Divergence) -> bool {
-    warnings
-        .iter()
-        .any(|x| x.rule == w.rule && x.function == w.function)
 }
 
 #[cfg(test)]
