@@ -79,7 +79,7 @@ struct RunArgs {
     /// SHOULD, robustness and second-reading findings fail instead of warning.
     #[arg(long)]
     strict: bool,
-    /// Parallel worker processes (default: the number of cores, up to four times as
+    /// Parallel worker processes (default: the number of cores, up to six times as
     /// many when the library's start mostly waits instead of computing).
     #[arg(long, short = 'j')]
     jobs: Option<usize>,

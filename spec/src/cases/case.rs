@@ -4,8 +4,9 @@
 //! §15.3.3), and its steps.
 
 use super::expr::Size;
+use super::funcs::Func;
 use super::select::{Filter, Scalar, SubjectKind};
-use super::step::Step;
+use super::step::{Callee, Step};
 use crate::verdict::{Area, CaseMeta, Level, Oracle};
 use serde::{Deserialize, Serialize};
 
@@ -144,6 +145,30 @@ impl Case {
     /// Cases that must run in a process of their own.
     pub fn needs_fresh_process(&self) -> bool {
         self.requires(Require::MpiInit) || self.requires(Require::FreshProcess)
+    }
+    /// What one subject of the case costs a library, roughly, in MPI_T initializations
+    /// (the slow part of the slowest libraries: Open MPI 4.1.4 opens its components in
+    /// each): a step that loops to a time budget counts as a thousand, MPI_Init as ten.
+    /// The pool starts costly jobs first, so that they do not end a run alone.
+    pub fn cost(&self) -> u64 {
+        let per_run: u64 = self
+            .steps
+            .iter()
+            .map(|s| {
+                let n = u64::from(s.repeat.unwrap_or(1));
+                match s.callee() {
+                    Some(Callee::Func(f)) if f.runs_to_a_budget() => 1000,
+                    Some(Callee::Func(Func::MpiInit | Func::MpiInitThread)) => 10,
+                    Some(Callee::Func(Func::InitThread)) => n,
+                    _ => 0,
+                }
+            })
+            .sum();
+        let base = u64::from(self.init == InitMode::Auto)
+            + 10 * u64::from(self.requires(Require::MpiInit));
+        // Each buffer size runs the steps again (MPI-4.1 §15.3.3's corner cases).
+        let runs = self.buffers.as_ref().map_or(1, |b| b.sizes.len().max(1)) as u64;
+        (base + per_run) * runs
     }
     /// Cases whose process calls MPI_Init or MPI_Init_thread: before its steps, or in
     /// one of them.

@@ -362,6 +362,13 @@ impl Group {
 }
 
 impl Func {
+    /// The harness operations that loop until a time budget (`init_cycles`,
+    /// `init_threads`: mpit_library::lifecycle::BUDGET, 4 s) on a library too slow to
+    /// finish their cycles: the suite's longest steps.
+    pub fn runs_to_a_budget(self) -> bool {
+        matches!(self, Func::InitCycles | Func::InitThreads)
+    }
+
     /// Who answers the call ([`Group::of_c_name`]).
     pub fn group(self) -> Group {
         Self::GROUPS[self as usize]

@@ -141,6 +141,23 @@ cases:
     }
 
     #[test]
+    fn a_case_costs_its_initializations_per_buffer_size() {
+        let cost = |text: &str| parse_file(text, "t.yaml").unwrap()[0].cost();
+        // The executor's one init, for each of the seven sizes.
+        assert_eq!(cost(OK), 7);
+        let mpi = OK.replace("for_each: cvar", "requires: [mpi_init]\n    for_each: cvar");
+        assert_eq!(cost(&mpi), 77);
+        let budget = OK
+            .replace("for_each: cvar\n", "init: manual\n")
+            .replace("    buffers: {string: name, sizes: [0, 1, len-1, len, len+1, null_buf, null_len]}\n", "")
+            .replace(
+                "call: cvar_get_info\n        args: {index: $index, name: $buffer}\n        expect: {rc: MPI_SUCCESS, name: truncated}",
+                "call: init_thread\n        repeat: 3\n      - call: init_cycles\n        args: {required: MPI_THREAD_SINGLE, cycles: 10}",
+            );
+        assert_eq!(cost(&budget), 1003, "{budget}");
+    }
+
+    #[test]
     fn for_all_range() {
         let text = OK.replace(
             "args: {index: $index, name: $buffer}",
