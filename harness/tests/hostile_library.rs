@@ -309,7 +309,9 @@ fn a_library_that_refuses_mpi_init_after_a_fork_gets_exec_d_mpi_init_workers() {
         "{path}"
     );
     let n = |r: &Value, k: &str| r[k].as_u64().unwrap_or(0);
-    assert_eq!(n(&r.report, "workers_forked_mpi_init"), 0);
+    // At most one child per lane (2) called MPI_Init: the ones that died in it before
+    // MPI_Init children were switched off.
+    assert!(n(&r.report, "workers_forked_mpi_init") <= 2, "{path}");
     assert!(n(&r.report, "workers_started_mpi_init") > 5, "{path}");
     assert!(n(&r.report, "workers_forked") > 50, "{path}");
     // The clean run forks its MPI_Init workers: one exec'd, the inventory reader.

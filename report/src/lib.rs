@@ -164,7 +164,7 @@ pub enum RunEvent {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorkerCount {
     pub started: u64,
-    /// Of those, the ones that called MPI_Init first.
+    /// Of those, the ones that called MPI_Init (before their steps or in one).
     pub with_mpi_init: u64,
     /// Workers forked by a zygote, besides those started.
     #[serde(default)]
@@ -311,14 +311,15 @@ pub struct Report {
     /// Worker processes started, when the runner said (absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_started: Option<u64>,
-    /// Of those, the ones that called MPI_Init.
+    /// Of those, the ones that called MPI_Init, before their steps or in one of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_started_mpi_init: Option<u64>,
     /// Workers a zygote forked (a pristine process without an exec); absent in
     /// older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_forked: Option<u64>,
-    /// Of those, the ones that called MPI_Init after the fork; absent in older reports.
+    /// Of those, the ones that called MPI_Init after the fork, before their steps or in
+    /// one of them (earlier reports counted only the former); absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_forked_mpi_init: Option<u64>,
     /// How the workers were made: `exec`, `fork`, or `fork+exec: <why a zygote was

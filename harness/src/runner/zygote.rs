@@ -253,7 +253,9 @@ impl Zygotes {
         match w.fork(single_job, area, then, child, self.timeout) {
             Ok(()) => {
                 self.shared.forked.fetch_add(1, Ordering::SeqCst);
-                if mpi_init.is_some() {
+                // Before its steps or in one of them (`lifecycle.matrix.*`): either way
+                // the child pays MPI_Init, the bench's floor (b).
+                if calls_mpi_init {
                     self.shared.forked_mpi_init.fetch_add(1, Ordering::SeqCst);
                 }
                 Some(w)

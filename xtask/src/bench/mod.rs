@@ -8,6 +8,7 @@
 //! Vendor code runs only in child processes, as in a suite run: the bench process
 //! itself never loads a library.
 
+mod bound;
 pub mod child;
 pub mod floor;
 pub mod markdown;
@@ -419,29 +420,19 @@ pub fn jobs_word(j: usize) -> String {
     }
 }
 
-/// The floor-bound of each suite figure: the floor of every worker process the run
-/// started ((a) for plain workers, (b) for those that called MPI_Init), spread over the
-/// lanes that can run at once (`min(-j, cores)`); the ratio of the suite's wall to it;
-/// and the per-result overhead beyond it.
+/// The floor-bound of each suite figure ([`bound::floor_bound_ms`] of the median run);
+/// the ratio of the suite's wall to it; and the per-result overhead beyond it.
 pub fn derive(f: &mut LibFigures, cores: usize) {
-    let Some(fl) = &f.floor else { return };
-    let Some(a) = fl.enumerate_ms.map(|s| s.median) else {
+    let Some(floors) = f.floor.as_ref().and_then(bound::Floors::of) else {
         return;
     };
-    let b = fl.mpi_init_ms.map_or(a, |s| s.median);
     for s in &mut f.suites {
         let Some(run) = s.median_run() else { continue };
-        let plain = run.workers_started.saturating_sub(run.workers_mpi_init) as f64;
-        // The workers at once, as many as the cores can run (with no -j the run may
-        // start more than cores when its workers mostly sleep: they still share them).
         let lanes = match s.jobs {
             0 => run.lanes,
             j => j,
-        }
-        .min(cores)
-        .max(1) as f64;
-        let mpi_init = (run.workers_mpi_init + run.workers_forked_mpi_init) as f64;
-        let bound = (plain * a + mpi_init * b) / lanes;
+        };
+        let bound = bound::floor_bound_ms(&floors, &run.processes(), lanes, cores);
         let results = run.results.max(1) as f64;
         s.floor_bound_ms = Some(bound);
         s.ratio = (bound > 0.0).then(|| s.wall_ms.median / bound);

@@ -25,6 +25,8 @@ struct ReportHead {
     #[serde(default)]
     workers_started_mpi_init: Option<u64>,
     #[serde(default)]
+    workers_forked: Option<u64>,
+    #[serde(default)]
     workers_forked_mpi_init: Option<u64>,
     options: HeadOptions,
     summary: HeadSummary,
@@ -52,7 +54,10 @@ pub struct SuiteRun {
     pub worker_rss_kb: u64,
     pub workers_started: u64,
     pub workers_mpi_init: u64,
-    /// MPI_Init workers a zygote forked (they pay MPI_Init, not the exec and dlopen).
+    /// Workers a zygote forked (they pay no exec and no dlopen).
+    #[serde(default)]
+    pub workers_forked: u64,
+    /// Of those, the ones that called MPI_Init.
     #[serde(default)]
     pub workers_forked_mpi_init: u64,
     /// The most workers the run had at once (its report's `options.jobs`: `-j`, or
@@ -62,6 +67,18 @@ pub struct SuiteRun {
     pub results: usize,
     pub by_status: BTreeMap<String, usize>,
     pub exit_code: i32,
+}
+
+impl SuiteRun {
+    /// The worker processes the run made ([`super::bound::Processes`]).
+    pub fn processes(&self) -> super::bound::Processes {
+        super::bound::Processes {
+            started: self.workers_started,
+            started_mpi_init: self.workers_mpi_init,
+            forked: self.workers_forked,
+            forked_mpi_init: self.workers_forked_mpi_init,
+        }
+    }
 }
 
 /// Several runs with one `-j`, and what they come to against the floor.
@@ -165,6 +182,7 @@ pub fn run_once(lib: &LibSpec, spec: &RunSpec, scratch: &Path) -> Result<SuiteRu
         worker_rss_kb: usage.workers.maxrss_kb,
         workers_started: report.workers_started.unwrap_or(0),
         workers_mpi_init: report.workers_started_mpi_init.unwrap_or(0),
+        workers_forked: report.workers_forked.unwrap_or(0),
         workers_forked_mpi_init: report.workers_forked_mpi_init.unwrap_or(0),
         lanes: report.options.jobs,
         results: report.summary.total,

@@ -11,6 +11,7 @@
 //! Self-contained on purpose: the rest of the bench knows of it only through
 //! `bench::workers::compare` and the flag that calls it.
 
+use super::bound::{floor_bound_ms, Floors, Processes};
 use super::floor::{enumerations, ms};
 use super::spawn::{interrupted, measure, Measured};
 use super::{BenchError, LibSpec, Spread};
@@ -45,6 +46,14 @@ pub struct PathFigures {
     pub workers_started: u64,
     pub workers_forked: u64,
     pub workers_path: String,
+    /// The worker processes of the last run, and its workers at once.
+    #[serde(default)]
+    pub processes: Processes,
+    #[serde(default)]
+    pub lanes: usize,
+    /// [`floor_bound_ms`] of the last run, when the floors were measured.
+    #[serde(default)]
+    pub floor_bound_ms: Option<f64>,
     /// fuzz-props sequences per second: MPI_T held initialized, lifecycle.
     pub held_per_s: Spread,
     pub lifecycle_per_s: Spread,
@@ -56,6 +65,9 @@ pub struct LibFigures {
     pub name: String,
     /// Floor (a): a fresh process that loads, initializes, enumerates, finalizes.
     pub floor_ms: Spread,
+    /// Floors (a) and (b) per kind of process, for the floor-bound.
+    #[serde(default)]
+    pub floors: Option<Floors>,
     pub fork: PathFigures,
     pub exec: PathFigures,
     pub notes: Vec<String>,
@@ -81,10 +93,7 @@ pub fn compare(o: &Options) -> Result<Compare, BenchError> {
             name: lib.name.clone(),
             ..LibFigures::default()
         };
-        match enumerations(lib, false, o.floor_runs, o.timeout) {
-            Ok((wall, ..)) => f.floor_ms = wall,
-            Err(e) => f.notes.push(format!("floor: {e}")),
-        }
+        f.floors = floors(lib, o, &mut f);
         let mut suite: [Vec<SuiteRun>; 2] = Default::default();
         for _ in 0..o.suite_runs {
             for (i, path) in PATHS.iter().enumerate() {
@@ -102,6 +111,9 @@ pub fn compare(o: &Options) -> Result<Compare, BenchError> {
         }
         for (i, p) in [&mut f.fork, &mut f.exec].into_iter().enumerate() {
             fill(p, &suite[i], &props[i]);
+            p.floor_bound_ms = f
+                .floors
+                .map(|fl| floor_bound_ms(&fl, &p.processes, p.lanes, cores()));
         }
         c.libs.push(f);
         if interrupted() {
@@ -114,12 +126,36 @@ pub fn compare(o: &Options) -> Result<Compare, BenchError> {
 
 const PATHS: [&str; 2] = ["fork", "exec"];
 
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Floors (a) and (b) (fresh processes, with their phases); (a)'s wall also goes to
+/// `f.floor_ms`. A floor that cannot be measured is a note, and no floor-bound.
+fn floors(lib: &LibSpec, o: &Options, f: &mut LibFigures) -> Option<Floors> {
+    let mut measure = |mpi_init: bool| match enumerations(lib, mpi_init, o.floor_runs, o.timeout) {
+        Ok((wall, _, phases, _)) => Some((wall, phases)),
+        Err(e) => {
+            f.notes
+                .push(format!("floor ({}): {e}", if mpi_init { "b" } else { "a" }));
+            None
+        }
+    };
+    let (a, b) = (measure(false)?, measure(true)?);
+    f.floor_ms = a.0;
+    Some(Floors::new(
+        (a.0.median, b.0.median),
+        Some(&a.1),
+        Some(&b.1),
+    ))
+}
+
 struct SuiteRun {
     wall_ms: f64,
     cpu_ms: f64,
     rss_kb: u64,
-    started: u64,
-    forked: u64,
+    processes: Processes,
+    lanes: usize,
     path: String,
 }
 
@@ -151,6 +187,7 @@ fn suite_run(lib: &LibSpec, path: &str, timeout: Duration) -> Result<SuiteRun, B
         return Err(bad(format!("{:?}: {}", m.ended, m.last_words())));
     }
     let report = read_json(&out.join("report.json")).map_err(bad)?;
+    let n = |k: &str| report[k].as_u64().unwrap_or(0);
     let rss_kb = read_json(&stats)
         .ok()
         .and_then(|s| s["supervisor_hwm_kb"].as_u64())
@@ -159,8 +196,13 @@ fn suite_run(lib: &LibSpec, path: &str, timeout: Duration) -> Result<SuiteRun, B
         wall_ms: ms(m.wall),
         cpu_ms: ms(m.usage.cpu()),
         rss_kb,
-        started: report["workers_started"].as_u64().unwrap_or(0),
-        forked: report["workers_forked"].as_u64().unwrap_or(0),
+        processes: Processes {
+            started: n("workers_started"),
+            started_mpi_init: n("workers_started_mpi_init"),
+            forked: n("workers_forked"),
+            forked_mpi_init: n("workers_forked_mpi_init"),
+        },
+        lanes: report["options"]["jobs"].as_u64().unwrap_or(0) as usize,
         path: report["workers_path"]
             .as_str()
             .unwrap_or("exec")
@@ -211,11 +253,24 @@ fn fill(p: &mut PathFigures, suite: &[SuiteRun], props: &[(f64, f64)]) {
     p.suite_cpu_ms = Spread::of(suite.iter().map(|r| r.cpu_ms).collect());
     p.supervisor_rss_kb = suite.iter().map(|r| r.rss_kb).max().unwrap_or(0);
     if let Some(r) = suite.last() {
-        (p.workers_started, p.workers_forked) = (r.started, r.forked);
+        (p.workers_started, p.workers_forked) = (r.processes.started, r.processes.forked);
+        (p.processes, p.lanes) = (r.processes, r.lanes);
         p.workers_path = r.path.clone();
     }
     p.held_per_s = Spread::of(props.iter().map(|r| r.0).collect());
     p.lifecycle_per_s = Spread::of(props.iter().map(|r| r.1).collect());
+}
+
+fn bound(ms: Option<f64>) -> String {
+    ms.map_or("–".into(), |b| format!("{b:.0}"))
+}
+
+/// `wall / bound` as `2.41×`.
+fn times(wall: f64, bound: Option<f64>) -> String {
+    match bound.filter(|b| *b > 0.0) {
+        Some(b) => format!("{:.2}×", wall / b),
+        None => "–".into(),
+    }
 }
 
 fn ratio(a: f64, b: f64) -> String {
@@ -238,12 +293,19 @@ pub fn markdown(c: &Compare) -> String {
         c.date,
         c.loadavg.first().map_or("?".into(), |l| format!("{l:.2}"))
     );
-    s.push_str("## Full suite\n\n| library | wall fork (ms) | wall exec (ms) | ratio | CPU fork (ms) | CPU exec (ms) | ratio | supervisor RSS fork / exec (MB) | workers fork: started + forked | workers exec | path |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+    s.push_str("## Full suite\n\nFloor-bound: the library's floor for every worker process the run made, over \
+         the workers at once the cores can run (`min(-j, cores)`): an exec'd process at \
+         floor (a) (a fresh process that loads the library, MPI_T init, reads every entry, \
+         finalize) or (b) (the same inside MPI_Init) when it called MPI_Init, a forked child \
+         at the library's calls of (a) or (b) alone (no start, no dlopen). Workers with \
+         MPI_Init: those that called it, before their steps or in one.\n\n\
+         | library | wall fork (ms) | wall exec (ms) | ratio | CPU fork (ms) | CPU exec (ms) | ratio | supervisor RSS fork / exec (MB) | workers fork: started + forked (MPI_Init) | workers exec (MPI_Init) | -j | floor-bound fork / exec (ms) | wall / floor-bound fork / exec | path |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for l in &c.libs {
         let (f, e) = (&l.fork, &l.exec);
         let _ = writeln!(
             s,
-            "| {} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {} | {:.1} / {:.1} | {} + {} | {} | {} |",
+            "| {} | {:.0} | {:.0} | {} | {:.0} | {:.0} | {} | {:.1} / {:.1} | {} + {} ({}) | {} ({}) | {} | {} / {} | {} / {} | {} |",
             l.name,
             f.suite_wall_ms.median,
             e.suite_wall_ms.median,
@@ -255,7 +317,14 @@ pub fn markdown(c: &Compare) -> String {
             e.supervisor_rss_kb as f64 / 1024.0,
             f.workers_started,
             f.workers_forked,
+            f.processes.started_mpi_init + f.processes.forked_mpi_init,
             e.workers_started,
+            e.processes.started_mpi_init,
+            f.lanes,
+            bound(f.floor_bound_ms),
+            bound(e.floor_bound_ms),
+            times(f.suite_wall_ms.median, f.floor_bound_ms),
+            times(e.suite_wall_ms.median, e.floor_bound_ms),
             f.workers_path.replace('|', "/")
         );
     }
@@ -318,4 +387,34 @@ fn write(o: &Options, c: &Compare) -> Result<(), BenchError> {
         std::fs::rename(&tmp, &dest).map_err(io(&dest))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suite_table_gives_each_paths_floor_bound_and_the_walls_ratio_to_it() {
+        let path = |wall: f64, bound: Option<f64>| PathFigures {
+            suite_wall_ms: Spread::of(vec![wall]),
+            floor_bound_ms: bound,
+            lanes: 2,
+            ..PathFigures::default()
+        };
+        let c = Compare {
+            libs: vec![LibFigures {
+                name: "lib".into(),
+                fork: path(1300.0, Some(650.0)),
+                exec: path(1900.0, None),
+                ..LibFigures::default()
+            }],
+            ..Compare::default()
+        };
+        let md = markdown(&c);
+        let row = md
+            .lines()
+            .find(|l| l.starts_with("| lib |"))
+            .expect("a row");
+        assert!(row.contains("| 650 / – | 2.00× / – |"), "{row}");
+    }
 }
