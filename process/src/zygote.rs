@@ -57,6 +57,11 @@ impl ForkedChild {
         self.pid.unsigned_abs()
     }
 
+    /// Kills the child (SIGKILL); [`ForkedChild::wait`] then reaps it.
+    pub fn kill(&self) {
+        let _ = sys::signal(self.pid, libc::SIGKILL);
+    }
+
     /// Waits for the child's end and reaps it: how it ended, its resource usage.
     pub fn wait(self) -> Result<Exit, Error> {
         let (raw, usage) = sys::wait4(self.pid).map_err(|source| Error::Wait {

@@ -105,6 +105,12 @@ fn start(hello: &Hello) -> Result<Target, i32> {
     calling("dlopen (loading the library and detecting its ABI)");
     let t = Target::open(&hello.lib, &abi, hello.force).map_err(|e| cannot(e.to_string()))?;
     inits(&t, hello, &calling).map_err(cannot)?;
+    if hello.zygote && !hello.base_init && !hello.mpi_init {
+        calling("MPI_T_init_thread in a child of the zygote (what it loads, held for the others)");
+        zygote::hold_what_init_loads(&|| {
+            let _ = base_init(&t);
+        });
+    }
     let facts = facts(&t);
     in_flight::set(None);
     send(&FromWorker::Ready(Box::new(facts)));

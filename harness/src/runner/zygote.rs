@@ -22,9 +22,12 @@
 use super::child::Worker;
 use super::protocol::{FromWorker, Hello, MpiInitChild, ToWorker, CHILD_END};
 use super::queue::Job;
-use mpit_process::{fork as fork_process, Ended, Forked};
-use mpit_target::ffi::{in_flight, page, stdio};
+use mpit_process::{exit_child, fork as fork_process, Ended, Forked};
+use mpit_target::ffi::{in_flight, page, preload, stdio};
 use std::collections::BTreeSet;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -63,6 +66,57 @@ pub fn fork(send: &dyn Fn(&FromWorker), forked: bool) -> bool {
             send(&FromWorker::ChildEnded { code, signal });
             false
         }
+    }
+}
+
+/// How long a plain zygote waits for the child that says what the library's
+/// `MPI_T_init_thread` loads (Open MPI 4.1.4: 0.22 s); well under the shortest
+/// `--timeout`, which bounds the zygote's start.
+const HOLD_PROBE: Duration = Duration::from_secs(1);
+
+/// Worker side, a plain zygote before it says `Ready`: holds the shared objects the
+/// library's `MPI_T_init_thread` loads (`ffi::preload`: its children find them loaded,
+/// and let go of them at their own first init), as read from a child that makes the
+/// init (`init`) and exits: the zygote itself never initializes. A child that dies, or
+/// takes longer than [`HOLD_PROBE`], leaves nothing held: the children load what they
+/// load themselves.
+pub fn hold_what_init_loads(init: &dyn Fn()) -> usize {
+    let before: BTreeSet<PathBuf> = preload::loaded_objects().into_iter().collect();
+    let Ok((mut ours, mut theirs)) = UnixStream::pair() else {
+        return 0;
+    };
+    let child = match fork_process() {
+        Ok(Forked::Child) => {
+            drop(ours);
+            init();
+            let mut text = String::new();
+            for p in preload::loaded_objects() {
+                if !before.contains(&p) {
+                    text.push_str(&p.to_string_lossy());
+                    text.push('\n');
+                }
+            }
+            let _ = theirs.write_all(text.as_bytes());
+            exit_child(0)
+        }
+        Ok(Forked::Parent(child)) => child,
+        Err(_) => return 0,
+    };
+    drop(theirs);
+    let mut text = String::new();
+    let read = ours
+        .set_read_timeout(Some(HOLD_PROBE))
+        .and_then(|()| ours.read_to_string(&mut text));
+    if read.is_err() {
+        child.kill();
+    }
+    let clean = matches!(child.wait(), Ok(e) if e.ended == Ended::Exited(0));
+    // The child's output, and what it left on the page, are no child's of the run.
+    eprintln!("{CHILD_END}");
+    page::reset();
+    match (read, clean) {
+        (Ok(_), true) => preload::hold(&text.lines().map(PathBuf::from).collect::<Vec<_>>()),
+        _ => 0,
     }
 }
 

@@ -28,6 +28,7 @@ mod guarded;
 pub mod in_flight;
 mod mpi;
 pub mod page;
+pub mod preload;
 mod pvar;
 mod raw;
 mod recorder;

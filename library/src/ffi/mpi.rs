@@ -70,7 +70,9 @@ impl Lib {
     pub fn mpi_init(&self) -> Called<()> {
         let f = self.raw.mpi_init?;
         // SAFETY: MPI allows NULL argc/argv.
-        Some((unsafe { f(std::ptr::null_mut(), std::ptr::null_mut()) }, ()))
+        let rc = unsafe { f(std::ptr::null_mut(), std::ptr::null_mut()) };
+        super::preload::release();
+        Some((rc, ()))
     }
 
     pub fn mpi_finalize(&self) -> Called<()> {
@@ -93,6 +95,7 @@ impl Lib {
                 &mut provided,
             )
         };
+        super::preload::release();
         Some((rc, provided))
     }
 
@@ -159,7 +162,10 @@ impl Lib {
         let f = self.raw.init_thread?;
         let mut provided = -1;
         // SAFETY: a valid int pointer.
-        Some((unsafe { f(required, &mut provided) }, provided))
+        let rc = unsafe { f(required, &mut provided) };
+        // A zygote's child: the library now holds what the zygote held for it (preload).
+        super::preload::release();
+        Some((rc, provided))
     }
 
     /// `MPI_T_finalize` (R-FIN-1).
