@@ -278,7 +278,8 @@ fn worker_for(
         ..setup.hello.clone()
     };
     started[0].fetch_add(1, Ordering::SeqCst);
-    if job.mpi_init {
+    // Before its steps or in one of them: either way the worker pays MPI_Init.
+    if job.calls_mpi_init {
         started[1].fetch_add(1, Ordering::SeqCst);
     }
     match Worker::start(&hello, setup.timeout, setup.stop.clone()) {
