@@ -175,6 +175,10 @@ pub struct WorkerCount {
     /// `fork`, `exec`, or `fork+exec: <why a zygote was switched off>`.
     #[serde(default)]
     pub path: Option<String>,
+    /// Shared objects a zygote without MPI_T held for its children: what the library's
+    /// `MPI_T_init_thread` loads (the most any zygote of the run held).
+    #[serde(default)]
+    pub zygote_held: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -326,6 +330,11 @@ pub struct Report {
     /// switched off>` (a library that started a thread, say); absent in older reports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workers_path: Option<String>,
+    /// Shared objects the zygote without MPI_T held for its children, as its probe found
+    /// the library's `MPI_T_init_thread` loading them (runner::zygote); absent in older
+    /// reports and with `--workers exec`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zygote_held_objects: Option<u64>,
     /// Events, sources and the MPI-4.0 functions: absent, empty, present, alive
     /// (reports/README.md "Capabilities"; absent in older reports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -443,6 +452,11 @@ impl Builder {
             workers_forked: self.workers.as_ref().map(|w| w.forked),
             workers_forked_mpi_init: self.workers.as_ref().map(|w| w.forked_mpi_init),
             workers_path: self.workers.as_ref().and_then(|w| w.path.clone()),
+            zygote_held_objects: self
+                .workers
+                .as_ref()
+                .filter(|w| w.path.as_deref() != Some("exec"))
+                .map(|w| w.zygote_held),
             capabilities: self.capabilities,
             model_check: None,
             results,

@@ -263,6 +263,7 @@ fn run_until(
         forked: outcome.workers_forked,
         forked_mpi_init: outcome.workers_forked_mpi_init,
         path: Some(setup.zygotes.path()),
+        zygote_held: setup.zygotes.held.load(Ordering::SeqCst),
     }));
     // The cross-rank check (`--launcher`): its own MPI job, after the suite's workers.
     if !outcome.interrupted && !stop.load(Ordering::SeqCst) {
@@ -568,6 +569,7 @@ mod tests {
             start_cpu_us: cpu_ms * 1000,
             start_run_delay_us: run_delay_ms * 1000,
             start_wall_us: wall_ms * 1000,
+            held_objects: 0,
         }
     }
 

@@ -187,6 +187,10 @@ pub struct TargetFacts {
     /// workers run than there are cores (`runner::lanes`).
     #[serde(default)]
     pub start_wall_us: u64,
+    /// A zygote without MPI_T: the shared objects it holds for its children
+    /// (`zygote::hold_what_init_loads`).
+    #[serde(default)]
+    pub held_objects: u64,
 }
 
 /// Worker → supervisor.

@@ -105,13 +105,17 @@ fn start(hello: &Hello) -> Result<Target, i32> {
     calling("dlopen (loading the library and detecting its ABI)");
     let t = Target::open(&hello.lib, &abi, hello.force).map_err(|e| cannot(e.to_string()))?;
     inits(&t, hello, &calling).map_err(cannot)?;
+    let mut held = 0;
     if hello.zygote && !hello.base_init && !hello.mpi_init {
         calling("MPI_T_init_thread in a child of the zygote (what it loads, held for the others)");
-        zygote::hold_what_init_loads(&|| {
+        held = zygote::hold_what_init_loads(&|| {
             let _ = base_init(&t);
         });
     }
-    let facts = facts(&t);
+    let facts = TargetFacts {
+        held_objects: held as u64,
+        ..facts(&t)
+    };
     in_flight::set(None);
     send(&FromWorker::Ready(Box::new(facts)));
     Ok(t)
@@ -409,5 +413,6 @@ fn facts(t: &Target) -> TargetFacts {
         start_cpu_us: cpu_us,
         start_run_delay_us: run_delay_us,
         start_wall_us: 0,
+        held_objects: 0,
     }
 }

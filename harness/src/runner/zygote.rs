@@ -158,6 +158,8 @@ pub struct Shared {
     pub forked_mpi_init: AtomicU64,
     /// Zygotes started (exec'd workers themselves).
     pub started: AtomicU64,
+    /// The most shared objects a zygote without MPI_T held (`TargetFacts::held_objects`).
+    pub held: AtomicU64,
 }
 
 impl Shared {
@@ -287,7 +289,13 @@ impl Zygotes {
                 self.shared.started.fetch_add(1, Ordering::SeqCst);
                 let started = Worker::start(&hello, self.timeout, self.stop.clone())
                     .map_err(|e| e.to_string())
-                    .and_then(|(mut w, _)| match &self.first {
+                    .map(|(w, facts)| {
+                        self.shared
+                            .held
+                            .fetch_max(facts.held_objects, Ordering::SeqCst);
+                        w
+                    })
+                    .and_then(|mut w| match &self.first {
                         Some(m) => w.send(m).map(|()| w).map_err(|b| format!("{b:?}")),
                         None => Ok(w),
                     });
