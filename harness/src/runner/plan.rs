@@ -169,7 +169,7 @@ pub fn jobs(
                         .get_or_insert_with(|| Arc::new(inv.clone()))
                         .clone()
                 }),
-                cost: c.cost() * s.len() as u64,
+                subject_cost: c.cost(),
             });
         }
     }

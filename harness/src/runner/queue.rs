@@ -35,9 +35,17 @@ pub struct Job {
     /// The catalog spots the supervisor's readers lost (`target::reading`): a worker
     /// reading its own inventory passes over them.
     pub skip: Arc<BTreeSet<String>>,
-    /// Roughly what the job costs the library ([`mpit_spec::cases::Case::cost`] of each
-    /// subject): the queue starts the costly ones first.
-    pub cost: u64,
+    /// Roughly what one subject costs the library ([`mpit_spec::cases::Case::cost`]):
+    /// the queue starts the costly jobs first ([`Job::cost`]).
+    pub subject_cost: u64,
+}
+
+impl Job {
+    /// Roughly what the job costs the library: its subjects' (a job requeued with the
+    /// rest of its subjects after a death costs less).
+    pub fn cost(&self) -> u64 {
+        self.subject_cost * self.subjects.len() as u64
+    }
 }
 
 /// The jobs not taken yet, and whether more may still come (`later` of
@@ -99,7 +107,7 @@ impl Queue {
 /// run alone (Open MPI 4.1.4: three 4 s jobs once made its last 4.5 s). Stable: jobs of
 /// equal cost keep the suite's order.
 pub fn fresh_first(mut jobs: Vec<Job>) -> VecDeque<Job> {
-    jobs.sort_by_key(|j| (std::cmp::Reverse(j.fresh), std::cmp::Reverse(j.cost)));
+    jobs.sort_by_key(|j| (std::cmp::Reverse(j.fresh), std::cmp::Reverse(j.cost())));
     jobs.into()
 }
 
@@ -121,7 +129,7 @@ mod tests {
             base_init: !fresh,
             inventory: None,
             skip: Arc::default(),
-            cost,
+            subject_cost: cost,
         }
     }
 

@@ -43,8 +43,6 @@ pub struct PathFigures {
     pub suite_wall_ms: Spread,
     pub suite_cpu_ms: Spread,
     pub supervisor_rss_kb: u64,
-    pub workers_started: u64,
-    pub workers_forked: u64,
     pub workers_path: String,
     /// The worker processes of the last run, and its workers at once.
     #[serde(default)]
@@ -253,7 +251,6 @@ fn fill(p: &mut PathFigures, suite: &[SuiteRun], props: &[(f64, f64)]) {
     p.suite_cpu_ms = Spread::of(suite.iter().map(|r| r.cpu_ms).collect());
     p.supervisor_rss_kb = suite.iter().map(|r| r.rss_kb).max().unwrap_or(0);
     if let Some(r) = suite.last() {
-        (p.workers_started, p.workers_forked) = (r.processes.started, r.processes.forked);
         (p.processes, p.lanes) = (r.processes, r.lanes);
         p.workers_path = r.path.clone();
     }
@@ -315,10 +312,10 @@ pub fn markdown(c: &Compare) -> String {
             ratio(e.suite_cpu_ms.median, f.suite_cpu_ms.median),
             f.supervisor_rss_kb as f64 / 1024.0,
             e.supervisor_rss_kb as f64 / 1024.0,
-            f.workers_started,
-            f.workers_forked,
+            f.processes.started,
+            f.processes.forked,
             f.processes.started_mpi_init + f.processes.forked_mpi_init,
-            e.workers_started,
+            e.processes.started,
             e.processes.started_mpi_init,
             f.lanes,
             bound(f.floor_bound_ms),
