@@ -16,6 +16,7 @@ use super::protocol::{FromWorker, Hello, MpiInitChild, TargetFacts, ToWorker, CH
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use mpit_spec::verdict::Status;
 use mpit_target::ffi::in_flight;
+use mpit_target::ffi::log;
 use mpit_target::ffi::page::{self, Record, Taken};
 use mpit_target::{worker_env, WorkerEnv};
 use serde::Serialize;
@@ -36,6 +37,8 @@ pub struct Worker {
     channel: Channel,
     /// The worker's page of the call in flight (`None`: it could not be made).
     page: Option<File>,
+    /// A `fuzz-props` worker's log of observations (`Hello::sequences`).
+    log: Option<File>,
     /// The library's output (the worker's stdout and stderr), its last lines.
     output: Tail,
     /// The call the worker last announced (`FromWorker::Calling`) and has not yet come
@@ -108,6 +111,10 @@ impl Worker {
         if let Some(dup) = page.as_ref().and_then(|p| p.try_clone().ok()) {
             hello.page = Some(cmd.pass_fd(OwnedFd::from(dup)));
         }
+        let log = hello.sequences.then(|| log::create().ok()).flatten();
+        if let Some(dup) = log.as_ref().and_then(|l| l.try_clone().ok()) {
+            hello.log = Some(cmd.pass_fd(OwnedFd::from(dup)));
+        }
         let (listener, name) = channel::rendezvous().unzip();
         hello.rendezvous = name;
         let json = serde_json::to_string(&hello).map_err(|e| Start::CannotRun(e.to_string()))?;
@@ -128,6 +135,7 @@ impl Worker {
             proc,
             channel: Channel::new(stdin, stdout, listener),
             page,
+            log,
             output,
             calling: None,
             died: None,
@@ -181,6 +189,15 @@ impl Worker {
         read_page(&self.page)
     }
 
+    /// What the worker appended to its log of observations since it last cleared it
+    /// (nothing without a log).
+    pub fn logged(&self) -> Vec<u8> {
+        self.log
+            .as_ref()
+            .and_then(|l| log::read(l).ok())
+            .unwrap_or_default()
+    }
+
     /// How many times the library took the worker's channel and the worker came back.
     pub fn restored(&self) -> u32 {
         self.channel.restored()
@@ -199,6 +216,9 @@ impl Worker {
         // The last lines of a worker that died come within this.
         const LAST_LINES: Duration = Duration::from_millis(200);
         let mut deadline = Instant::now() + timeout;
+        // A sequence's observations go to the log, not the channel: each one appended is
+        // a call that returned, which starts the wait anew as a line would.
+        let mut logged = self.log.as_ref().map(log::used);
         loop {
             if let Some(at) = self.died {
                 self.channel.accept(&|| read_page(&self.page));
@@ -241,6 +261,11 @@ impl Worker {
             }
             if self.died.is_some() {
                 continue;
+            }
+            let now_logged = self.log.as_ref().map(log::used);
+            if now_logged != logged {
+                logged = now_logged;
+                deadline = Instant::now() + timeout;
             }
             if Instant::now() >= deadline {
                 self.kill();

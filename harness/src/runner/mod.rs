@@ -313,6 +313,8 @@ fn setup_for(cfg: &Config, stop: &Arc<AtomicBool>, cores: usize) -> pool::Setup 
             page: None,
             rendezvous: None,
             zygote: false,
+            sequences: false,
+            log: None,
         },
         jobs: cfg.jobs.unwrap_or(cores),
         timeout: cfg.timeout,

@@ -58,6 +58,13 @@ pub struct Hello {
     /// then answers [`ToWorker::Fork`] with a child that serves as a fresh worker would.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub zygote: bool,
+    /// A `fuzz-props` worker: its sequences' observations go to a log
+    /// (`target::ffi::log`), not one line per call; `child.rs` makes the log.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sequences: bool,
+    /// The descriptor of that log, inherited from the supervisor; set by `child.rs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<i32>,
 }
 
 impl Hello {
@@ -78,6 +85,8 @@ impl Hello {
             page: None,
             rendezvous: None,
             zygote: false,
+            sequences: false,
+            log: None,
         }
     }
 }
@@ -223,7 +232,9 @@ pub enum FromWorker {
         n: usize,
         result: Box<CaseResult>,
     },
-    /// Op `n` of differential sequence `seq` returned this.
+    /// Op `n` of differential sequence `seq` returned this: a line of the worker's log
+    /// of observations (`Hello::sequences`), or on the channel when it has none or the
+    /// log is full.
     Observed {
         seq: u64,
         n: usize,

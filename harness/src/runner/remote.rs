@@ -4,7 +4,7 @@
 //! a fresh worker.
 
 use crate::differential::engine::{EngineError, Runner};
-use crate::differential::obs::{Died, Trace};
+use crate::differential::obs::{Died, Obs, Trace};
 use crate::differential::op::Call;
 use crate::differential::Mirror;
 use crate::runner::pool::{Broke, Worker};
@@ -43,6 +43,7 @@ impl Remote {
         Remote {
             hello: Hello {
                 single_job: false,
+                sequences: true,
                 ..Hello::bare(lib, abi, force)
             },
             timeout,
@@ -173,6 +174,17 @@ impl Remote {
                 Err(b) => outcome = Err(b),
             }
         }
+        // The calls that returned, from the worker's log, come before any it sent on
+        // its channel (a line the log had no room for, and every one after it).
+        // A line that does not parse: the log was written over (by the library), and
+        // no trace is told from it.
+        match logged(&w.logged(), seq) {
+            Ok(mut obs) => {
+                obs.append(&mut trace.obs);
+                trace.obs = obs;
+            }
+            Err(e) => outcome = Err(Broke::Other(format!("its log of observations: {e}"))),
+        }
         match outcome {
             // Every op answered, or the protocol broke: a short trace is never returned
             // as if the library had agreed.
@@ -228,6 +240,24 @@ impl Drop for Remote {
     fn drop(&mut self) {
         self.discard();
     }
+}
+
+/// The observations of sequence `seq` in a worker's log (`target::ffi::log`), in order
+/// (an earlier sequence's, left by a worker that died before clearing it, are not).
+fn logged(bytes: &[u8], seq: u64) -> Result<Vec<Obs>, String> {
+    let mut obs = Vec::new();
+    for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let m = std::str::from_utf8(line)
+            .ok()
+            .and_then(FromWorker::parse)
+            .ok_or("a line that is no message")??;
+        match m {
+            FromWorker::Observed { seq: s, obs: o, .. } if s == seq => obs.push(*o),
+            FromWorker::Observed { .. } => {}
+            other => return Err(format!("unexpected message {other:?}")),
+        }
+    }
+    Ok(obs)
 }
 
 impl Runner for Remote {

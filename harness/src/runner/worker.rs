@@ -18,7 +18,7 @@ use mpit_report::exit_code;
 use mpit_spec::cases::expr::constant_kind;
 use mpit_spec::cases::Suite;
 use mpit_spec::readings;
-use mpit_target::ffi::{in_flight, page, stdio};
+use mpit_target::ffi::{in_flight, log, page, stdio};
 use mpit_target::reading::Guard;
 use mpit_target::{catalog, AbiChoice, Target};
 use mpit_vocab::profile::ReturnCode;
@@ -37,6 +37,32 @@ fn send(m: &FromWorker) {
     // gone, or the library took it for good: nothing to do but stop, saying so.
     if stdio::send(line.as_bytes()).is_err() {
         orphaned();
+    }
+}
+
+/// Where a sequence's observations go: the worker's log while it has room (a line per
+/// call on the channel woke two threads of the supervisor's per call), then the channel.
+/// The supervisor reads the log at `OpsDone` or after the worker's death, and puts its
+/// lines before the channel's.
+struct Observed {
+    in_log: bool,
+}
+
+impl Observed {
+    fn new() -> Observed {
+        log::clear();
+        Observed {
+            in_log: log::attached(),
+        }
+    }
+
+    fn tell(&mut self, m: &FromWorker) {
+        let mut line = m.line();
+        line.push('\n');
+        self.in_log = self.in_log && log::append(line.as_bytes());
+        if !self.in_log && stdio::send(line.as_bytes()).is_err() {
+            orphaned();
+        }
     }
 }
 
@@ -88,6 +114,13 @@ fn start(hello: &Hello) -> Result<Target, i32> {
         if let Err(e) = page::attach(fd) {
             eprintln!("mpit-conform worker: cannot map its page: {e}");
             return Err(2);
+        }
+    }
+    // A fuzz-props worker's log of observations, mapped as its page is (without one,
+    // its observations go on the channel).
+    if let Some(fd) = hello.log {
+        if let Err(e) = log::attach(fd) {
+            eprintln!("mpit-conform worker: cannot map its log of observations: {e}");
         }
     }
     // The protocol leaves fds 0 and 1 before the library can touch them.
@@ -264,9 +297,10 @@ fn serve_loop(hello: &mut Hello, t: &Target, st: &mut State) -> Result<(), i32> 
                     return Err(2);
                 };
                 let mut e = TargetEngine::new(t, m);
+                let mut observed = Observed::new();
                 for (n, op) in ops.iter().enumerate() {
                     let obs = Box::new(e.call(op));
-                    send(&FromWorker::Observed { seq, n, obs });
+                    observed.tell(&FromWorker::Observed { seq, n, obs });
                 }
                 send(&FromWorker::OpsDone { seq });
                 // A sequence's child ends at once: nobody judges its exit (the

@@ -26,6 +26,7 @@ mod cvar;
 mod event;
 mod guarded;
 pub mod in_flight;
+pub mod log;
 mod mpi;
 pub mod page;
 pub mod preload;
