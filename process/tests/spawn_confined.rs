@@ -29,6 +29,7 @@ const FORBIDDEN: &[&str] = &[
 const FORK_TESTS: &[&str] = &[
     "library/src/ffi/guarded.rs",
     "library/src/ffi/in_flight.rs",
+    "library/src/ffi/log.rs",
     "library/src/ffi/page.rs",
 ];
 
