@@ -17,7 +17,7 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{FromRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::OnceLock;
@@ -36,43 +36,17 @@ static LOG: OnceLock<Log> = OnceLock::new();
 
 /// A new log for one worker (supervisor side), closed on exec unless passed.
 pub fn create() -> io::Result<File> {
-    // SAFETY: memfd_create with a NUL-terminated literal; the new descriptor is owned by
-    // nothing else, so `File::from_raw_fd` takes sole ownership of it.
-    let f = unsafe {
-        let fd = libc::memfd_create(c"mpit-conform-observations".as_ptr(), libc::MFD_CLOEXEC);
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        File::from_raw_fd(fd)
-    };
-    f.set_len(SIZE as u64)?;
-    Ok(f)
+    super::shared::create(c"mpit-conform-observations", SIZE)
 }
 
 /// Maps the log passed as `fd` (worker side, before the library is loaded) and closes
 /// the descriptor. Once per process.
 pub fn attach(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fd is the descriptor the supervisor passed (its number from the worker's
-    // hello): taken over here and closed when `f` drops, after the mapping is made.
-    let f = unsafe { File::from_raw_fd(fd) };
-    if f.metadata()?.len() < SIZE as u64 {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "log too small"));
-    }
-    // SAFETY: a shared read-write mapping of SIZE bytes of a file at least that long;
-    // never unmapped, so the references below live as long as the process. The memory
-    // is page-aligned and only ever accessed through these atomics in this process.
+    let p = super::shared::map(fd, SIZE, "log")?;
+    // SAFETY: `p` is a shared mapping of SIZE bytes, never unmapped, so the references
+    // live as long as the process; page-aligned, and only ever accessed through these
+    // atomics in this process.
     let log = unsafe {
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            SIZE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            std::os::fd::AsRawFd::as_raw_fd(&f),
-            0,
-        );
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
         Log {
             used: &*p.cast::<AtomicU32>(),
             bytes: std::slice::from_raw_parts(p.cast::<AtomicU8>().add(HEAD), SIZE - HEAD),

@@ -33,6 +33,7 @@ pub mod preload;
 mod pvar;
 mod raw;
 mod recorder;
+mod shared;
 pub mod stdio;
 mod strings;
 

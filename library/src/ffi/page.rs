@@ -19,7 +19,7 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::{FromRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::os::unix::fs::FileExt;
 use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use std::sync::OnceLock;
@@ -72,54 +72,20 @@ impl Page {
     }
 }
 
-fn check(rc: libc::c_int) -> io::Result<libc::c_int> {
-    if rc < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(rc)
-    }
-}
-
 /// A new page for one worker (supervisor side): a memfd of [`SIZE`] zero bytes, closed
 /// on exec unless passed (`mpit_process::Cmd::pass_fd`).
 pub fn create() -> io::Result<File> {
-    // SAFETY: memfd_create with a NUL-terminated literal; the new descriptor is owned by
-    // nothing else, so `File::from_raw_fd` takes sole ownership of it.
-    let f = unsafe {
-        let fd = check(libc::memfd_create(
-            c"mpit-conform-in-flight".as_ptr(),
-            libc::MFD_CLOEXEC,
-        ))?;
-        File::from_raw_fd(fd)
-    };
-    f.set_len(SIZE as u64)?;
-    Ok(f)
+    super::shared::create(c"mpit-conform-in-flight", SIZE)
 }
 
 /// Maps the page passed as `fd` (worker side, before the library is loaded) and closes
 /// the descriptor: from then on the call in flight is written there. Once per process.
 pub fn attach(fd: RawFd) -> io::Result<()> {
-    // SAFETY: fd is the descriptor the supervisor passed (its number from the worker's
-    // hello): taken over here and closed when `f` drops, after the mapping is made.
-    let f = unsafe { File::from_raw_fd(fd) };
-    if f.metadata()?.len() < SIZE as u64 {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "page too small"));
-    }
-    // SAFETY: a shared read-write mapping of SIZE bytes of a file at least that long;
-    // never unmapped, so the slices below live as long as the process. The memory is
-    // page-aligned and only ever accessed through the atomics of `Page` in this process.
+    let p = super::shared::map(fd, SIZE, "page")?;
+    // SAFETY: `p` is a shared mapping of SIZE bytes, never unmapped, so the slices live
+    // as long as the process; page-aligned, and only ever accessed through the atomics
+    // of `Page` in this process.
     let page = unsafe {
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            SIZE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            std::os::fd::AsRawFd::as_raw_fd(&f),
-            0,
-        );
-        if p == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
         let words = std::slice::from_raw_parts(p.cast::<AtomicU32>(), WORDS);
         let bytes = std::slice::from_raw_parts(p.cast::<AtomicU8>().add(HEAD), SIZE - HEAD);
         Page { words, bytes }
