@@ -5,9 +5,19 @@
 mod common;
 
 use common::*;
+use std::sync::Mutex;
+
+/// One test of this file at a time. Each runs `cargo xtask bench`, which builds the
+/// reference cdylib together with mpit-conform and mpit-xtask (`build_measured`), while
+/// `reference_lib` builds it alone: the two feature sets give two different
+/// `libmpit_reference.so` under one name, and each build replaces the file. A test
+/// running a library that another test's build is replacing found no such file (a fresh
+/// clone's CI, `property tests: cannot start a worker: ...: no such file`).
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 #[test]
 fn bench_on_the_reference_writes_bench_json_and_md() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let lib = reference_lib();
     let out = scratch("bench");
     let corpus = repo().join("fuzz/corpus");
@@ -139,6 +149,7 @@ fn bench_on_the_reference_writes_bench_json_and_md() {
 
 #[test]
 fn bench_bad_input_is_one_line_and_exit_2() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let o = run_xtask(
         &[
             "bench",
@@ -157,6 +168,7 @@ fn bench_bad_input_is_one_line_and_exit_2() {
 
 #[test]
 fn the_soak_counts_what_a_long_life_leaves_and_finds_nothing() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // A short soak (the measured one is 200 runs and 10 minutes: reports/bench/SOAK.md),
     // with a temporary directory of its own so that nobody else's files are counted.
     let lib = reference_lib();

@@ -290,8 +290,10 @@ fn build_measured() -> Result<()> {
     let me = std::env::current_exe()?;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Cmd::new(cargo);
-    // This package too, as the tests build this binary (harness/tests/common): the
-    // features resolve alike, and neither build undoes the other's.
+    // This package too, as the tests build this binary (harness/tests/common). The
+    // reference's features do not resolve as in `cargo build -p mpit-reference` alone
+    // (`harness/tests/common::reference_lib`): each of the two builds replaces the
+    // other's `libmpit_reference.so`, so harness/tests/bench.rs runs one test at a time.
     cmd.args([
         "build",
         "--quiet",
