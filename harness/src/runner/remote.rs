@@ -178,11 +178,8 @@ impl Remote {
         // its channel (a line the log had no room for, and every one after it).
         // A line that does not parse: the log was written over (by the library), and
         // no trace is told from it.
-        match logged(&w.logged(), seq) {
-            Ok(mut obs) => {
-                obs.append(&mut trace.obs);
-                trace.obs = obs;
-            }
+        match in_order(&w.logged(), seq, std::mem::take(&mut trace.obs)) {
+            Ok(obs) => trace.obs = obs,
             Err(e) => outcome = Err(Broke::Other(format!("its log of observations: {e}"))),
         }
         match outcome {
@@ -242,11 +239,13 @@ impl Drop for Remote {
     }
 }
 
-/// The observations of sequence `seq` in a worker's log (`target::ffi::log`), in order
-/// (an earlier sequence's, left by a worker that died before clearing it, are not).
-fn logged(bytes: &[u8], seq: u64) -> Result<Vec<Obs>, String> {
+/// Sequence `seq`'s observations in call order: those in the worker's log
+/// (`target::ffi::log`: an earlier sequence's, left by a worker that died before
+/// clearing it, are not), then those it sent on its channel (`channel`: once a line did
+/// not fit in the log, it and every later one went there).
+fn in_order(log: &[u8], seq: u64, mut channel: Vec<Obs>) -> Result<Vec<Obs>, String> {
     let mut obs = Vec::new();
-    for line in bytes.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+    for line in log.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         let m = std::str::from_utf8(line)
             .ok()
             .and_then(FromWorker::parse)
@@ -257,6 +256,7 @@ fn logged(bytes: &[u8], seq: u64) -> Result<Vec<Obs>, String> {
             other => return Err(format!("unexpected message {other:?}")),
         }
     }
+    obs.append(&mut channel);
     Ok(obs)
 }
 
@@ -266,5 +266,34 @@ impl Runner for Remote {
     }
     fn discard(&mut self) {
         Remote::discard(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpit_vocab::profile::ReturnCode;
+    use mpit_vocab::spec::TErr;
+
+    fn line(seq: u64, n: usize, rc: ReturnCode) -> String {
+        let obs = Box::new(Obs::rc(rc));
+        format!("{}\n", FromWorker::Observed { seq, n, obs }.line())
+    }
+
+    /// The log's lines of this sequence, in order, before the channel's; another
+    /// sequence's lines are passed over; a line that is no observation is an error,
+    /// never a shorter trace.
+    #[test]
+    fn the_log_comes_first_and_only_this_sequences_lines_count() {
+        let invalid = || ReturnCode::T(TErr::InvalidIndex);
+        let uninit = || ReturnCode::T(TErr::NotInitialized);
+        let log = line(6, 0, invalid()) + &line(7, 0, ReturnCode::Success) + &line(7, 1, uninit());
+        let got = in_order(log.as_bytes(), 7, vec![Obs::rc(invalid())]).unwrap();
+        let rcs: Vec<ReturnCode> = got.into_iter().map(|o| o.rc).collect();
+        assert_eq!(rcs, [ReturnCode::Success, uninit(), invalid()]);
+        assert!(in_order(b"not a message\n", 7, Vec::new()).is_err());
+        let done = format!("{}\n", FromWorker::OpsDone { seq: 7 }.line());
+        assert!(in_order(done.as_bytes(), 7, Vec::new()).is_err());
+        assert!(in_order(b"", 7, Vec::new()).unwrap().is_empty());
     }
 }
