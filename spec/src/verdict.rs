@@ -218,14 +218,48 @@ impl std::fmt::Debug for Json {
     }
 }
 
+thread_local! {
+    /// Inside [`Json::verbatim`] on this thread.
+    static VERBATIM: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+impl Json {
+    /// Runs `f` with every `Json` it writes put out as its compact text and every one
+    /// it reads kept as the text it was given: for the compact lines a worker and its
+    /// supervisor (one build) exchange, where parsing each value into a tree and writing
+    /// it again was a tenth of a worker's CPU on a large catalog. The text is the same
+    /// either way: what a `Json` holds is what `serde_json` writes for its value.
+    /// Reports are written outside it (pretty-printed).
+    pub fn verbatim<R>(f: impl FnOnce() -> R) -> R {
+        let was = VERBATIM.with(|v| v.replace(true));
+        let r = f();
+        VERBATIM.with(|v| v.set(was));
+        r
+    }
+}
+
 impl Serialize for Json {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.value().serialize(s)
+        match self.0.as_deref() {
+            Some(text) if VERBATIM.with(|v| v.get()) => {
+                serde_json::value::RawValue::from_string(text.to_string())
+                    .map_err(serde::ser::Error::custom)?
+                    .serialize(s)
+            }
+            _ => self.value().serialize(s),
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for Json {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        if VERBATIM.with(|v| v.get()) {
+            let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
+            return Ok(match raw.get() {
+                "null" => Json(None),
+                text => Json(Some(text.into())),
+            });
+        }
         serde_json::Value::deserialize(d).map(Json::from)
     }
 }
@@ -400,5 +434,42 @@ impl CaseResult {
             repro_source: None,
             model: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Evidence, Json};
+    use serde_json::json;
+
+    fn evidence() -> Evidence {
+        Evidence {
+            call: "MPI_T_cvar_read".into(),
+            args: json!({"handle": 7, "buf": {"cap": 8, "len": 3}}).into(),
+            rc: Some("MPI_SUCCESS".into()),
+            out: json!({"text": "a\"b\\c\n\u{e9}", "x": 1.5, "big": "170141183460469231731687303715884105727", "l": [1, -2, null, true]}).into(),
+            expected: None,
+        }
+    }
+
+    /// A worker's line and a supervisor's reading of it are the same with or without
+    /// `verbatim`: the stored text is what serde_json writes for the value.
+    #[test]
+    fn verbatim_lines_are_the_lines_of_the_values() {
+        let e = evidence();
+        let tree = serde_json::to_string(&e).expect("tree");
+        let text = Json::verbatim(|| serde_json::to_string(&e)).expect("verbatim");
+        assert_eq!(text, tree);
+        let read: Evidence = Json::verbatim(|| serde_json::from_str(&tree)).expect("read");
+        let parsed: Evidence = serde_json::from_str(&tree).expect("parsed");
+        assert_eq!(read, parsed);
+        assert_eq!(read, e);
+        // Outside the scope a value is parsed again: a pretty text reads as the compact.
+        let pretty = serde_json::to_string_pretty(&e).expect("pretty");
+        assert_eq!(
+            serde_json::from_str::<Evidence>(&pretty).expect("pretty"),
+            e
+        );
+        assert!(!Json::verbatim(|| false), "the scope returns f's value");
     }
 }

@@ -13,6 +13,7 @@
 use super::channel::{self, Channel, Heard};
 use super::death::Death;
 use super::protocol::{FromWorker, Hello, MpiInitChild, TargetFacts, ToWorker, CHILD_END};
+use crate::judge::inventory::Inventory;
 use mpit_process::{exit_code, Cmd, Ended, Exit, Running, Tail};
 use mpit_spec::verdict::Status;
 use mpit_target::ffi::in_flight;
@@ -56,6 +57,8 @@ pub struct Worker {
     child: Option<bool>,
     /// Killed (or seen dead): no more children.
     dead: bool,
+    /// A zygote: the supervisor's inventory it keeps for its children (`Fork::keep`).
+    kept: Option<Arc<Inventory>>,
 }
 
 /// Why talking to a worker stopped.
@@ -144,6 +147,7 @@ impl Worker {
             zygote: hello.zygote,
             child: None,
             dead: false,
+            kept: None,
         };
         match w.next(timeout) {
             Ok(FromWorker::Ready(mut f)) => {
@@ -484,15 +488,22 @@ impl Worker {
         area: Option<&str>,
         then: Option<&ToWorker>,
         mpi_init: Option<MpiInitChild>,
+        keep: Option<&Arc<Inventory>>,
         timeout: Duration,
     ) -> Result<(), String> {
         self.output.clear();
+        // Sent once to each zygote, and again only when another comes.
+        let keep = keep.filter(|k| !self.keeps(k));
         let fork = ToWorker::Fork {
             single_job,
             area: area.map(str::to_string),
             then: then.map(|m| Box::new(m.clone())),
             mpi_init: mpi_init.clone(),
+            keep: keep.map(|k| Box::new(Inventory::clone(k))),
         };
+        if let Some(k) = keep {
+            self.kept = Some(k.clone());
+        }
         if then.is_some() {
             self.child = Some(false);
             return self.send(&fork).map_err(|b| self.explain(b));
@@ -514,6 +525,11 @@ impl Worker {
             }
         }
         Ok(())
+    }
+
+    /// Whether this zygote keeps `inv` for its children (`Job::kept`).
+    pub fn keeps(&self, inv: &Arc<Inventory>) -> bool {
+        self.kept.as_ref().is_some_and(|k| Arc::ptr_eq(k, inv))
     }
 
     /// Ends a zygote's child: tells it to quit (unless it ends by itself after a

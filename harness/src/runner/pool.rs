@@ -331,11 +331,14 @@ impl Talk {
         job: &Job,
         id: u64,
     ) -> Result<bool, Broke> {
+        // A forked child has the inventory its zygote keeps: not sent per job.
+        let kept = job.inventory.as_ref().is_some_and(|i| w.keeps(i));
         let msg = ToWorkerRef::Job {
             job: id,
             case: &job.case,
             subjects: job.subjects.iter().map(|s| s.as_deref()).collect(),
-            inventory: job.inventory.as_deref(),
+            inventory: job.inventory.as_deref().filter(|_| !kept),
+            kept,
         };
         w.send(&msg)?;
         loop {

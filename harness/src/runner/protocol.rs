@@ -8,7 +8,7 @@ use crate::judge::inventory::{Entry, Inventory};
 use crate::judge::return_codes::RcLog;
 use mpit_report::capabilities::Step;
 use mpit_spec::specs::Source;
-use mpit_spec::verdict::CaseResult;
+use mpit_spec::verdict::{CaseResult, Json};
 use mpit_target::catalog::CatalogDump;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -126,6 +126,10 @@ pub enum ToWorker {
         /// The supervisor's inventory, for workers that must not read one themselves
         /// (no base init: reading would initialize MPI_T before the case does).
         inventory: Option<Box<Inventory>>,
+        /// The inventory is the one the worker's zygote keeps (`Fork::keep`): not sent
+        /// again, nor parsed again by each child.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        kept: bool,
     },
     /// The mirror the differential ops are numbered in (`differential::Mirror`), once
     /// before the first `Ops`.
@@ -152,6 +156,10 @@ pub enum ToWorker {
         then: Option<Box<ToWorker>>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mpi_init: Option<MpiInitChild>,
+        /// The supervisor's inventory, kept by the zygote for its children's jobs
+        /// (`Job::kept`) until another comes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        keep: Option<Box<Inventory>>,
     },
     /// Run the capability probe (`runner::capability_probe`): one `Probe` per phase, then
     /// `ProbeDone`.
@@ -169,6 +177,8 @@ pub enum ToWorkerRef<'a> {
         case: &'a str,
         subjects: Vec<Option<&'a Entry>>,
         inventory: Option<&'a Inventory>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        kept: bool,
     },
 }
 
@@ -274,12 +284,14 @@ pub enum FromWorker {
 
 impl FromWorker {
     pub fn line(&self) -> String {
-        format!("{MARK}{}", serde_json::to_string(self).unwrap_or_default())
+        let body = Json::verbatim(|| serde_json::to_string(self));
+        format!("{MARK}{}", body.unwrap_or_default())
     }
     /// A protocol line, or `None` for the library's own output.
     pub fn parse(line: &str) -> Option<Result<FromWorker, String>> {
         let body = line.strip_prefix(MARK)?;
-        Some(serde_json::from_str(body).map_err(|e| format!("bad message from worker: {e}")))
+        let m = Json::verbatim(|| serde_json::from_str(body));
+        Some(m.map_err(|e| format!("bad message from worker: {e}")))
     }
 }
 
@@ -311,12 +323,14 @@ mod tests {
             case: "cvars.x".into(),
             subjects: vec![Some(e.clone()), None],
             inventory: Some(Box::new(inv.clone())),
+            kept: false,
         };
         let borrowed = ToWorkerRef::Job {
             job: 7,
             case: "cvars.x",
             subjects: vec![Some(e), None],
             inventory: Some(&inv),
+            kept: false,
         };
         let a = serde_json::to_string(&owned).expect("owned");
         assert_eq!(serde_json::to_string(&borrowed).expect("borrowed"), a);
@@ -325,6 +339,7 @@ mod tests {
             case: "c",
             subjects: vec![None],
             inventory: None,
+            kept: true,
         };
         let back: ToWorker =
             serde_json::from_str(&serde_json::to_string(&none).expect("json")).expect("parses");
@@ -333,6 +348,7 @@ mod tests {
             ToWorker::Job {
                 job: 1,
                 inventory: None,
+                kept: true,
                 ..
             }
         ));

@@ -82,8 +82,8 @@ fn calling(call: &str) {
 
 /// Serves until `Quit` or end of input; returns the exit code.
 pub fn serve(hello: &Hello) -> i32 {
-    let t = match start(hello) {
-        Ok(t) => t,
+    let (t, own) = match start(hello) {
+        Ok(started) => started,
         Err(code) => return code,
     };
     if hello.zygote {
@@ -91,7 +91,7 @@ pub fn serve(hello: &Hello) -> i32 {
     }
     // A zygote's child forked for an MPI_Init job becomes an MPI_Init worker.
     let mut hello = hello.clone();
-    if let Err(code) = serve_messages(&mut hello, &t) {
+    if let Err(code) = serve_messages(&mut hello, &t, own) {
         return code;
     }
     // Leave MPI as a program should (R-FIN-4 is about MPI_T; MPI wants its finalize),
@@ -106,8 +106,9 @@ pub fn serve(hello: &Hello) -> i32 {
 }
 
 /// The worker's start: its page and channel, the library loaded, MPI_Init and the base
-/// init when asked, then `Ready`. `Err`: the exit code (the supervisor was told why).
-fn start(hello: &Hello) -> Result<Target, i32> {
+/// init when asked, then `Ready`; with the inventory a zygote's children inherit
+/// ([`zygote_inventory`]). `Err`: the exit code (the supervisor was told why).
+fn start(hello: &Hello) -> Result<(Target, Option<Inventory>), i32> {
     // The call in flight goes to the supervisor's page, mapped before the library can
     // touch the descriptor that brought it.
     if let Some(fd) = hello.page {
@@ -145,13 +146,31 @@ fn start(hello: &Hello) -> Result<Target, i32> {
             let _ = base_init(&t);
         });
     }
+    let own = zygote_inventory(&t, hello);
     let facts = TargetFacts {
         held_objects: held as u64,
         ..facts(&t)
     };
     in_flight::set(None);
     send(&FromWorker::Ready(Box::new(facts)));
-    Ok(t)
+    Ok((t, own))
+}
+
+/// A suite's zygote held initialized reads the inventory its children would each read
+/// first (`job_run`, under the same base init and `skip`): they inherit it, as an
+/// exec'd worker's later jobs reuse its own. Not a fuzz-props zygote: its sequences
+/// start from the base init alone. A death here is the zygote's start failing, and
+/// the run goes on with exec'd workers.
+fn zygote_inventory(t: &Target, hello: &Hello) -> Option<Inventory> {
+    let suite_held = hello.zygote && hello.base_init && !hello.mpi_init && !hello.sequences;
+    if !suite_held {
+        return None;
+    }
+    calling("reading the inventory in the zygote (for its children)");
+    Some(inventory::read_guarded(
+        t,
+        &mut Guard::new(&hello.skip, &|_| {}),
+    ))
 }
 
 /// MPI_Init when `hello.mpi_init`, then the base init when `hello.base_init` (see
@@ -218,6 +237,8 @@ struct State {
     /// The cases of each area, loaded when a job of that area first comes.
     areas: BTreeMap<String, Suite>,
     own: Option<Inventory>,
+    /// A zygote's: the supervisor's inventory, kept for its children (`Job::kept`).
+    kept: Option<Inventory>,
     mirror: Option<Mirror>,
     /// A zygote's child serves as a fresh worker would, one job or until `Quit`.
     single_job: bool,
@@ -226,10 +247,11 @@ struct State {
 }
 
 /// The messages, until `Quit` or end of input; `Err`: the exit code.
-fn serve_messages(hello: &mut Hello, t: &Target) -> Result<(), i32> {
+fn serve_messages(hello: &mut Hello, t: &Target, own: Option<Inventory>) -> Result<(), i32> {
     let mut st = State {
         areas: BTreeMap::new(),
-        own: None,
+        own,
+        kept: None,
         mirror: None,
         single_job: hello.single_job,
         child: false,
@@ -268,12 +290,16 @@ fn serve_loop(hello: &mut Hello, t: &Target, st: &mut State) -> Result<(), i32> 
                 area,
                 then: first,
                 mpi_init,
+                keep,
             } => {
                 if !hello.zygote {
                     send(&FromWorker::CannotRun(
                         "Fork to a worker that is no zygote".into(),
                     ));
                     return Err(2);
+                }
+                if let Some(k) = keep {
+                    st.kept = Some(*k);
                 }
                 // The cases are parsed once, in the zygote, for every child.
                 if let Some(area) = area.filter(|a| !st.areas.contains_key(a)) {
@@ -286,6 +312,9 @@ fn serve_loop(hello: &mut Hello, t: &Target, st: &mut State) -> Result<(), i32> 
                     st.child = true;
                     then = first.map(|m| *m);
                     if let Some(c) = mpi_init {
+                        // The catalog may grow at MPI_Init: the child reads its own
+                        // after it (and frees nothing it inherited).
+                        std::mem::forget(st.own.take());
                         child_mpi_init(t, hello, c)?;
                     }
                 }
@@ -330,7 +359,13 @@ fn serve_loop(hello: &mut Hello, t: &Target, st: &mut State) -> Result<(), i32> 
                 case,
                 subjects,
                 inventory: given,
+                kept,
             } => {
+                let given = match given {
+                    Some(i) => Given::Sent(i),
+                    None if kept => Given::Kept,
+                    None => Given::None,
+                };
                 job_run(hello, t, st, job, &case, &subjects, given)?;
                 if st.single_job {
                     return Ok(());
@@ -338,6 +373,16 @@ fn serve_loop(hello: &mut Hello, t: &Target, st: &mut State) -> Result<(), i32> 
             }
         }
     }
+}
+
+/// The inventory a job comes with.
+enum Given {
+    /// In the job (`Job::inventory`).
+    Sent(Box<Inventory>),
+    /// The one the zygote kept (`Job::kept`).
+    Kept,
+    /// None: the worker's own, read under its base init.
+    None,
 }
 
 /// One `Job`: its subjects in order, a `Result` each, then `Done`; `Err`: the exit code.
@@ -348,7 +393,7 @@ fn job_run(
     job: u64,
     case: &str,
     subjects: &[Option<inventory::Entry>],
-    given: Option<Box<Inventory>>,
+    given: Given,
 ) -> Result<(), i32> {
     // The catalog entries the supervisor lost in its readers: reading them again here
     // would only die the same way.
@@ -358,13 +403,20 @@ fn job_run(
     // Borrowed, not cloned per job: a large catalog made the copy O(catalog)
     // for each of O(catalog) jobs.
     let given_inv;
-    let inv: &Inventory = match given {
-        Some(i) => {
+    let inv: &Inventory = match (given, &st.kept) {
+        (Given::Sent(i), _) => {
             given_inv = *i;
             &given_inv
         }
+        (Given::Kept, Some(k)) => k,
+        (Given::Kept, None) => {
+            send(&FromWorker::CannotRun(
+                "a job for a kept inventory, and none kept".into(),
+            ));
+            return Err(2);
+        }
         // Under the base init, reading is a query like any other.
-        None => st.own.get_or_insert_with(|| own_read(t)),
+        (Given::None, _) => st.own.get_or_insert_with(|| own_read(t)),
     };
     let mut log = RcLog::default();
     let current = std::cell::Cell::new(0usize);

@@ -312,7 +312,8 @@ impl Zygotes {
             skip: skip.clone(),
             base_init,
         });
-        match w.fork(single_job, area, then, child, self.timeout) {
+        let keep = job.and_then(|j| j.inventory.as_ref());
+        match w.fork(single_job, area, then, child, keep, self.timeout) {
             Ok(()) => {
                 self.shared.forked.fetch_add(1, Ordering::SeqCst);
                 // Before its steps or in one of them (`lifecycle.matrix.*`): either way
