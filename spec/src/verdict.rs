@@ -224,6 +224,16 @@ thread_local! {
 }
 
 impl Json {
+    /// The compact text of `v`, whose maps must list their keys in order, as a
+    /// `serde_json::Value` does (a map or struct in another order reads back as the same
+    /// value, but compares unequal as text).
+    pub fn of<T: Serialize + ?Sized>(v: &T) -> Json {
+        match serde_json::to_string(v) {
+            Ok(t) if t != "null" => Json(Some(t.into_boxed_str())),
+            _ => Json(None),
+        }
+    }
+
     /// Runs `f` with every `Json` it writes put out as its compact text and every one
     /// it reads kept as the text it was given: for the compact lines a worker and its
     /// supervisor (one build) exchange, where parsing each value into a tree and writing

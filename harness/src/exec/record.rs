@@ -8,7 +8,7 @@ use super::{Exec, EVIDENCE_CAP};
 use crate::judge::return_codes::log_key;
 use crate::judge::value::Val;
 use mpit_spec::cases::funcs::Func;
-use mpit_spec::verdict::Evidence;
+use mpit_spec::verdict::{Evidence, Json};
 use mpit_vocab::profile::ReturnCode;
 use std::collections::BTreeMap;
 
@@ -56,17 +56,11 @@ impl Exec<'_, '_> {
         if self.evidence.len() < EVIDENCE_CAP {
             self.evidence.push(Evidence {
                 call: func.c_name().to_string(),
-                args: serde_json::Value::Object(
-                    args.iter()
-                        .map(|(k, v)| (k.to_string(), v.to_json()))
-                        .collect(),
-                )
-                .into(),
+                // Written as text at once: a tree of values per call, made to be
+                // written and dropped, was most of the cost of keeping evidence.
+                args: Json::of(args),
                 rc: Some(code.to_string()),
-                out: serde_json::Value::Object(
-                    outs.iter().map(|(k, v)| (k.clone(), v.to_json())).collect(),
-                )
-                .into(),
+                out: Json::of(&outs),
                 expected: None,
             });
         }

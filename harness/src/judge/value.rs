@@ -2,7 +2,9 @@
 
 use super::inventory::Inventory;
 use mpit_target::ffi::{BufOut, StrOut};
-use serde_json::{json, Value as Json};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
 /// One OUT value, or a saved variable.
@@ -38,36 +40,64 @@ impl Val {
         }
     }
 
-    /// Evidence form: numbers as numbers, strings as their text and length, buffers
-    /// as hex (capped), snapshots as their counts.
+    /// Evidence form ([`Serialize`] as a value).
     pub fn to_json(&self) -> Json {
+        serde_json::to_value(self).unwrap_or(Json::Null)
+    }
+}
+
+/// Evidence form: numbers as numbers, strings as their text and length, buffers as hex
+/// (capped), snapshots as their counts. Written straight to the evidence's text
+/// (`record.rs`), so maps list their keys in order, as a `serde_json::Value` does: the
+/// text is the one [`Val::to_json`]'s value writes.
+impl Serialize for Val {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Val::Int(i) => i64::try_from(*i).map_or_else(|_| json!(i.to_string()), |v| json!(v)),
-            Val::Float(f) => json!(f),
-            Val::Str(s) => {
-                let mut m = serde_json::Map::new();
-                if let Some(b) = &s.buf {
-                    m.insert("text".into(), json!(s.text().unwrap_or_default()));
-                    m.insert("bytes".into(), json!(hex(b, 96)));
+            Val::Int(i) => match i64::try_from(*i) {
+                Ok(v) => s.serialize_i64(v),
+                Err(_) => s.serialize_str(&i.to_string()),
+            },
+            // Not finite: null, as a `Value` holds it.
+            Val::Float(f) => s.serialize_f64(*f),
+            Val::Str(out) => str_out(out, s),
+            Val::Bytes(b) => {
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("bytes", &hex(&b.bytes, 64))?;
+                m.serialize_entry("overrun", &b.overrun)?;
+                if b.overrun {
+                    m.serialize_entry("stray_offsets", &b.stray)?;
                 }
-                if let Some(l) = s.len {
-                    m.insert("len".into(), json!(l));
-                }
-                if s.overrun {
-                    m.insert("overrun".into(), json!(true));
-                    m.insert("stray_offsets".into(), json!(s.stray));
-                }
-                Json::Object(m)
+                m.end()
             }
-            Val::Bytes(b) if b.overrun => {
-                json!({"bytes": hex(&b.bytes, 64), "overrun": true, "stray_offsets": b.stray})
+            Val::List(l) => s.collect_seq(l),
+            Val::Outs(m) => s.collect_map(m),
+            Val::Snapshot(inv) => {
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("entries", &inv.entries.len())?;
+                m.serialize_entry("globals", &inv.globals)?;
+                m.end()
             }
-            Val::Bytes(b) => json!({"bytes": hex(&b.bytes, 64), "overrun": false}),
-            Val::List(l) => Json::Array(l.iter().map(Val::to_json).collect()),
-            Val::Outs(m) => Json::Object(m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()),
-            Val::Snapshot(inv) => json!({"entries": inv.entries.len(), "globals": inv.globals}),
         }
     }
+}
+
+/// A string OUT pair: `bytes`, `len`, `overrun`, `stray_offsets`, `text` (key order).
+fn str_out<S: Serializer>(out: &StrOut, s: S) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(None)?;
+    if let Some(b) = &out.buf {
+        m.serialize_entry("bytes", &hex(b, 96))?;
+    }
+    if let Some(l) = out.len {
+        m.serialize_entry("len", &l)?;
+    }
+    if out.overrun {
+        m.serialize_entry("overrun", &true)?;
+        m.serialize_entry("stray_offsets", &out.stray)?;
+    }
+    if out.buf.is_some() {
+        m.serialize_entry("text", &out.text().unwrap_or_default())?;
+    }
+    m.end()
 }
 
 /// Hex of at most `cap` bytes (`…` marks the cut).
@@ -107,7 +137,69 @@ impl std::fmt::Display for Val {
 
 #[cfg(test)]
 mod tests {
-    use super::hex;
+    use super::{hex, Val};
+    use mpit_spec::verdict::Json;
+    use mpit_target::ffi::{BufOut, StrOut};
+
+    /// The evidence's text, written straight from a value, is the text of its
+    /// `serde_json::Value` (keys in order), and what the evidence has always said.
+    #[test]
+    fn evidence_text_is_the_text_of_the_value() {
+        let s = StrOut {
+            buf: Some(b"ab\0\xff".to_vec()),
+            len: Some(3),
+            overrun: true,
+            stray: vec![-1, 4],
+            stray_bytes: vec![1, 2],
+        };
+        let cases = [
+            (Val::Int(-3), "-3"),
+            (
+                Val::Int(i128::MAX),
+                "\"170141183460469231731687303715884105727\"",
+            ),
+            (Val::Float(1.5), "1.5"),
+            (Val::Float(f64::NAN), "null"),
+            (
+                Val::Str(s.clone()),
+                r#"{"bytes":"6162<ff","len":3,"overrun":true,"stray_offsets":[-1,4],"text":"ab"}"#,
+            ),
+            (Val::Str(StrOut::default()), "{}"),
+            (
+                Val::Bytes(BufOut {
+                    bytes: vec![0, 16],
+                    overrun: false,
+                    stray: vec![],
+                }),
+                r#"{"bytes":"0010","overrun":false}"#,
+            ),
+            (
+                Val::Bytes(BufOut {
+                    bytes: vec![],
+                    overrun: true,
+                    stray: vec![8],
+                }),
+                r#"{"bytes":"","overrun":true,"stray_offsets":[8]}"#,
+            ),
+            (
+                Val::Outs(
+                    [
+                        ("z".to_string(), Val::Int(1)),
+                        ("a".into(), Val::List(vec![Val::Str(s)])),
+                    ]
+                    .into(),
+                ),
+                r#"{"a":[{"bytes":"6162<ff","len":3,"overrun":true,"stray_offsets":[-1,4],"text":"ab"}],"z":1}"#,
+            ),
+        ];
+        for (v, want) in cases {
+            let want = want.replace('<', "00");
+            let text = serde_json::to_string(&v).expect("text");
+            assert_eq!(text, want, "{v:?}");
+            assert_eq!(Json::of(&v), Json::from(v.to_json()), "{v:?}");
+            assert_eq!(serde_json::to_string(&v.to_json()).expect("value"), want);
+        }
+    }
 
     #[test]
     fn hex_is_two_lowercase_digits_a_byte_up_to_the_cap() {

@@ -21,6 +21,8 @@ use mpit_spec::cases::funcs::{Func, Group};
 use mpit_spec::cases::SubjectKind;
 use mpit_target::ffi::{ObjArg, StrArg};
 use mpit_target::Target;
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
 
@@ -38,18 +40,31 @@ pub enum Arg {
 }
 
 impl Arg {
+    /// Evidence form ([`Serialize`] as a value).
     pub fn to_json(&self) -> Json {
+        serde_json::to_value(self).unwrap_or(Json::Null)
+    }
+}
+
+/// Evidence form: a string pair as its `buf` capacity and `*len` (`"NULL"` for a NULL
+/// pointer), an object by its address, data as hex. Written straight to the evidence's
+/// text (`record.rs`), keys in order as a `serde_json::Value` lists them.
+impl Serialize for Arg {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Arg::Int(i) => json!(i),
-            Arg::Str(s) => {
-                json!({"buf": s.cap.map_or(json!("NULL"), |c| json!(c)), "len": s.len.map_or(json!("NULL"), |l| json!(l))})
+            Arg::Int(i) => s.serialize_i64(*i),
+            Arg::Str(a) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("buf", &a.cap.map_or_else(|| json!("NULL"), |c| json!(c)))?;
+                m.serialize_entry("len", &a.len.map_or_else(|| json!("NULL"), |l| json!(l)))?;
+                m.end()
             }
-            Arg::Text(t) => json!(t),
-            Arg::Obj(None) => json!("NULL"),
-            Arg::Obj(Some(v)) => json!(format!("&{v:#x}")),
-            Arg::Data(d) => json!(value::hex(d, 64)),
-            Arg::Flag(b) => json!(b),
-            Arg::Nulls(n) => json!(n),
+            Arg::Text(t) => s.serialize_str(t),
+            Arg::Obj(None) => s.serialize_str("NULL"),
+            Arg::Obj(Some(v)) => s.serialize_str(&format!("&{v:#x}")),
+            Arg::Data(d) => s.serialize_str(&value::hex(d, 64)),
+            Arg::Flag(b) => s.serialize_bool(*b),
+            Arg::Nulls(n) => n.serialize(s),
         }
     }
 }
@@ -193,5 +208,43 @@ fn call(t: &Target, layout: &dyn Layout, f: Func, a: &Args) -> Outs {
         Group::MpiT => mpi_t::call(t, layout, f, a),
         Group::Mpi => mpi::call(t, f, a),
         Group::Harness => harness_ops::call(t, layout, f, a),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Arg;
+    use mpit_spec::verdict::Json;
+    use mpit_target::ffi::StrArg;
+    use std::collections::BTreeMap;
+
+    /// Arguments as evidence: written straight to text, keys in order, as they always
+    /// read.
+    #[test]
+    fn arguments_read_as_they_always_did() {
+        let args: BTreeMap<&'static str, Arg> = [
+            (
+                "name",
+                Arg::Str(StrArg {
+                    cap: Some(8),
+                    len: None,
+                }),
+            ),
+            ("index", Arg::Int(-1)),
+            ("handle", Arg::Obj(Some(255))),
+            ("obj", Arg::Obj(None)),
+            ("data", Arg::Data(vec![1, 171])),
+            ("flag", Arg::Flag(true)),
+            ("null", Arg::Nulls(vec!["count", "desc"])),
+            ("text", Arg::Text("a\"b".into())),
+        ]
+        .into();
+        let want = r#"{"data":"01ab","flag":true,"handle":"&0xff","index":-1,"name":{"buf":8,"len":"NULL"},"null":["count","desc"],"obj":"NULL","text":"a\"b"}"#;
+        assert_eq!(Json::of(&args).compact(), want);
+        let tree: serde_json::Map<String, serde_json::Value> = args
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_json()))
+            .collect();
+        assert_eq!(Json::from(serde_json::Value::Object(tree)), Json::of(&args));
     }
 }
