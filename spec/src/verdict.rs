@@ -241,10 +241,15 @@ impl Json {
     /// either way: what a `Json` holds is what `serde_json` writes for its value.
     /// Reports are written outside it (pretty-printed).
     pub fn verbatim<R>(f: impl FnOnce() -> R) -> R {
-        let was = VERBATIM.with(|v| v.replace(true));
-        let r = f();
-        VERBATIM.with(|v| v.set(was));
-        r
+        /// Puts the flag back as it was, however `f` ends.
+        struct Restore(bool);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                VERBATIM.with(|v| v.set(self.0));
+            }
+        }
+        let _restore = Restore(VERBATIM.with(|v| v.replace(true)));
+        f()
     }
 }
 
@@ -481,5 +486,9 @@ mod tests {
             e
         );
         assert!(!Json::verbatim(|| false), "the scope returns f's value");
+        // A panic inside the scope leaves the thread outside it (a pretty text read
+        // verbatim would keep its spaces and compare unequal).
+        let _ = std::panic::catch_unwind(|| Json::verbatim(|| panic!("inside")));
+        assert_eq!(serde_json::from_str::<Evidence>(&pretty).expect("after"), e);
     }
 }
