@@ -167,10 +167,14 @@ fn zygote_inventory(t: &Target, hello: &Hello) -> Option<Inventory> {
         return None;
     }
     calling("reading the inventory in the zygote (for its children)");
-    Some(inventory::read_guarded(
-        t,
-        &mut Guard::new(&hello.skip, &|_| {}),
-    ))
+    Some(own_inventory(t, hello))
+}
+
+/// The worker's own inventory, under its base init, passing over the catalog entries
+/// the supervisor lost in its readers (reading them again would only die the same
+/// way). Not announced per entry: a crash names the spot through the in-flight marker.
+fn own_inventory(t: &Target, hello: &Hello) -> Inventory {
+    inventory::read_guarded(t, &mut Guard::new(&hello.skip, &|_| {}))
 }
 
 /// MPI_Init when `hello.mpi_init`, then the base init when `hello.base_init` (see
@@ -395,11 +399,6 @@ fn job_run(
     subjects: &[Option<inventory::Entry>],
     given: Given,
 ) -> Result<(), i32> {
-    // The catalog entries the supervisor lost in its readers: reading them again here
-    // would only die the same way.
-    // Not announced: the supervisor waits for a job's results then, and a crash names
-    // the spot through the in-flight marker all the same.
-    let own_read = |t: &Target| inventory::read_guarded(t, &mut Guard::new(&hello.skip, &|_| {}));
     // Borrowed, not cloned per job: a large catalog made the copy O(catalog)
     // for each of O(catalog) jobs.
     let given_inv;
@@ -416,7 +415,7 @@ fn job_run(
             return Err(2);
         }
         // Under the base init, reading is a query like any other.
-        (Given::None, _) => st.own.get_or_insert_with(|| own_read(t)),
+        (Given::None, _) => st.own.get_or_insert_with(|| own_inventory(t, hello)),
     };
     let mut log = RcLog::default();
     let current = std::cell::Cell::new(0usize);
